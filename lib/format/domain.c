@@ -1,0 +1,5 @@
+#include "config.h"
+
+#include "format/domain.h"
+
+G_DEFINE_QUARK (stacktrace-error-quark, st_error)

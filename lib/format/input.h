@@ -1,0 +1,36 @@
+/* Buffered, forward-only reading of an fd (pipe, FIFO, socket or file).
+   Never seeks, so every kind of input works the same way.  */
+#ifndef ST_INPUT_H
+#define ST_INPUT_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct StInput StInput;
+
+/* Takes no ownership of FD.  */
+StInput *st_input_new (int fd);
+void st_input_free (StInput *in);
+
+/* Makes N bytes available and returns a pointer to them, without
+   consuming them.  The pointer is valid until the next call that consumes
+   or peeks.  Returns NULL with *AVAILABLE set to what is left when the
+   input ends first (*AVAILABLE 0 is a clean EOF), or NULL with ERROR set
+   on a read error.  */
+const uint8_t *st_input_peek (StInput *in, size_t n, size_t *available,
+                              GError **error);
+
+/* Consumes N bytes that were peeked.  */
+void st_input_consume (StInput *in, size_t n);
+
+/* Discards N bytes (which need not have been peeked).  Returns FALSE with
+   ERROR set when the input ends first or fails.  */
+gboolean st_input_skip (StInput *in, uint64_t n, GError **error);
+
+/* Bytes consumed so far: the input offset of the next byte.  */
+uint64_t st_input_offset (const StInput *in);
+
+/* The fd, e.g. for pread() of trailing sections when it is seekable.  */
+int st_input_fd (const StInput *in);
+
+#endif /* ST_INPUT_H */

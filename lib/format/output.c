@@ -1,0 +1,156 @@
+/* Buffered output with a sticky error.  */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/domain.h"
+#include "format/output.h"
+
+#define ST_OUTPUT_BUFFER (1u << 20)
+
+struct StOutput
+{
+  int fd;
+  uint8_t *buf;
+  size_t len;
+  uint64_t offset;   /* bytes written to the fd so far */
+  int error;         /* first errno seen, 0 if none */
+};
+
+StOutput *
+st_output_new (int fd)
+{
+  StOutput *out = g_new0 (StOutput, 1);
+  out->fd = fd;
+  out->buf = g_malloc (ST_OUTPUT_BUFFER);
+  return out;
+}
+
+void
+st_output_free (StOutput *out)
+{
+  if (out == NULL)
+    return;
+  g_free (out->buf);
+  g_free (out);
+}
+
+static void
+drain (StOutput *out)
+{
+  size_t done = 0;
+
+  while (done < out->len && out->error == 0)
+    {
+      ssize_t n = write (out->fd, out->buf + done, out->len - done);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          out->error = errno;
+          break;
+        }
+      done += n;
+    }
+  out->offset += done;
+  out->len = 0;
+}
+
+void
+st_output_write (StOutput *out, const void *data, size_t len)
+{
+  const uint8_t *p = data;
+
+  if (out->error != 0)
+    return;
+  while (len > 0)
+    {
+      size_t n = MIN (len, ST_OUTPUT_BUFFER - out->len);
+      memcpy (out->buf + out->len, p, n);
+      out->len += n;
+      p += n;
+      len -= n;
+      if (out->len == ST_OUTPUT_BUFFER)
+        drain (out);
+      if (out->error != 0)
+        return;
+    }
+}
+
+void
+st_output_pad (StOutput *out, size_t len)
+{
+  static const uint8_t zeros[64];
+
+  while (len > 0)
+    {
+      size_t n = MIN (len, sizeof zeros);
+      st_output_write (out, zeros, n);
+      len -= n;
+    }
+}
+
+uint64_t
+st_output_offset (const StOutput *out)
+{
+  return out->offset + out->len;
+}
+
+static gboolean
+report (const StOutput *out, GError **error)
+{
+  if (out->error == 0)
+    return TRUE;
+  g_set_error (error, ST_ERROR, ST_ERROR_IO, "write failed at output offset %"
+               G_GUINT64_FORMAT ": %s", out->offset, g_strerror (out->error));
+  return FALSE;
+}
+
+gboolean
+st_output_flush (StOutput *out, GError **error)
+{
+  if (out->error == 0 && out->len > 0)
+    drain (out);
+  return report (out, error);
+}
+
+gboolean
+st_output_seekable (const StOutput *out)
+{
+  struct stat st;
+
+  return fstat (out->fd, &st) == 0 && S_ISREG (st.st_mode)
+         && lseek (out->fd, 0, SEEK_CUR) >= 0;
+}
+
+gboolean
+st_output_pwrite (StOutput *out, const void *data, size_t len,
+                  uint64_t offset, GError **error)
+{
+  if (!st_output_flush (out, error))
+    return FALSE;
+  ssize_t n = pwrite (out->fd, data, len, (off_t) offset);
+  if (n != (ssize_t) len)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_IO, "pwrite at output offset %"
+                   G_GUINT64_FORMAT " failed: %s", offset,
+                   n < 0 ? g_strerror (errno) : "short write");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+st_output_fd (const StOutput *out)
+{
+  return out->fd;
+}
+
+gboolean
+st_output_failed (const StOutput *out)
+{
+  return out->error != 0;
+}

@@ -1,0 +1,31 @@
+/* Buffered writing to an fd.  A write error (EPIPE included) is sticky:
+   later writes are ignored and st_output_flush reports it.  */
+#ifndef ST_OUTPUT_H
+#define ST_OUTPUT_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct StOutput StOutput;
+
+/* Takes no ownership of FD.  */
+StOutput *st_output_new (int fd);
+void st_output_free (StOutput *out);
+
+void st_output_write (StOutput *out, const void *data, size_t len);
+/* Writes LEN zero bytes.  */
+void st_output_pad (StOutput *out, size_t len);
+/* Bytes written so far (buffered ones included).  */
+uint64_t st_output_offset (const StOutput *out);
+/* Returns FALSE with ERROR set if any write so far failed.  */
+gboolean st_output_flush (StOutput *out, GError **error);
+/* Whether the fd supports pwrite at an absolute offset (a regular file).  */
+gboolean st_output_seekable (const StOutput *out);
+/* Flushes, then overwrites LEN bytes at absolute OFFSET (seekable only).  */
+gboolean st_output_pwrite (StOutput *out, const void *data, size_t len,
+                           uint64_t offset, GError **error);
+int st_output_fd (const StOutput *out);
+/* Whether a write has failed (e.g. EPIPE: the reader went away).  */
+gboolean st_output_failed (const StOutput *out);
+
+#endif /* ST_OUTPUT_H */

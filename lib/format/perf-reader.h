@@ -1,0 +1,44 @@
+/* perf.data reader (seekable file mode and pipe mode) over a forward-only
+   StInput.  */
+#ifndef ST_PERF_READER_H
+#define ST_PERF_READER_H
+
+#include "format/perf-types.h"
+#include "format/reader.h"
+
+typedef struct StPerfReader StPerfReader;
+
+/* Reads the file or pipe header (and, in file mode, the attributes).
+   Takes no ownership of IN.  */
+StPerfReader *st_perf_reader_new (StInput *in, GError **error);
+void st_perf_reader_free (StPerfReader *r);
+/* 1 event, 0 clean end, -1 error (naming the record's offset).
+   Records other than those with an StEvent kind of their own come as
+   ST_EVENT_OTHER (raw = the record; for HEADER_TRACING_DATA and AUXTRACE
+   the payload that follows the record is included).  HEADER_ATTR and
+   HEADER_BUILD_ID records are also taken in (attribute, build-id table)
+   before being returned as ST_EVENT_OTHER.  pid/tid are -1 when
+   unknown.  */
+int st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error);
+gboolean st_perf_reader_is_pipe (const StPerfReader *r);
+
+/* For a perf writer that copies and patches the input's headers.  */
+
+/* Attributes known so far: all of them in file mode after _new; in pipe
+   mode, one more after each HEADER_ATTR record.  Owned by the reader.  */
+guint st_perf_reader_n_attrs (const StPerfReader *r);
+const StPerfAttr *st_perf_reader_attr (const StPerfReader *r, guint i);
+/* File mode: the 104-byte file header as read (with the feature bitmap;
+   zero bitmap for old 72-byte headers).  NULL in pipe mode.  */
+const StPerfFileHeader *st_perf_reader_file_header (const StPerfReader *r);
+/* The raw bytes of feature section BIT (0..255) of a file-mode input that
+   is a seekable regular file with a complete header; NULL (and *SIZE 0)
+   when absent or not readable.  SIZE may be NULL.  */
+const uint8_t *st_perf_reader_feature (const StPerfReader *r, guint bit,
+                                       uint64_t *size);
+/* The build-id of FILENAME from the BUILD_ID feature or HEADER_BUILD_ID
+   records seen so far; NULL when unknown.  */
+const uint8_t *st_perf_reader_build_id (const StPerfReader *r,
+                                        const char *filename, guint *len);
+
+#endif /* ST_PERF_READER_H */

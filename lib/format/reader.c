@@ -1,0 +1,113 @@
+/* Format detection and dispatch to the capture or perf.data reader.  */
+#include "config.h"
+
+#include <string.h>
+
+#include "format/capture-reader.h"
+#include "format/capture-types.h"
+#include "format/domain.h"
+#include "format/perf-reader.h"
+#include "format/reader.h"
+
+struct StReader
+{
+  StFormat format;
+  StInput *input;
+  StCaptureReader *capture;
+  StPerfReader *perf;
+};
+
+static StFormat
+detect (StInput *in, GError **error)
+{
+  size_t avail = 0;
+  const uint8_t *p = st_input_peek (in, 8, &avail, error);
+
+  if (p == NULL)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                     "input too short (%zu bytes) to hold a capture or "
+                     "perf.data header", avail);
+      return ST_FORMAT_AUTO;
+    }
+  if (memcmp (p, "PERFILE2", 8) == 0 || memcmp (p, "2ELIFREP", 8) == 0)
+    return ST_FORMAT_PERF;
+
+  uint32_t magic;
+  memcpy (&magic, p, 4);
+  if (magic == ST_CAPTURE_MAGIC || magic == GUINT32_SWAP_LE_BE (ST_CAPTURE_MAGIC))
+    return ST_FORMAT_SYSPROF;
+
+  g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+               "offset 0: unknown input format (neither a Sysprof capture "
+               "nor perf.data); use --format to force one");
+  return ST_FORMAT_AUTO;
+}
+
+StReader *
+st_reader_new (int fd, StFormat format, GError **error)
+{
+  StReader *r = g_new0 (StReader, 1);
+
+  r->input = st_input_new (fd);
+  if (format == ST_FORMAT_AUTO)
+    format = detect (r->input, error);
+  r->format = format;
+  switch (format)
+    {
+    case ST_FORMAT_SYSPROF:
+      r->capture = st_capture_reader_new (r->input, error);
+      if (r->capture != NULL)
+        return r;
+      break;
+    case ST_FORMAT_PERF:
+      r->perf = st_perf_reader_new (r->input, error);
+      if (r->perf != NULL)
+        return r;
+      break;
+    case ST_FORMAT_AUTO:
+      break;
+    }
+  st_reader_free (r);
+  return NULL;
+}
+
+void
+st_reader_free (StReader *r)
+{
+  if (r == NULL)
+    return;
+  if (r->capture != NULL)
+    st_capture_reader_free (r->capture);
+  if (r->perf != NULL)
+    st_perf_reader_free (r->perf);
+  st_input_free (r->input);
+  g_free (r);
+}
+
+int
+st_reader_next (StReader *r, StEvent *ev, GError **error)
+{
+  if (r->capture != NULL)
+    return st_capture_reader_next (r->capture, ev, error);
+  return st_perf_reader_next (r->perf, ev, error);
+}
+
+StFormat
+st_reader_format (const StReader *r)
+{
+  return r->format;
+}
+
+const uint8_t *
+st_reader_capture_header (const StReader *r)
+{
+  return r->capture != NULL ? st_capture_reader_header (r->capture) : NULL;
+}
+
+uint64_t
+st_reader_offset (const StReader *r)
+{
+  return st_input_offset (r->input);
+}

@@ -1,0 +1,67 @@
+/* Dispatch to the output format's StWriterOps.  */
+#include "config.h"
+
+#include "format/capture-output.h"
+#include "format/domain.h"
+#include "format/output.h"
+#include "format/writer.h"
+
+struct StWriter
+{
+  StOutput *output;
+  const StWriterOps *ops;
+  void *impl;
+};
+
+StWriter *
+st_writer_new (int fd, StFormat format, StReader *reader, GError **error)
+{
+  if (format != ST_FORMAT_SYSPROF)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_UNSUPPORTED,
+                   "output format '%s' is not supported yet; use sysprof",
+                   st_format_name (format));
+      return NULL;
+    }
+
+  StWriter *w = g_new0 (StWriter, 1);
+  w->output = st_output_new (fd);
+  w->ops = &st_capture_output_ops;
+  w->impl = st_capture_output_new (w->output, reader);
+  return w;
+}
+
+void
+st_writer_free (StWriter *w)
+{
+  if (w == NULL)
+    return;
+  w->ops->free (w->impl);
+  st_output_free (w->output);
+  g_free (w);
+}
+
+gboolean
+st_writer_event (StWriter *w, const StEvent *ev)
+{
+  return w->ops->event (w->impl, ev);
+}
+
+void
+st_writer_unwound (StWriter *w, const StEvent *ev, const uint64_t *user_ips,
+                   uint32_t n_user_ips)
+{
+  w->ops->unwound (w->impl, ev, user_ips, n_user_ips);
+}
+
+gboolean
+st_writer_failed (const StWriter *w)
+{
+  return st_output_failed (w->output);
+}
+
+gboolean
+st_writer_finish (StWriter *w, GError **error)
+{
+  return w->ops->finish (w->impl, error);
+}

@@ -1,0 +1,39 @@
+/* Writing events in any supported output format.  */
+#ifndef ST_WRITER_H
+#define ST_WRITER_H
+
+#include <glib.h>
+#include "model/event.h"
+#include "format/reader.h"
+
+typedef struct StWriter StWriter;
+
+/* Format-specific operations behind StWriter.  */
+typedef struct
+{
+  /* Passes EV through: byte-identical when the input format is the output
+     format, converted otherwise.  Returns FALSE when the event has no
+     counterpart in the output format (it is then not written).  */
+  gboolean (*event) (void *impl, const StEvent *ev);
+  /* Writes the callchain sample that replaces raw-stack event EV:
+     EV's kernel chain, PERF_CONTEXT_USER, then USER_IPS (leaf first).  */
+  void (*unwound) (void *impl, const StEvent *ev, const uint64_t *user_ips,
+                   uint32_t n_user_ips);
+  gboolean (*finish) (void *impl, GError **error);
+  void (*free) (void *impl);
+} StWriterOps;
+
+/* READER gives the input's format and headers the output may copy.
+   Takes no ownership of FD.  */
+StWriter *st_writer_new (int fd, StFormat format, StReader *reader,
+                         GError **error);
+void st_writer_free (StWriter *writer);
+gboolean st_writer_event (StWriter *writer, const StEvent *ev);
+void st_writer_unwound (StWriter *writer, const StEvent *ev,
+                        const uint64_t *user_ips, uint32_t n_user_ips);
+/* Whether the output has failed (it stays failed).  */
+gboolean st_writer_failed (const StWriter *writer);
+/* Flushes and completes the output (e.g. the capture's end time).  */
+gboolean st_writer_finish (StWriter *writer, GError **error);
+
+#endif /* ST_WRITER_H */

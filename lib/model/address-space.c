@@ -1,0 +1,206 @@
+/* Per-process mappings: a sorted array, non-overlapping.  */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "model/address-space.h"
+
+struct StAddressSpace
+{
+  GArray *maps;         /* StMap, sorted by start, non-overlapping */
+  uint64_t generation;
+};
+
+static uint64_t next_generation = 1;
+
+static void
+touch (StAddressSpace *as)
+{
+  as->generation = next_generation++;
+}
+
+StAddressSpace *
+st_address_space_new (void)
+{
+  StAddressSpace *as = g_new0 (StAddressSpace, 1);
+  as->maps = g_array_new (FALSE, FALSE, sizeof (StMap));
+  touch (as);
+  return as;
+}
+
+StAddressSpace *
+st_address_space_copy (const StAddressSpace *src)
+{
+  StAddressSpace *as = st_address_space_new ();
+  g_array_append_vals (as->maps, src->maps->data, src->maps->len);
+  return as;
+}
+
+void
+st_address_space_free (StAddressSpace *as)
+{
+  if (as == NULL)
+    return;
+  g_array_free (as->maps, TRUE);
+  g_free (as);
+}
+
+void
+st_address_space_clear (StAddressSpace *as)
+{
+  g_array_set_size (as->maps, 0);
+  touch (as);
+}
+
+/* Index of the first mapping whose end is above ADDR.  */
+static guint
+lower_bound (const StAddressSpace *as, uint64_t addr)
+{
+  guint lo = 0, hi = as->maps->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (as->maps, StMap, mid).end <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+void
+st_address_space_add (StAddressSpace *as, const StMap *map)
+{
+  if (map->end <= map->start)
+    return;
+
+  guint i = lower_bound (as, map->start);
+
+  /* Cut what MAP overlaps: keep the parts below and above it.  */
+  while (i < as->maps->len)
+    {
+      StMap *old = &g_array_index (as->maps, StMap, i);
+      if (old->start >= map->end)
+        break;
+      if (old->start < map->start && old->end > map->end)
+        {
+          StMap upper = *old;
+          upper.pgoff += map->end - old->start;
+          upper.start = map->end;
+          old->end = map->start;
+          g_array_insert_val (as->maps, i + 1, upper);
+          i++;
+          break;
+        }
+      if (old->start < map->start)
+        {
+          old->end = map->start;
+          i++;
+          continue;
+        }
+      if (old->end > map->end)
+        {
+          old->pgoff += map->end - old->start;
+          old->start = map->end;
+          break;
+        }
+      g_array_remove_index (as->maps, i);
+    }
+  g_array_insert_val (as->maps, i, *map);
+  touch (as);
+}
+
+const StMap *
+st_address_space_find (const StAddressSpace *as, uint64_t addr)
+{
+  guint i = lower_bound (as, addr);
+
+  if (i < as->maps->len)
+    {
+      const StMap *m = &g_array_index (as->maps, StMap, i);
+      if (m->start <= addr)
+        return m;
+    }
+  return NULL;
+}
+
+guint
+st_address_space_size (const StAddressSpace *as)
+{
+  return as->maps->len;
+}
+
+const StMap *
+st_address_space_get (const StAddressSpace *as, guint i)
+{
+  return &g_array_index (as->maps, StMap, i);
+}
+
+uint64_t
+st_address_space_generation (const StAddressSpace *as)
+{
+  return as->generation;
+}
+
+void
+st_map_from_event (StMap *map, const StEvent *ev)
+{
+  memset (map, 0, sizeof *map);
+  map->start = ev->map.start;
+  map->end = ev->map.end;
+  map->pgoff = ev->map.pgoff;
+  map->inode = ev->map.inode;
+  map->filename = g_intern_string (ev->map.filename ? ev->map.filename : "");
+  map->prot = ev->map.prot;
+  map->exec_known = ev->map.exec_known;
+  map->build_id_len = MIN (ev->map.build_id_len, ST_BUILD_ID_MAX);
+  memcpy (map->build_id, ev->map.build_id, map->build_id_len);
+}
+
+gboolean
+st_map_maybe_code (const StMap *map)
+{
+  if (map->exec_known)
+    return (map->prot & PROT_EXEC) != 0;
+  return map->filename[0] != '\0';
+}
+
+gboolean
+st_address_space_load_proc (StAddressSpace *as, int32_t pid)
+{
+  char path[64], line[4096];
+
+  g_snprintf (path, sizeof path, "/proc/%d/maps", (int) pid);
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return FALSE;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      unsigned long long start, end, pgoff, inode;
+      char perms[8], dev[32];
+      int name_at = 0;
+
+      if (sscanf (line, "%llx-%llx %7s %llx %31s %llu %n", &start, &end,
+                  perms, &pgoff, dev, &inode, &name_at) < 6 || name_at == 0)
+        continue;
+      char *name = g_strchomp (line + name_at);
+      if (name[0] != '/')
+        continue;
+      StMap map = { 0 };
+      map.start = start;
+      map.end = end;
+      map.pgoff = pgoff;
+      map.inode = inode;
+      map.filename = g_intern_string (name);
+      map.exec_known = TRUE;
+      map.prot = (perms[0] == 'r' ? PROT_READ : 0)
+                 | (perms[1] == 'w' ? PROT_WRITE : 0)
+                 | (perms[2] == 'x' ? PROT_EXEC : 0);
+      st_address_space_add (as, &map);
+    }
+  fclose (f);
+  return TRUE;
+}

@@ -1,0 +1,56 @@
+/* The mappings of one process, as the stream's MAP/MMAP2 records (or
+   /proc/PID/maps) describe them.  A new mapping replaces whatever it
+   overlaps, as mmap(MAP_FIXED) does in the kernel.  */
+#ifndef ST_ADDRESS_SPACE_H
+#define ST_ADDRESS_SPACE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "model/event.h"
+
+typedef struct
+{
+  uint64_t start;
+  uint64_t end;             /* exclusive */
+  uint64_t pgoff;
+  uint64_t inode;
+  const char *filename;     /* interned (g_intern_string) */
+  uint32_t prot;
+  gboolean exec_known;
+  uint8_t build_id[ST_BUILD_ID_MAX];
+  uint8_t build_id_len;
+} StMap;
+
+typedef struct StAddressSpace StAddressSpace;
+
+StAddressSpace *st_address_space_new (void);
+StAddressSpace *st_address_space_copy (const StAddressSpace *as);
+void st_address_space_free (StAddressSpace *as);
+
+/* Adds MAP, trimming or splitting the mappings it overlaps.  */
+void st_address_space_add (StAddressSpace *as, const StMap *map);
+void st_address_space_clear (StAddressSpace *as);
+
+/* The mapping containing ADDR, or NULL.  */
+const StMap *st_address_space_find (const StAddressSpace *as, uint64_t addr);
+
+guint st_address_space_size (const StAddressSpace *as);
+/* Mappings in ascending address order.  */
+const StMap *st_address_space_get (const StAddressSpace *as, guint i);
+
+/* Changes on every add/clear, so users can tell when to re-derive state.  */
+uint64_t st_address_space_generation (const StAddressSpace *as);
+
+/* Fills MAP from a MAP event (filename interned).  */
+void st_map_from_event (StMap *map, const StEvent *ev);
+
+/* Whether the mapping may hold code: executable, or of unknown
+   protection and backed by a file.  */
+gboolean st_map_maybe_code (const StMap *map);
+
+/* Reads /proc/PID/maps into AS (file-backed mappings only).  FALSE if the
+   process is not there.  */
+gboolean st_address_space_load_proc (StAddressSpace *as, int32_t pid);
+
+#endif /* ST_ADDRESS_SPACE_H */

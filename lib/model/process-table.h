@@ -1,0 +1,45 @@
+/* What the stream has told us about each process: name, mappings, and a
+   slot for the unwinder's per-process state.  */
+#ifndef ST_PROCESS_TABLE_H
+#define ST_PROCESS_TABLE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "model/address-space.h"
+#include "model/event.h"
+
+typedef struct StProcess StProcess;
+
+struct StProcess
+{
+  int32_t pid;
+  char *comm;                 /* may be NULL */
+  StAddressSpace *maps;
+  gboolean maps_seen;         /* the stream described mappings */
+  gboolean proc_tried;        /* /proc/PID/maps was tried */
+  gboolean exited;
+
+  /* Owned by the unwinder; freed with UNWIND_STATE_FREE.  */
+  void *unwind_state;
+  GDestroyNotify unwind_state_free;
+};
+
+typedef struct StProcessTable StProcessTable;
+
+StProcessTable *st_process_table_new (void);
+void st_process_table_free (StProcessTable *t);
+
+/* The process PID, created empty when unknown.  */
+StProcess *st_process_table_get (StProcessTable *t, int32_t pid);
+StProcess *st_process_table_lookup (StProcessTable *t, int32_t pid);
+
+/* Applies a MAP/PROCESS/FORK/EXIT event.  Other kinds are ignored.  */
+void st_process_table_apply (StProcessTable *t, const StEvent *ev);
+
+/* Drops the unwinder's state of P (e.g. after EXIT).  */
+void st_process_drop_unwind_state (StProcess *p);
+
+guint st_process_table_size (StProcessTable *t);
+
+#endif /* ST_PROCESS_TABLE_H */

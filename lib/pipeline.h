@@ -1,0 +1,43 @@
+/* The filter: reader -> (unwinder) -> writer, in input order.  */
+#ifndef ST_PIPELINE_H
+#define ST_PIPELINE_H
+
+#include <stdio.h>
+
+#include "format/reader.h"
+#include "format/writer.h"
+#include "report/callgraph-summary.h"
+#include "stats.h"
+
+typedef enum
+{
+  ST_MODE_NONE,       /* read and check, write nothing */
+  ST_MODE_PASSTHRU,   /* copy/convert, raw stacks kept */
+  ST_MODE_NAIVE,      /* unwind raw stacks with libdwfl */
+} StMode;
+
+typedef struct
+{
+  StMode mode;
+  const char *symfs;          /* may be NULL */
+  FILE *chains;               /* --chains output, may be NULL */
+  FILE *debug;                /* per-sample diagnostics, may be NULL */
+  gboolean callgraph;         /* collect the call graph summary */
+} StPipelineOptions;
+
+typedef struct StPipeline StPipeline;
+
+/* WRITER may be NULL in ST_MODE_NONE.  Takes no ownership of READER or
+   WRITER.  */
+StPipeline *st_pipeline_new (StReader *reader, StWriter *writer,
+                             const StPipelineOptions *options);
+void st_pipeline_free (StPipeline *p);
+
+/* Runs to the end of the input.  On a read error, everything before the
+   bad frame has been written and ERROR names its offset.  */
+gboolean st_pipeline_run (StPipeline *p, GError **error);
+
+const StStats *st_pipeline_stats (const StPipeline *p);
+const StCallgraph *st_pipeline_callgraph (const StPipeline *p);
+
+#endif /* ST_PIPELINE_H */

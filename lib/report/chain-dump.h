@@ -1,0 +1,14 @@
+/* The --chains text file: one line per unwound sample,
+   PID TID TIME ADDRS SYMBOLS, tab-separated (see README.stacktrace).  */
+#ifndef ST_CHAIN_DUMP_H
+#define ST_CHAIN_DUMP_H
+
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+
+#include "model/event.h"
+
+void st_chain_dump_line (FILE *out, Dwfl *dwfl, const StEvent *ev,
+                         const uint64_t *ips, uint32_t n_ips);
+
+#endif /* ST_CHAIN_DUMP_H */

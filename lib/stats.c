@@ -1,0 +1,177 @@
+/* Statistics and their text summary.  */
+#include "config.h"
+
+#include <inttypes.h>
+
+#include "glib-compat.h"
+#include "stats.h"
+
+struct StStats
+{
+  StUnwindCounters total;
+  GHashTable *by_pid;          /* pid -> StProcessStats* */
+  uint64_t events_in;
+  uint64_t events_out;
+  uint64_t by_kind_in[ST_EVENT_LOST + 1];
+  uint64_t no_counterpart[ST_EVENT_LOST + 1];
+};
+
+static void
+process_stats_free (gpointer data)
+{
+  StProcessStats *p = data;
+  g_free (p->comm);
+  g_free (p);
+}
+
+StStats *
+st_stats_new (void)
+{
+  StStats *s = g_new0 (StStats, 1);
+  s->by_pid = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                     process_stats_free);
+  return s;
+}
+
+void
+st_stats_free (StStats *s)
+{
+  if (s == NULL)
+    return;
+  g_hash_table_destroy (s->by_pid);
+  g_free (s);
+}
+
+void
+st_stats_event (StStats *s, const StEvent *ev, gboolean written)
+{
+  s->events_in++;
+  if (ev->kind <= ST_EVENT_LOST)
+    s->by_kind_in[ev->kind]++;
+  if (written)
+    s->events_out++;
+}
+
+void
+st_stats_no_counterpart (StStats *s, const StEvent *ev)
+{
+  if (ev->kind <= ST_EVENT_LOST)
+    s->no_counterpart[ev->kind]++;
+}
+
+static void
+count (StUnwindCounters *c, const StUnwindResult *r)
+{
+  c->samples++;
+  c->frames += r->n_ips;
+  switch (r->status)
+    {
+    case ST_UNWIND_COMPLETE: c->complete++; break;
+    case ST_UNWIND_TRUNCATED: c->truncated++; break;
+    case ST_UNWIND_FAILED: c->failed++; break;
+    }
+  if (r->cause < ST_CAUSE_N)
+    c->by_cause[r->cause]++;
+}
+
+void
+st_stats_unwind (StStats *s, int32_t pid, const char *comm,
+                 const StUnwindResult *result)
+{
+  StProcessStats *p = g_hash_table_lookup (s->by_pid, GINT_TO_POINTER (pid));
+
+  if (p == NULL)
+    {
+      p = g_new0 (StProcessStats, 1);
+      p->pid = pid;
+      g_hash_table_insert (s->by_pid, GINT_TO_POINTER (pid), p);
+    }
+  if (comm != NULL && (p->comm == NULL || g_strcmp0 (p->comm, comm) != 0))
+    {
+      g_free (p->comm);
+      p->comm = g_strdup (comm);
+    }
+  count (&p->counters, result);
+  count (&s->total, result);
+}
+
+const StUnwindCounters *
+st_stats_total (const StStats *s)
+{
+  return &s->total;
+}
+
+uint64_t
+st_stats_events_in (const StStats *s)
+{
+  return s->events_in;
+}
+
+uint64_t
+st_stats_events_out (const StStats *s)
+{
+  return s->events_out;
+}
+
+double
+st_unwind_success_rate (const StUnwindCounters *c)
+{
+  return c->samples ? 100.0 * (double) c->complete / (double) c->samples : 100.0;
+}
+
+static void
+print_counters (FILE *out, const char *label, const StUnwindCounters *c)
+{
+  fprintf (out, "stacktrace: %s: %" PRIu64 " samples, %" PRIu64
+           " unwound to the root, %" PRIu64 " truncated, %" PRIu64
+           " failed (%.1f%% success)\n", label, c->samples, c->complete,
+           c->truncated, c->failed, st_unwind_success_rate (c));
+}
+
+static gint
+by_samples_desc (gconstpointer a, gconstpointer b)
+{
+  const StProcessStats *x = *(StProcessStats *const *) a;
+  const StProcessStats *y = *(StProcessStats *const *) b;
+
+  if (x->counters.samples != y->counters.samples)
+    return x->counters.samples > y->counters.samples ? -1 : 1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+void
+st_stats_print (const StStats *s, FILE *out, gboolean per_process)
+{
+  if (per_process)
+    {
+      GPtrArray *list = st_hash_table_values (s->by_pid);
+      g_ptr_array_sort (list, by_samples_desc);
+      for (guint i = 0; i < list->len; i++)
+        {
+          const StProcessStats *p = list->pdata[i];
+          g_autofree char *label = g_strdup_printf ("pid %d (%s)", p->pid,
+                                                    p->comm ? p->comm : "?");
+          print_counters (out, label, &p->counters);
+        }
+      g_ptr_array_unref (list);
+    }
+
+  const StUnwindCounters *t = &s->total;
+  if (t->samples > t->complete)
+    {
+      fprintf (out, "stacktrace: not unwound to the root, by cause:");
+      for (int i = 1; i < ST_CAUSE_N; i++)
+        if (t->by_cause[i])
+          fprintf (out, " %s=%" PRIu64, st_unwind_cause_name (i),
+                   t->by_cause[i]);
+      fputc ('\n', out);
+    }
+  for (int k = 0; k <= ST_EVENT_LOST; k++)
+    if (s->no_counterpart[k])
+      fprintf (out, "stacktrace: %" PRIu64 " %s event(s) have no counterpart "
+               "in the output format and were not written\n",
+               s->no_counterpart[k], st_event_kind_name (k));
+  fprintf (out, "stacktrace: %" PRIu64 " events read, %" PRIu64
+           " written\n", s->events_in, s->events_out);
+  print_counters (out, "total", t);
+}

@@ -1,0 +1,52 @@
+/* Unwinding statistics: per process and in total, plus what passed
+   through or had no counterpart in the output format.  */
+#ifndef ST_STATS_H
+#define ST_STATS_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "model/event.h"
+#include "unwind/dwfl-unwinder.h"
+
+typedef struct
+{
+  uint64_t samples;     /* raw-stack samples received */
+  uint64_t complete;    /* unwound to the outermost frame */
+  uint64_t truncated;   /* some frames, stopped early */
+  uint64_t failed;      /* not even the sampled frame */
+  uint64_t frames;      /* user frames written */
+  uint64_t by_cause[ST_CAUSE_N];
+} StUnwindCounters;
+
+typedef struct
+{
+  int32_t pid;
+  char *comm;
+  StUnwindCounters counters;
+} StProcessStats;
+
+typedef struct StStats StStats;
+
+StStats *st_stats_new (void);
+void st_stats_free (StStats *s);
+
+/* Counts one input event and whether it was written.  */
+void st_stats_event (StStats *s, const StEvent *ev, gboolean written);
+/* Counts an event that has no counterpart in the output format.  */
+void st_stats_no_counterpart (StStats *s, const StEvent *ev);
+/* Counts the unwinding of one raw-stack sample of process PID.  */
+void st_stats_unwind (StStats *s, int32_t pid, const char *comm,
+                      const StUnwindResult *result);
+
+const StUnwindCounters *st_stats_total (const StStats *s);
+uint64_t st_stats_events_in (const StStats *s);
+uint64_t st_stats_events_out (const StStats *s);
+
+/* Share of samples unwound to the root, 0..100 (100 when none).  */
+double st_unwind_success_rate (const StUnwindCounters *c);
+
+/* Prints the summary: with PER_PROCESS, a line per process.  */
+void st_stats_print (const StStats *s, FILE *out, gboolean per_process);
+
+#endif /* ST_STATS_H */

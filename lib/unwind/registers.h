@@ -1,0 +1,30 @@
+/* perf user registers -> DWARF registers, per architecture.  */
+#ifndef ST_REGISTERS_H
+#define ST_REGISTERS_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "model/event.h"
+
+#define ST_MAX_DWARF_REGS 33
+
+typedef struct
+{
+  const char *name;
+  int elf_machine;
+  guint n_dwarf;                        /* DWARF registers 0..n_dwarf-1 */
+  int8_t perf_of_dwarf[ST_MAX_DWARF_REGS]; /* -1: not sampled by perf */
+  int perf_ip;
+  int perf_sp;
+} StRegisterLayout;
+
+/* The layout for ELF machine MACHINE (EM_X86_64, EM_386, EM_AARCH64), or
+   NULL when unsupported.  */
+const StRegisterLayout *st_register_layout (int machine);
+
+/* perf register number PERF_REG of a raw-stack event, from its compacted
+   array.  FALSE when the event did not sample it.  */
+gboolean st_event_register (const StEvent *ev, int perf_reg, uint64_t *value);
+
+#endif /* ST_REGISTERS_H */

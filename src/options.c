@@ -1,0 +1,158 @@
+/* Option parsing (GOption), with eu-stacktrace's -i/-o/-m/-f kept.  */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "format/domain.h"
+#include "options.h"
+
+static gboolean
+parse_format (const char *value, StFormat *out, gboolean allow_auto,
+              GError **error)
+{
+  if (allow_auto && g_strcmp0 (value, "auto") == 0)
+    *out = ST_FORMAT_AUTO;
+  else if (g_strcmp0 (value, "sysprof") == 0)
+    *out = ST_FORMAT_SYSPROF;
+  else if (g_strcmp0 (value, "perf") == 0)
+    *out = ST_FORMAT_PERF;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown format '%s' (expected %ssysprof or perf)", value,
+                   allow_auto ? "auto, " : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_mode (const char *value, StMode *out, GError **error)
+{
+  if (g_strcmp0 (value, "none") == 0)
+    *out = ST_MODE_NONE;
+  else if (g_strcmp0 (value, "passthru") == 0)
+    *out = ST_MODE_PASSTHRU;
+  else if (g_strcmp0 (value, "naive") == 0)
+    *out = ST_MODE_NAIVE;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown mode '%s' (expected none, passthru or naive)",
+                   value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static const char description[] =
+  "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
+  "mode) and turns every raw user-stack sample (registers plus a copy of\n"
+  "the stack) into a callchain sample by unwinding it with DWARF CFI.\n"
+  "Every other frame passes through unchanged and in order.\n"
+  "\n"
+  "Modes:\n"
+  "  none      read and check the input, write nothing\n"
+  "  passthru  copy frames (converting the format if needed), raw stacks kept\n"
+  "  naive     unwind raw stacks with libdwfl (default)\n"
+  "\n"
+  "Examples:\n"
+  "  perf record --call-graph=dwarf -o - -- prog | stacktrace -o out.syscap\n"
+  "  stacktrace -m passthru -i perf.data -o raw.syscap\n"
+  "  stacktrace -i raw.syscap -o unwound.syscap --summary\n"
+  "\n"
+  "Exit status: 0 success, 1 input/output error, 2 usage error.\n"
+  "See README.stacktrace and stacktrace(1).";
+
+gboolean
+st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
+{
+  g_autofree char *format = NULL, *output_format = NULL, *mode = NULL;
+  gboolean version = FALSE;
+  int input_fd = -1, output_fd = -1;
+  GOptionEntry entries[] = {
+    { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opts->input,
+      "Read from PATH (file or FIFO; default: standard input)", "PATH" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opts->output,
+      "Write to PATH (default: standard output)", "PATH" },
+    { "input-fd", 0, 0, G_OPTION_ARG_INT, &input_fd,
+      "Read from inherited file descriptor N", "N" },
+    { "output-fd", 0, 0, G_OPTION_ARG_INT, &output_fd,
+      "Write to inherited file descriptor N", "N" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+      "Input format: auto (default), sysprof, perf", "FMT" },
+    { "output-format", 0, 0, G_OPTION_ARG_STRING, &output_format,
+      "Output format: sysprof (default)", "FMT" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
+      "none, passthru or naive (default)", "MODE" },
+    { "symfs", 0, 0, G_OPTION_ARG_FILENAME, &opts->symfs,
+      "Look for mapped files under DIR (DIR/PATH, then DIR/BASENAME)", "DIR" },
+    { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
+      "Write one text line per unwound sample to PATH", "PATH" },
+    { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
+      "Print the call graph of the unwound samples to stderr", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
+      "Per-process statistics in the final summary", NULL },
+    { "debug", 0, 0, G_OPTION_ARG_NONE, &opts->debug,
+      "One diagnostic line per sample not unwound to the root", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opts->quiet,
+      "No final statistics", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version,
+      "Print the version and exit", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx =
+    g_option_context_new ("- unwind raw user-stack samples into callchains");
+
+  opts->input_fd = opts->output_fd = -1;
+  opts->format = ST_FORMAT_AUTO;
+  opts->output_format = ST_FORMAT_SYSPROF;
+  opts->mode = ST_MODE_NAIVE;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx, description);
+  if (!g_option_context_parse (ctx, argc, argv, error))
+    return FALSE;
+  if (version)
+    {
+      printf ("stacktrace %s\n", PACKAGE_VERSION);
+      exit (0);
+    }
+  if (*argc > 1)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "unexpected argument '%s'", (*argv)[1]);
+      return FALSE;
+    }
+  if ((format && !parse_format (format, &opts->format, TRUE, error))
+      || (output_format
+          && !parse_format (output_format, &opts->output_format, FALSE, error))
+      || (mode && !parse_mode (mode, &opts->mode, error)))
+    return FALSE;
+  if (opts->output_format == ST_FORMAT_PERF)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--output-format=perf is not available yet; "
+                   "use sysprof");
+      return FALSE;
+    }
+  if ((opts->input && input_fd >= 0) || (opts->output && output_fd >= 0))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "give a path or a file descriptor, not both");
+      return FALSE;
+    }
+  opts->input_fd = input_fd;
+  opts->output_fd = output_fd;
+  return TRUE;
+}
+
+void
+st_options_clear (StOptions *opts)
+{
+  g_free (opts->input);
+  g_free (opts->output);
+  g_free (opts->symfs);
+  g_free (opts->chains);
+}

@@ -1,0 +1,33 @@
+/* Command-line options of stacktrace.  */
+#ifndef ST_OPTIONS_H
+#define ST_OPTIONS_H
+
+#include <glib.h>
+
+#include "model/event.h"
+#include "pipeline.h"
+
+typedef struct
+{
+  char *input;            /* NULL: stdin */
+  char *output;           /* NULL: stdout */
+  int input_fd;           /* -1: unset */
+  int output_fd;          /* -1: unset */
+  StFormat format;
+  StFormat output_format;
+  StMode mode;
+  char *symfs;
+  char *chains;
+  gboolean summary;
+  gboolean verbose;
+  gboolean debug;
+  gboolean quiet;
+} StOptions;
+
+/* Parses ARGV.  Returns FALSE with ERROR set on a usage error; exits for
+   --help and --version.  */
+gboolean st_options_parse (StOptions *opts, int *argc, char ***argv,
+                           GError **error);
+void st_options_clear (StOptions *opts);
+
+#endif /* ST_OPTIONS_H */

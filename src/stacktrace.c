@@ -1,0 +1,140 @@
+/* stacktrace: the command.  Opens the input and output, wires reader,
+   pipeline and writer, prints the summary.  No format or unwind logic
+   lives here.  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/reader.h"
+#include "format/writer.h"
+#include "options.h"
+#include "pipeline.h"
+
+static int
+open_input (const StOptions *o)
+{
+  if (o->input_fd >= 0)
+    return o->input_fd;
+  if (o->input == NULL || strcmp (o->input, "-") == 0)
+    return STDIN_FILENO;
+  int fd = open (o->input, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    fprintf (stderr, "stacktrace: cannot open input %s: %s\n", o->input,
+             strerror (errno));
+  return fd;
+}
+
+static int
+open_output (const StOptions *o)
+{
+  if (o->output_fd >= 0)
+    return o->output_fd;
+  if (o->output == NULL || strcmp (o->output, "-") == 0)
+    return STDOUT_FILENO;
+  int fd = open (o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    fprintf (stderr, "stacktrace: cannot open output %s: %s\n", o->output,
+             strerror (errno));
+  return fd;
+}
+
+int
+main (int argc, char **argv)
+{
+  StOptions opts = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  if (!st_options_parse (&opts, &argc, &argv, &error))
+    {
+      fprintf (stderr, "stacktrace: %s\nTry 'stacktrace --help'.\n",
+               error->message);
+      st_options_clear (&opts);
+      return 2;
+    }
+  /* A reader that goes away is reported as a write error, not a signal.  */
+  signal (SIGPIPE, SIG_IGN);
+
+  int status = 1;
+  FILE *chains = NULL;
+  StReader *reader = NULL;
+  StWriter *writer = NULL;
+  StPipeline *pipeline = NULL;
+  int in_fd = open_input (&opts);
+  int out_fd = -1;
+
+  if (in_fd < 0)
+    goto out;
+  reader = st_reader_new (in_fd, opts.format, &error);
+  if (reader == NULL)
+    {
+      fprintf (stderr, "stacktrace: %s\n", error->message);
+      goto out;
+    }
+  if (opts.mode != ST_MODE_NONE)
+    {
+      if (isatty (opts.output_fd >= 0 ? opts.output_fd : STDOUT_FILENO)
+          && opts.output == NULL)
+        {
+          fprintf (stderr, "stacktrace: refusing to write binary output to "
+                   "a terminal; use -o PATH\n");
+          goto out;
+        }
+      if ((out_fd = open_output (&opts)) < 0)
+        goto out;
+      writer = st_writer_new (out_fd, opts.output_format, reader, &error);
+      if (writer == NULL)
+        {
+          fprintf (stderr, "stacktrace: %s\n", error->message);
+          goto out;
+        }
+    }
+  if (opts.chains != NULL && (chains = fopen (opts.chains, "we")) == NULL)
+    {
+      fprintf (stderr, "stacktrace: cannot open %s: %s\n", opts.chains,
+               strerror (errno));
+      goto out;
+    }
+
+  StPipelineOptions popts = {
+    .mode = opts.mode,
+    .symfs = opts.symfs,
+    .chains = chains,
+    .debug = opts.debug ? stderr : NULL,
+    .callgraph = opts.summary,
+  };
+  pipeline = st_pipeline_new (reader, writer, &popts);
+  gboolean ok = st_pipeline_run (pipeline, &error);
+  if (!ok)
+    fprintf (stderr, "stacktrace: %s\n", error->message);
+  if (!opts.quiet)
+    st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
+  if (opts.summary)
+    st_callgraph_print (st_pipeline_callgraph (pipeline), stderr, 1.0);
+  if (chains != NULL && fclose (chains) != 0)
+    {
+      fprintf (stderr, "stacktrace: writing %s failed\n", opts.chains);
+      ok = FALSE;
+    }
+  chains = NULL;
+  status = ok ? 0 : 1;
+
+out:
+  if (chains != NULL)
+    fclose (chains);
+  st_pipeline_free (pipeline);
+  st_writer_free (writer);
+  st_reader_free (reader);
+  if (out_fd > STDERR_FILENO && out_fd != opts.output_fd)
+    close (out_fd);
+  if (in_fd > STDERR_FILENO && in_fd != opts.input_fd)
+    close (in_fd);
+  st_options_clear (&opts);
+  return status;
+}

@@ -1,0 +1,187 @@
+/* Unit tests: per-process mappings and the process table.  */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "model/address-space.h"
+#include "model/process-table.h"
+
+static StMap
+mk (uint64_t start, uint64_t end, uint64_t pgoff, const char *name)
+{
+  StMap m = { 0 };
+  m.start = start;
+  m.end = end;
+  m.pgoff = pgoff;
+  m.filename = g_intern_string (name);
+  m.exec_known = TRUE;
+  m.prot = PROT_READ | PROT_EXEC;
+  return m;
+}
+
+static void
+test_find (void)
+{
+  StAddressSpace *as = st_address_space_new ();
+  StMap a = mk (0x1000, 0x3000, 0, "/a"), b = mk (0x5000, 0x6000, 0, "/b");
+
+  st_address_space_add (as, &b);
+  st_address_space_add (as, &a);
+  g_assert_cmpuint (st_address_space_size (as), ==, 2);
+  g_assert_cmpstr (st_address_space_find (as, 0x1000)->filename, ==, "/a");
+  g_assert_cmpstr (st_address_space_find (as, 0x2fff)->filename, ==, "/a");
+  g_assert_null (st_address_space_find (as, 0x3000));
+  g_assert_null (st_address_space_find (as, 0xfff));
+  g_assert_cmpstr (st_address_space_find (as, 0x5800)->filename, ==, "/b");
+  g_assert_null (st_address_space_find (as, 0x6000));
+  st_address_space_free (as);
+}
+
+static void
+test_overlap_split (void)
+{
+  StAddressSpace *as = st_address_space_new ();
+  StMap big = mk (0x10000, 0x20000, 0x1000, "/big");
+  StMap mid = mk (0x14000, 0x15000, 0, "/mid");
+  uint64_t gen;
+
+  st_address_space_add (as, &big);
+  gen = st_address_space_generation (as);
+  st_address_space_add (as, &mid);
+  g_assert_cmpuint (st_address_space_generation (as), !=, gen);
+  g_assert_cmpuint (st_address_space_size (as), ==, 3);
+
+  const StMap *lo = st_address_space_get (as, 0);
+  const StMap *m = st_address_space_get (as, 1);
+  const StMap *hi = st_address_space_get (as, 2);
+  g_assert_cmphex (lo->start, ==, 0x10000);
+  g_assert_cmphex (lo->end, ==, 0x14000);
+  g_assert_cmphex (lo->pgoff, ==, 0x1000);
+  g_assert_cmpstr (m->filename, ==, "/mid");
+  g_assert_cmphex (hi->start, ==, 0x15000);
+  g_assert_cmphex (hi->end, ==, 0x20000);
+  /* The upper remainder keeps its file offset in step with its address.  */
+  g_assert_cmphex (hi->pgoff, ==, 0x1000 + 0x5000);
+  st_address_space_free (as);
+}
+
+static void
+test_overlap_replace (void)
+{
+  StAddressSpace *as = st_address_space_new ();
+  StMap a = mk (0x1000, 0x2000, 0, "/a"), b = mk (0x2000, 0x3000, 0, "/b");
+  StMap c = mk (0x1800, 0x2800, 0, "/c"), d = mk (0x0, 0x4000, 0, "/d");
+
+  st_address_space_add (as, &a);
+  st_address_space_add (as, &b);
+  st_address_space_add (as, &c);
+  g_assert_cmpuint (st_address_space_size (as), ==, 3);
+  g_assert_cmphex (st_address_space_get (as, 0)->end, ==, 0x1800);
+  g_assert_cmphex (st_address_space_get (as, 2)->start, ==, 0x2800);
+  g_assert_cmphex (st_address_space_get (as, 2)->pgoff, ==, 0x800);
+  st_address_space_add (as, &d);
+  g_assert_cmpuint (st_address_space_size (as), ==, 1);
+  g_assert_cmpstr (st_address_space_find (as, 0x2000)->filename, ==, "/d");
+
+  /* Empty and inverted mappings are ignored.  */
+  StMap e = mk (0x5000, 0x5000, 0, "/e");
+  st_address_space_add (as, &e);
+  g_assert_cmpuint (st_address_space_size (as), ==, 1);
+  st_address_space_free (as);
+}
+
+static void
+test_maybe_code (void)
+{
+  StMap m = mk (0, 0x1000, 0, "/lib");
+  g_assert_true (st_map_maybe_code (&m));
+  m.prot = PROT_READ | PROT_WRITE;
+  g_assert_false (st_map_maybe_code (&m));
+  m.exec_known = FALSE;
+  g_assert_true (st_map_maybe_code (&m));
+  m.filename = g_intern_string ("");
+  g_assert_false (st_map_maybe_code (&m));
+}
+
+static void
+test_proc_self (void)
+{
+  StAddressSpace *as = st_address_space_new ();
+
+  g_assert_true (st_address_space_load_proc (as, getpid ()));
+  /* Our own code is mapped from a file, executable.  */
+  const StMap *m = st_address_space_find (as, (uint64_t) (uintptr_t) test_proc_self);
+  g_assert_nonnull (m);
+  g_assert_true (m->filename[0] == '/');
+  g_assert_true (m->prot & PROT_EXEC);
+  g_assert_false (st_address_space_load_proc (as, -5));
+  st_address_space_free (as);
+}
+
+static StEvent
+ev_of (StEventKind kind, int32_t pid, int32_t tid)
+{
+  StEvent ev = { 0 };
+  ev.kind = kind;
+  ev.pid = pid;
+  ev.tid = tid;
+  return ev;
+}
+
+static void
+test_process_table (void)
+{
+  StProcessTable *t = st_process_table_new ();
+  StEvent map = ev_of (ST_EVENT_MAP, 10, 10);
+  map.map.start = 0x400000;
+  map.map.end = 0x401000;
+  map.map.filename = "/bin/x";
+  st_process_table_apply (t, &map);
+
+  StEvent comm = ev_of (ST_EVENT_PROCESS, 10, 10);
+  comm.process.comm = "x";
+  st_process_table_apply (t, &comm);
+
+  /* A new thread does not create a process; a fork copies the maps.  */
+  StEvent thread = ev_of (ST_EVENT_FORK, 10, 11);
+  thread.fork.parent_pid = 10;
+  st_process_table_apply (t, &thread);
+  g_assert_cmpuint (st_process_table_size (t), ==, 1);
+
+  StEvent fork = ev_of (ST_EVENT_FORK, 20, 20);
+  fork.fork.parent_pid = 10;
+  st_process_table_apply (t, &fork);
+  StProcess *child = st_process_table_lookup (t, 20);
+  g_assert_nonnull (child);
+  g_assert_cmpstr (child->comm, ==, "x");
+  g_assert_nonnull (st_address_space_find (child->maps, 0x400800));
+
+  /* exec empties the mappings; EXIT keeps them for late samples.  */
+  StEvent exec = ev_of (ST_EVENT_PROCESS, 20, 20);
+  exec.process.comm = "y";
+  exec.process.exec = TRUE;
+  st_process_table_apply (t, &exec);
+  g_assert_cmpuint (st_address_space_size (child->maps), ==, 0);
+  g_assert_cmpstr (child->comm, ==, "y");
+
+  StEvent exit_ev = ev_of (ST_EVENT_EXIT, 10, 10);
+  st_process_table_apply (t, &exit_ev);
+  StProcess *parent = st_process_table_lookup (t, 10);
+  g_assert_true (parent->exited);
+  g_assert_cmpuint (st_address_space_size (parent->maps), ==, 1);
+  st_process_table_free (t);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/address-space/find", test_find);
+  g_test_add_func ("/address-space/overlap-split", test_overlap_split);
+  g_test_add_func ("/address-space/overlap-replace", test_overlap_replace);
+  g_test_add_func ("/address-space/maybe-code", test_maybe_code);
+  g_test_add_func ("/address-space/proc-self", test_proc_self);
+  g_test_add_func ("/process-table/events", test_process_table);
+  return g_test_run ();
+}
