@@ -13,8 +13,8 @@ StInput *st_input_new (int fd);
 void st_input_free (StInput *in);
 
 /* Makes N bytes available and returns a pointer to them, without
-   consuming them.  The pointer is valid until the next call that consumes
-   or peeks.  Returns NULL with *AVAILABLE set to what is left when the
+   consuming them.  The pointer stays valid after st_input_consume (which
+   never moves the buffer) until the next peek or skip.  Returns NULL with *AVAILABLE set to what is left when the
    input ends first (*AVAILABLE 0 is a clean EOF), or NULL with ERROR set
    on a read error.  */
 const uint8_t *st_input_peek (StInput *in, size_t n, size_t *available,

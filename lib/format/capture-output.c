@@ -1,0 +1,204 @@
+/* Sysprof capture output.  A capture input is copied frame by frame; a
+   perf.data input is converted.  Convention: the kernel part of a
+   raw-stack sample travels as a kernel-only SAMPLE frame immediately
+   before its STACK_USER frame (same cpu/pid/tid/time).  */
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "format/capture-output.h"
+#include "format/capture-types.h"
+#include "format/capture-writer.h"
+
+/* Sysprof shows LOG severities as GLogLevelFlags.  */
+#define LOST_SEVERITY G_LOG_LEVEL_WARNING
+#define LOG_DOMAIN    "stacktrace"
+
+typedef struct
+{
+  StCaptureWriter *writer;
+  gboolean has_template;
+  uint8_t template_header[ST_CAPTURE_HEADER_SIZE];
+  uint64_t *chain;      /* scratch for unwound samples */
+  size_t chain_cap;
+} CaptureOutput;
+
+void *
+st_capture_output_new (StOutput *out, StReader *reader)
+{
+  CaptureOutput *o = g_new0 (CaptureOutput, 1);
+  const uint8_t *header = reader != NULL ? st_reader_capture_header (reader)
+                                         : NULL;
+
+  o->writer = st_capture_writer_new (out);
+  if (header != NULL)
+    {
+      memcpy (o->template_header, header, ST_CAPTURE_HEADER_SIZE);
+      o->has_template = TRUE;
+    }
+  return o;
+}
+
+static void
+ensure_header (CaptureOutput *o, int64_t start_time)
+{
+  if (st_capture_writer_has_header (o->writer))
+    return;
+  if (o->has_template)
+    st_capture_writer_file_header (o->writer, o->template_header, 0);
+  else
+    st_capture_writer_file_header (o->writer, NULL, start_time);
+}
+
+/* Length of the kernel part of a callchain: everything before a
+   PERF_CONTEXT_USER marker.  */
+static uint32_t
+kernel_part (const uint64_t *chain, uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++)
+    if (chain[i] == ST_CONTEXT_USER)
+      return i;
+  return n;
+}
+
+static gboolean
+convert (CaptureOutput *o, const StEvent *ev)
+{
+  StCaptureWriter *w = o->writer;
+
+  switch (ev->kind)
+    {
+    case ST_EVENT_SAMPLE:
+      st_capture_writer_sample (w, ev->cpu, ev->pid, ev->tid, ev->time,
+                                ev->sample.ips, ev->sample.n_ips);
+      return TRUE;
+
+    case ST_EVENT_STACK_USER:
+      {
+        uint32_t n = ev->stack.callchain != NULL
+                     ? kernel_part (ev->stack.callchain, ev->stack.n_callchain)
+                     : 0;
+        if (n > 0)
+          st_capture_writer_sample (w, ev->cpu, ev->pid, ev->tid, ev->time,
+                                    ev->stack.callchain, n);
+        /* A stack cut to fit the frame is still written.  */
+        st_capture_writer_stack_user (w, ev);
+        return TRUE;
+      }
+
+    case ST_EVENT_MAP:
+      /* Data mappings do not matter for unwinding.  */
+      if (ev->map.exec_known && (ev->map.prot & PROT_EXEC) == 0)
+        return TRUE;
+      st_capture_writer_map (w, ev->cpu, ev->pid, ev->time, ev->map.start,
+                             ev->map.end, ev->map.pgoff, ev->map.inode,
+                             ev->map.filename, ev->map.build_id,
+                             ev->map.build_id_len);
+      return TRUE;
+
+    case ST_EVENT_PROCESS:
+      st_capture_writer_process (w, ev->cpu, ev->pid, ev->time,
+                                 ev->process.comm);
+      return TRUE;
+
+    case ST_EVENT_FORK:
+      /* A capture only knows new processes, not new threads.  */
+      if (ev->pid == ev->fork.parent_pid)
+        return FALSE;
+      st_capture_writer_fork (w, ev->cpu, ev->fork.parent_pid, ev->time,
+                              ev->pid);
+      return TRUE;
+
+    case ST_EVENT_EXIT:
+      if (ev->pid != ev->tid)
+        return FALSE;
+      st_capture_writer_exit (w, ev->cpu, ev->pid, ev->time);
+      return TRUE;
+
+    case ST_EVENT_LOST:
+      {
+        char *msg = g_strdup_printf ("%" G_GUINT64_FORMAT
+                                     " events lost by the recorder",
+                                     ev->lost.count);
+        st_capture_writer_log (w, ev->cpu, ev->pid, ev->time, LOST_SEVERITY,
+                               LOG_DOMAIN, msg);
+        g_free (msg);
+        return TRUE;
+      }
+
+    case ST_EVENT_OTHER:
+      break;
+    }
+  return FALSE;
+}
+
+static gboolean
+capture_event (void *impl, const StEvent *ev)
+{
+  CaptureOutput *o = impl;
+
+  /* A fresh header starts at the first event's time (0 if unknown).  */
+  ensure_header (o, ev->time);
+  if (ev->source == ST_FORMAT_SYSPROF)
+    {
+      st_capture_writer_raw (o->writer, ev->raw, ev->raw_len, ev->time);
+      return TRUE;
+    }
+  return convert (o, ev);
+}
+
+static void
+capture_unwound (void *impl, const StEvent *ev, const uint64_t *user_ips,
+                 uint32_t n_user_ips)
+{
+  CaptureOutput *o = impl;
+  uint32_t n_kernel = ev->stack.callchain != NULL
+                      ? kernel_part (ev->stack.callchain, ev->stack.n_callchain)
+                      : 0;
+  size_t n = (size_t) n_kernel + 1 + n_user_ips;
+
+  if (n > o->chain_cap)
+    {
+      o->chain_cap = MAX (n, 2 * o->chain_cap);
+      o->chain = g_renew (uint64_t, o->chain, o->chain_cap);
+    }
+  if (n_kernel > 0)
+    memcpy (o->chain, ev->stack.callchain, n_kernel * sizeof (uint64_t));
+  o->chain[n_kernel] = ST_CONTEXT_USER;
+  if (n_user_ips > 0)
+    memcpy (o->chain + n_kernel + 1, user_ips, n_user_ips * sizeof (uint64_t));
+
+  ensure_header (o, ev->time);
+  st_capture_writer_sample (o->writer, ev->cpu, ev->pid, ev->tid, ev->time,
+                            o->chain, (uint32_t) MIN (n, (size_t) G_MAXUINT32));
+}
+
+static gboolean
+capture_finish (void *impl, GError **error)
+{
+  CaptureOutput *o = impl;
+
+  /* Even an empty capture gets its file header.  */
+  ensure_header (o, 0);
+  return st_capture_writer_finish (o->writer, error);
+}
+
+static void
+capture_free (void *impl)
+{
+  CaptureOutput *o = impl;
+
+  if (o == NULL)
+    return;
+  st_capture_writer_free (o->writer);
+  g_free (o->chain);
+  g_free (o);
+}
+
+const StWriterOps st_capture_output_ops = {
+  capture_event,
+  capture_unwound,
+  capture_finish,
+  capture_free,
+};

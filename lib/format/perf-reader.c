@@ -1,0 +1,1252 @@
+/* perf.data reader over a forward-only StInput.
+
+   File mode: the header, then the attributes and their id arrays, read
+   forward from the bytes before the data section (perf puts them there),
+   then exactly the data section's records.  The feature sections lie
+   behind the data: they are pread() up front when the input is a regular
+   file, and left alone otherwise.
+
+   Pipe mode: a 16-byte header, then records until EOF; attributes arrive
+   as HEADER_ATTR records.  */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/domain.h"
+#include "format/perf-reader.h"
+#include "format/perf-types.h"
+
+#define UNTIL_EOF G_MAXUINT64
+
+/* Sanity limits against absurd headers (never reached by real files).  */
+#define MAX_HEAD_BYTES (256u << 20)      /* attrs + ids before the data */
+#define MAX_ATTRS      65536
+#define MAX_PAYLOAD    (256ull << 20)    /* tracing/auxtrace data */
+
+#define ALIGN8(n) (((n) + 7) & ~(uint64_t) 7)
+
+/* Sample fields that make up the sample_id trailer of other records.  */
+#define TRAILER_BITS (ST_PERF_SAMPLE_TID | ST_PERF_SAMPLE_TIME        \
+                      | ST_PERF_SAMPLE_ID | ST_PERF_SAMPLE_STREAM_ID  \
+                      | ST_PERF_SAMPLE_CPU | ST_PERF_SAMPLE_IDENTIFIER)
+
+typedef struct
+{
+  guint len;
+  uint8_t id[ST_PERF_BUILD_ID_MAX];
+} BuildId;
+
+struct StPerfReader
+{
+  StInput *in;
+  gboolean pipe;
+  gboolean seekable;          /* regular file we may pread */
+  StPerfFileHeader header;    /* file mode */
+  uint64_t data_end;          /* offset past the data section, or UNTIL_EOF */
+  size_t pending;             /* last record's length, consumed next call */
+  GPtrArray *attrs;           /* StPerfAttr * */
+  GHashTable *by_id;          /* uint64_t * (in an attr's ids) -> StPerfAttr * */
+  GHashTable *build_ids;      /* file name -> BuildId * */
+  uint8_t *features[ST_PERF_FEATURE_BITS];
+  uint64_t feature_size[ST_PERF_FEATURE_BITS];
+  GByteArray *head;           /* file bytes [0, len) while reading headers */
+  uint8_t *scratch;           /* aligned copy of a misaligned record */
+  size_t scratch_cap;
+};
+
+static int
+popcount64 (uint64_t v)
+{
+  return __builtin_popcountll (v);
+}
+
+static uint64_t
+get_u64 (const uint8_t *p)
+{
+  uint64_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static uint32_t
+get_u32 (const uint8_t *p)
+{
+  uint32_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static void
+bad_header (GError **error, int code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+/* An error in the file header or a section it points to.  */
+static void
+bad_header (GError **error, int code, const char *fmt, ...)
+{
+  va_list ap;
+  char *msg;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, ST_ERROR, code, "offset 0: bad perf.data header: %s",
+               msg);
+  g_free (msg);
+}
+
+static int
+bad_record (GError **error, int code, uint64_t offset, uint32_t type,
+            uint64_t size, const char *fmt, ...) G_GNUC_PRINTF (6, 7);
+
+/* An error in the record at OFFSET; returns -1 for the caller.  */
+static int
+bad_record (GError **error, int code, uint64_t offset, uint32_t type,
+            uint64_t size, const char *fmt, ...)
+{
+  va_list ap;
+  char *msg;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, ST_ERROR, code,
+               "offset %" G_GUINT64_FORMAT ": bad perf record (type %u, "
+               "size %" G_GUINT64_FORMAT "): %s", offset, type, size, msg);
+  g_free (msg);
+  return -1;
+}
+
+/* --- attributes and build-ids ------------------------------------------ */
+
+static void
+attr_free (gpointer data)
+{
+  StPerfAttr *a = data;
+
+  g_free (a->raw);
+  g_free (a->ids);
+  g_free (a);
+}
+
+/* A field of the attr blob, 0 when the attr is too small to hold it.  */
+static uint64_t
+attr_u64 (const uint8_t *raw, size_t valid, size_t off)
+{
+  return off + 8 <= valid ? get_u64 (raw + off) : 0;
+}
+
+/* Adds the attribute in RAW (SIZE bytes of perf_event_attr) with the
+   N_IDS sample ids at IDS (any alignment).  */
+static void
+add_attr (StPerfReader *r, const uint8_t *raw, size_t size,
+          const uint8_t *ids, size_t n_ids)
+{
+  StPerfAttr *a = g_new0 (StPerfAttr, 1);
+  size_t valid = size;
+
+  a->raw = g_memdup2 (raw, size);
+  a->raw_size = size;
+  a->size = get_u32 (raw + ST_PERF_ATTR_SIZE);
+  /* Bytes past the attr's own size are not part of it (size 0 is the
+     first version, 64 bytes).  */
+  valid = MIN (valid, a->size != 0 ? a->size : ST_PERF_ATTR_SIZE_VER0);
+  a->type = get_u32 (raw + ST_PERF_ATTR_TYPE);
+  a->config = attr_u64 (raw, valid, ST_PERF_ATTR_CONFIG);
+  a->sample_type = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_TYPE);
+  a->read_format = attr_u64 (raw, valid, ST_PERF_ATTR_READ_FORMAT);
+  a->flags = attr_u64 (raw, valid, ST_PERF_ATTR_FLAGS);
+  a->branch_sample_type = attr_u64 (raw, valid,
+                                    ST_PERF_ATTR_BRANCH_SAMPLE_TYPE);
+  a->sample_regs_user = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_REGS_USER);
+  if (ST_PERF_ATTR_SAMPLE_STACK_USER + 4 <= valid)
+    a->sample_stack_user = get_u32 (raw + ST_PERF_ATTR_SAMPLE_STACK_USER);
+  a->ids = g_new (uint64_t, MAX (n_ids, 1));
+  if (n_ids > 0)
+    memcpy (a->ids, ids, n_ids * sizeof (uint64_t));
+  a->n_ids = n_ids;
+  for (size_t i = 0; i < n_ids; i++)
+    if (!g_hash_table_contains (r->by_id, &a->ids[i]))
+      g_hash_table_insert (r->by_id, &a->ids[i], a);
+  g_ptr_array_add (r->attrs, a);
+}
+
+/* Takes in one HEADER_BUILD_ID entry of LEN bytes; returns why it is bad,
+   or NULL.  */
+static const char *
+add_build_id (StPerfReader *r, const uint8_t *entry, size_t len)
+{
+  const StPerfBuildId *b = (const StPerfBuildId *) entry;
+  const char *name = (const char *) entry + sizeof *b;
+  guint n = ST_PERF_BUILD_ID_MAX;
+  BuildId *id;
+
+  if (len < sizeof *b)
+    return "build-id entry shorter than 36 bytes";
+  if (memchr (name, 0, len - sizeof *b) == NULL)
+    return "build-id entry with an unterminated file name";
+  if (b->header.misc & ST_PERF_MISC_BUILD_ID_SIZE)
+    n = MIN (b->build_id[ST_PERF_BUILD_ID_MAX], ST_PERF_BUILD_ID_MAX);
+  if (n == 0 || g_hash_table_contains (r->build_ids, name))
+    return NULL;
+  id = g_new0 (BuildId, 1);
+  id->len = n;
+  memcpy (id->id, b->build_id, n);
+  g_hash_table_insert (r->build_ids, g_strdup (name), id);
+  return NULL;
+}
+
+/* --- file mode: header sections ----------------------------------------- */
+
+static gboolean
+pread_all (int fd, uint8_t *buf, size_t len, uint64_t off, GError **error)
+{
+  while (len > 0)
+    {
+      ssize_t got = pread (fd, buf, len, (off_t) off);
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        {
+          g_set_error (error, ST_ERROR, got < 0 ? ST_ERROR_IO
+                                                : ST_ERROR_TRUNCATED,
+                       "offset %" G_GUINT64_FORMAT ": pread failed: %s", off,
+                       got < 0 ? g_strerror (errno) : "end of file");
+          return FALSE;
+        }
+      buf += got;
+      len -= got;
+      off += got;
+    }
+  return TRUE;
+}
+
+/* Whether IN is a regular file whose bytes we can pread at the offsets
+   we read from it (checked against the header we got).  */
+static gboolean
+input_seekable (StPerfReader *r)
+{
+  int fd = st_input_fd (r->in);
+  struct stat st;
+  uint8_t check[sizeof r->header];
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || lseek (fd, 0, SEEK_CUR) == (off_t) -1
+      || (uint64_t) st.st_size < r->header.size)
+    return FALSE;
+  if (pread (fd, check, r->header.size, 0) != (ssize_t) r->header.size)
+    return FALSE;
+  return memcmp (check, &r->header, r->header.size) == 0;
+}
+
+static uint64_t
+file_size (StPerfReader *r)
+{
+  struct stat st;
+
+  if (fstat (st_input_fd (r->in), &st) != 0)
+    return 0;
+  return st.st_size;
+}
+
+/* A copy of the file bytes [OFF, OFF + LEN) named WHAT: read forward
+   when they lie before the data section, else pread on a seekable input.
+   Free with g_free.  */
+static uint8_t *
+read_head (StPerfReader *r, uint64_t off, uint64_t len, const char *what,
+           GError **error)
+{
+  uint64_t end = off + len;
+  uint8_t *copy;
+
+  if (end < off || off < r->header.size)
+    {
+      bad_header (error, ST_ERROR_FORMAT,
+                  "%s at offset %" G_GUINT64_FORMAT " (size %" G_GUINT64_FORMAT
+                  ") overlaps the header or wraps", what, off, len);
+      return NULL;
+    }
+  if (end <= r->header.data.offset)
+    {
+      if (end > MAX_HEAD_BYTES)
+        {
+          bad_header (error, ST_ERROR_FORMAT,
+                      "%s at offset %" G_GUINT64_FORMAT " lies too far "
+                      "into the file", what, off);
+          return NULL;
+        }
+      while (r->head->len < end)
+        {
+          size_t want = MIN (end - r->head->len, 65536);
+          size_t avail = 0;
+          GError *local = NULL;
+          const uint8_t *p = st_input_peek (r->in, want, &avail, &local);
+
+          if (p == NULL)
+            {
+              if (local != NULL)
+                g_propagate_error (error, local);
+              else
+                g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                             "offset %" G_GUINT64_FORMAT ": input ended "
+                             "inside the perf.data %s (at offset %"
+                             G_GUINT64_FORMAT ")",
+                             (uint64_t) r->head->len + avail, what, off);
+              return NULL;
+            }
+          g_byte_array_append (r->head, p, want);
+          st_input_consume (r->in, want);
+        }
+      return g_memdup2 (r->head->data + off, MAX (len, 1));
+    }
+  if (!r->seekable)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_UNSUPPORTED,
+                   "offset %" G_GUINT64_FORMAT ": the perf.data %s lies "
+                   "behind the data section (offset %" G_GUINT64_FORMAT
+                   "); reading it needs a seekable input (a regular file, "
+                   "not a pipe)", off, what, r->header.data.offset);
+      return NULL;
+    }
+  if (end > file_size (r))
+    {
+      bad_header (error, ST_ERROR_FORMAT,
+                  "%s at offset %" G_GUINT64_FORMAT " (size %" G_GUINT64_FORMAT
+                  ") lies past the end of the file", what, off, len);
+      return NULL;
+    }
+  copy = g_malloc (MAX (len, 1));
+  if (!pread_all (st_input_fd (r->in), copy, len, off, error))
+    {
+      g_free (copy);
+      return NULL;
+    }
+  return copy;
+}
+
+static gboolean
+read_attrs (StPerfReader *r, GError **error)
+{
+  const StPerfFileHeader *h = &r->header;
+  uint64_t n;
+  uint8_t *section;
+
+  if (h->attrs.size == 0)
+    return TRUE;
+  if (h->attr_size < 16 + ST_PERF_ATTR_SIZE_VER0 || h->attr_size % 8 != 0
+      || h->attrs.size % h->attr_size != 0)
+    {
+      bad_header (error, ST_ERROR_FORMAT,
+                  "attr_size %" G_GUINT64_FORMAT " does not fit the attribute "
+                  "section size %" G_GUINT64_FORMAT, h->attr_size,
+                  h->attrs.size);
+      return FALSE;
+    }
+  n = h->attrs.size / h->attr_size;
+  if (n > MAX_ATTRS)
+    {
+      bad_header (error, ST_ERROR_FORMAT,
+                  "%" G_GUINT64_FORMAT " attributes", n);
+      return FALSE;
+    }
+  section = read_head (r, h->attrs.offset, h->attrs.size,
+                       "attribute section", error);
+  if (section == NULL)
+    return FALSE;
+  for (uint64_t i = 0; i < n; i++)
+    {
+      const uint8_t *entry = section + i * h->attr_size;
+      size_t attr_len = h->attr_size - 16;
+      StPerfSection ids;
+      uint8_t *id_bytes;
+      char *what;
+
+      memcpy (&ids, entry + attr_len, sizeof ids);
+      if (ids.size % 8 != 0 || ids.size > MAX_HEAD_BYTES)
+        {
+          bad_header (error, ST_ERROR_FORMAT,
+                      "attribute %" G_GUINT64_FORMAT " has an id array of "
+                      "%" G_GUINT64_FORMAT " bytes", i, ids.size);
+          g_free (section);
+          return FALSE;
+        }
+      what = g_strdup_printf ("id array of attribute %" G_GUINT64_FORMAT, i);
+      id_bytes = read_head (r, ids.offset, ids.size, what, error);
+      g_free (what);
+      if (id_bytes == NULL)
+        {
+          g_free (section);
+          return FALSE;
+        }
+      add_attr (r, entry, attr_len, id_bytes, ids.size / 8);
+      g_free (id_bytes);
+    }
+  g_free (section);
+  return TRUE;
+}
+
+static gboolean
+parse_build_id_feature (StPerfReader *r, const uint8_t *sec, uint64_t size,
+                        uint64_t sec_offset, GError **error)
+{
+  uint64_t pos = 0;
+
+  while (pos < size)
+    {
+      StPerfEventHeader eh;
+      const char *why = "build-id entry header truncated";
+
+      if (size - pos >= sizeof eh)
+        {
+          memcpy (&eh, sec + pos, sizeof eh);
+          why = "build-id entry runs past the end of the section";
+          if (eh.size <= size - pos)
+            why = add_build_id (r, sec + pos, eh.size);
+        }
+      if (why != NULL)
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                       "offset %" G_GUINT64_FORMAT ": bad perf.data BUILD_ID "
+                       "feature: %s", sec_offset + pos, why);
+          return FALSE;
+        }
+      pos += eh.size;
+    }
+  return TRUE;
+}
+
+/* Reads every feature section (seekable input, complete header).  */
+static gboolean
+read_features (StPerfReader *r, GError **error)
+{
+  const StPerfFileHeader *h = &r->header;
+  uint64_t table_off = h->data.offset + h->data.size;
+  uint64_t fsize = file_size (r);
+  int n = 0;
+  StPerfSection *table;
+  gboolean ok = TRUE;
+
+  for (int w = 0; w < 4; w++)
+    n += popcount64 (h->adds_features[w]);
+  if (n == 0)
+    return TRUE;
+  if (table_off < h->data.offset || table_off > fsize
+      || (uint64_t) n * sizeof *table > fsize - table_off)
+    {
+      bad_header (error, ST_ERROR_FORMAT,
+                  "feature table at offset %" G_GUINT64_FORMAT " (%d entries) "
+                  "lies past the end of the file (%" G_GUINT64_FORMAT
+                  " bytes)", table_off, n, fsize);
+      return FALSE;
+    }
+  table = g_new (StPerfSection, n);
+  if (!pread_all (st_input_fd (r->in), (uint8_t *) table, n * sizeof *table,
+                  table_off, error))
+    {
+      g_free (table);
+      return FALSE;
+    }
+  for (int bit = 0, k = 0; bit < ST_PERF_FEATURE_BITS && ok; bit++)
+    {
+      const StPerfSection *s;
+
+      if (!(h->adds_features[bit / 64] & (1ull << (bit % 64))))
+        continue;
+      s = &table[k++];
+      if (s->offset > fsize || s->size > fsize - s->offset)
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                       "offset %" G_GUINT64_FORMAT ": bad perf.data feature "
+                       "table: section of feature %d (offset %" G_GUINT64_FORMAT
+                       ", size %" G_GUINT64_FORMAT ") lies past the end of "
+                       "the file", table_off + (k - 1) * sizeof *table, bit,
+                       s->offset, s->size);
+          ok = FALSE;
+          break;
+        }
+      r->features[bit] = g_malloc (MAX (s->size, 1));
+      r->feature_size[bit] = s->size;
+      ok = pread_all (st_input_fd (r->in), r->features[bit], s->size,
+                      s->offset, error);
+      if (ok && bit == ST_PERF_FEAT_BUILD_ID)
+        ok = parse_build_id_feature (r, r->features[bit], s->size, s->offset,
+                                     error);
+    }
+  g_free (table);
+  return ok;
+}
+
+static gboolean
+read_file_header (StPerfReader *r, const uint8_t *p, uint64_t size,
+                  GError **error)
+{
+  StPerfFileHeader *h = &r->header;
+  memcpy (h, p, size);
+  st_input_consume (r->in, size);
+  r->head = g_byte_array_new ();
+  g_byte_array_append (r->head, (const uint8_t *) h, size);
+
+  if (h->data.offset < size)
+    {
+      bad_header (error, ST_ERROR_FORMAT,
+                  "data section at offset %" G_GUINT64_FORMAT
+                  " overlaps the header", h->data.offset);
+      return FALSE;
+    }
+  if (h->data.size == 0)
+    r->data_end = UNTIL_EOF;   /* perf was killed before finishing */
+  else if (h->data.offset + h->data.size < h->data.offset)
+    {
+      bad_header (error, ST_ERROR_FORMAT, "data section size wraps");
+      return FALSE;
+    }
+  else
+    r->data_end = h->data.offset + h->data.size;
+  r->seekable = input_seekable (r);
+
+  if (!read_attrs (r, error))
+    return FALSE;
+  /* Forward to the data section.  */
+  if (!st_input_skip (r->in, h->data.offset - r->head->len, error))
+    return FALSE;
+  g_byte_array_free (r->head, TRUE);
+  r->head = NULL;
+  if (r->seekable && h->data.size != 0 && size == ST_PERF_FILE_HEADER_SIZE)
+    return read_features (r, error);
+  return TRUE;
+}
+
+/* --- the reader ---------------------------------------------------------- */
+
+StPerfReader *
+st_perf_reader_new (StInput *in, GError **error)
+{
+  StPerfReader *r;
+  size_t avail = 0;
+  GError *local = NULL;
+  const uint8_t *p = st_input_peek (in, ST_PERF_PIPE_HEADER_SIZE, &avail,
+                                    &local);
+  uint64_t size;
+
+  if (p == NULL)
+    {
+      if (local != NULL)
+        g_propagate_error (error, local);
+      else
+        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                     "offset 0: input ended after %zu bytes, inside the "
+                     "perf.data header", avail);
+      return NULL;
+    }
+  if (memcmp (p, ST_PERF_MAGIC_SWAPPED, 8) == 0)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_UNSUPPORTED,
+                   "offset 0: byte-swapped (big-endian) perf.data not "
+                   "supported");
+      return NULL;
+    }
+  if (memcmp (p, ST_PERF_MAGIC, 8) != 0)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                   "offset 0: bad perf.data magic (expected \"PERFILE2\")");
+      return NULL;
+    }
+  size = get_u64 (p + 8);
+  if (size != ST_PERF_PIPE_HEADER_SIZE && size != ST_PERF_FILE_HEADER_SIZE
+      && size != ST_PERF_FILE_HEADER_V0)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                   "offset 8: unexpected perf.data header size %"
+                   G_GUINT64_FORMAT " (expected 16, 72 or 104)", size);
+      return NULL;
+    }
+
+  r = g_new0 (StPerfReader, 1);
+  r->in = in;
+  r->attrs = g_ptr_array_new_with_free_func (attr_free);
+  r->by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
+  r->build_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                        g_free);
+  r->data_end = UNTIL_EOF;
+  if (size == ST_PERF_PIPE_HEADER_SIZE)
+    {
+      r->pipe = TRUE;
+      st_input_consume (in, size);
+      return r;
+    }
+
+  p = st_input_peek (in, size, &avail, &local);
+  if (p == NULL)
+    {
+      if (local != NULL)
+        g_propagate_error (error, local);
+      else
+        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                     "offset 0: input ended after %zu bytes, inside the "
+                     "perf.data header", avail);
+      st_perf_reader_free (r);
+      return NULL;
+    }
+  if (!read_file_header (r, p, size, error))
+    {
+      st_perf_reader_free (r);
+      return NULL;
+    }
+  return r;
+}
+
+void
+st_perf_reader_free (StPerfReader *r)
+{
+  if (r == NULL)
+    return;
+  g_hash_table_destroy (r->by_id);
+  g_hash_table_destroy (r->build_ids);
+  g_ptr_array_free (r->attrs, TRUE);
+  for (int i = 0; i < ST_PERF_FEATURE_BITS; i++)
+    g_free (r->features[i]);
+  if (r->head != NULL)
+    g_byte_array_free (r->head, TRUE);
+  g_free (r->scratch);
+  g_free (r);
+}
+
+/* --- records ------------------------------------------------------------- */
+
+/* The attribute a record belongs to.  With several attributes, the id
+   is found where the first attribute's sample_type puts it (perf requires
+   all of them to agree).  NULL for a sample of an unknown id, or (with
+   *TOO_SHORT set) one too short to hold its id; other records fall back
+   to the first attribute.  */
+static const StPerfAttr *
+find_attr (StPerfReader *r, const uint8_t *rec, size_t size,
+           gboolean is_sample, gboolean *too_short)
+{
+  const StPerfAttr *first;
+  const StPerfAttr *found;
+  uint64_t st, id;
+  size_t pos;
+
+  if (r->attrs->len == 0)
+    return NULL;
+  first = r->attrs->pdata[0];
+  if (r->attrs->len == 1)
+    return first;
+  st = first->sample_type;
+  if (is_sample)
+    {
+      if (st & ST_PERF_SAMPLE_IDENTIFIER)
+        pos = 8;
+      else if (st & ST_PERF_SAMPLE_ID)
+        pos = 8 + 8 * popcount64 (st & (ST_PERF_SAMPLE_IP
+                                        | ST_PERF_SAMPLE_TID
+                                        | ST_PERF_SAMPLE_TIME
+                                        | ST_PERF_SAMPLE_ADDR));
+      else
+        return first;
+      if (pos + 8 > size)
+        {
+          *too_short = TRUE;
+          return NULL;
+        }
+    }
+  else
+    {
+      size_t back;
+
+      if (!(first->flags & ST_PERF_ATTR_FLAG_SAMPLE_ID_ALL))
+        return first;
+      if (st & ST_PERF_SAMPLE_IDENTIFIER)
+        back = 8;
+      else if (st & ST_PERF_SAMPLE_ID)
+        back = 8 * (1 + popcount64 (st & (ST_PERF_SAMPLE_STREAM_ID
+                                          | ST_PERF_SAMPLE_CPU)));
+      else
+        return first;
+      if (back > size - 8)
+        return first;
+      pos = size - back;
+    }
+  id = get_u64 (rec + pos);
+  found = g_hash_table_lookup (r->by_id, &id);
+  if (found == NULL && !is_sample)
+    return first;
+  return found;
+}
+
+/* Fills pid/tid/time/cpu from the sample_id trailer of a non-sample
+   record and sets *BODY_END to where the trailer starts.  FALSE when the
+   record has no room for BODY_MIN bytes plus the trailer.  */
+static gboolean
+parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
+               size_t body_min, StEvent *ev, size_t *body_end)
+{
+  const uint8_t *t;
+  uint64_t st;
+  size_t len;
+
+  *body_end = size;
+  if (size < body_min)
+    return FALSE;
+  if (a == NULL || !(a->flags & ST_PERF_ATTR_FLAG_SAMPLE_ID_ALL))
+    return TRUE;
+  st = a->sample_type;
+  len = 8 * popcount64 (st & TRAILER_BITS);
+  if (len > size - body_min)
+    return FALSE;
+  t = rec + size - len;
+  if (st & ST_PERF_SAMPLE_TID)
+    {
+      ev->pid = (int32_t) get_u32 (t);
+      ev->tid = (int32_t) get_u32 (t + 4);
+      t += 8;
+    }
+  if (st & ST_PERF_SAMPLE_TIME)
+    {
+      ev->time = (int64_t) get_u64 (t);
+      t += 8;
+    }
+  if (st & ST_PERF_SAMPLE_ID)
+    t += 8;
+  if (st & ST_PERF_SAMPLE_STREAM_ID)
+    t += 8;
+  if (st & ST_PERF_SAMPLE_CPU)
+    ev->cpu = (int32_t) get_u32 (t);
+  *body_end = size - len;
+  return TRUE;
+}
+
+/* Reading a sample's fields in order, bounds-checked.  */
+typedef struct
+{
+  const uint8_t *rec;
+  size_t pos;
+  size_t size;
+} Cursor;
+
+static gboolean
+cur_take (Cursor *c, uint64_t n, const uint8_t **out)
+{
+  if (n > c->size - c->pos)
+    return FALSE;
+  if (out != NULL)
+    *out = c->rec + c->pos;
+  c->pos += n;
+  return TRUE;
+}
+
+static gboolean
+cur_u64 (Cursor *c, uint64_t *v)
+{
+  const uint8_t *p;
+
+  if (!cur_take (c, 8, &p))
+    return FALSE;
+  *v = get_u64 (p);
+  return TRUE;
+}
+
+/* Skips N items of ITEM bytes each.  */
+static gboolean
+cur_skip_array (Cursor *c, uint64_t n, uint64_t item, const uint8_t **out)
+{
+  if (n > (c->size - c->pos) / item)
+    return FALSE;
+  return cur_take (c, n * item, out);
+}
+
+static gboolean
+skip_read_values (Cursor *c, uint64_t read_format)
+{
+  uint64_t extra = 8 * popcount64 (read_format
+                                   & (ST_PERF_FORMAT_TOTAL_TIME_ENABLED
+                                      | ST_PERF_FORMAT_TOTAL_TIME_RUNNING));
+  uint64_t per_value = 8 * (1 + popcount64 (read_format
+                                            & (ST_PERF_FORMAT_ID
+                                               | ST_PERF_FORMAT_LOST)));
+  uint64_t nr;
+
+  if (!(read_format & ST_PERF_FORMAT_GROUP))
+    return cur_take (c, extra + per_value, NULL);
+  return (cur_u64 (c, &nr) && cur_take (c, extra, NULL)
+          && cur_skip_array (c, nr, per_value, NULL));
+}
+
+static int
+decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
+               StEvent *ev, GError **error)
+{
+  const StPerfAttr *a;
+  uint64_t st, v, nr = 0, abi = 0, stack_size = 0, dyn_size = 0;
+  const uint8_t *ips = NULL, *regs = NULL, *stack = NULL, *p = NULL;
+  Cursor c = { rec, sizeof (StPerfEventHeader), size };
+  const char *field = NULL;
+  uint32_t n_regs = 0;
+  gboolean too_short = FALSE;
+
+  if (r->attrs->len == 0)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_SAMPLE, size,
+                       "sample before any event attribute");
+  a = find_attr (r, rec, size, TRUE, &too_short);
+  if (a == NULL)
+    {
+      if (too_short)
+        return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                           ST_PERF_RECORD_SAMPLE, size,
+                           "too short to hold its sample id");
+      return 1;   /* unknown id: perf skips it, we pass it through */
+    }
+  st = a->sample_type;
+
+#define TAKE(bit, name, stmt)                   \
+  if (st & (bit))                               \
+    {                                           \
+      field = (name);                           \
+      if (!(stmt))                              \
+        goto short_record;                      \
+    }
+
+  TAKE (ST_PERF_SAMPLE_IDENTIFIER, "IDENTIFIER", cur_u64 (&c, &v));
+  TAKE (ST_PERF_SAMPLE_IP, "IP", cur_u64 (&c, &v));
+  TAKE (ST_PERF_SAMPLE_TID, "TID", cur_take (&c, 8, &p));
+  if (st & ST_PERF_SAMPLE_TID)
+    {
+      ev->pid = (int32_t) get_u32 (p);
+      ev->tid = (int32_t) get_u32 (p + 4);
+    }
+  TAKE (ST_PERF_SAMPLE_TIME, "TIME", cur_u64 (&c, &v));
+  if (st & ST_PERF_SAMPLE_TIME)
+    ev->time = (int64_t) v;
+  TAKE (ST_PERF_SAMPLE_ADDR, "ADDR", cur_u64 (&c, &v));
+  TAKE (ST_PERF_SAMPLE_ID, "ID", cur_u64 (&c, &v));
+  TAKE (ST_PERF_SAMPLE_STREAM_ID, "STREAM_ID", cur_u64 (&c, &v));
+  TAKE (ST_PERF_SAMPLE_CPU, "CPU", cur_take (&c, 8, &p));
+  if (st & ST_PERF_SAMPLE_CPU)
+    ev->cpu = (int32_t) get_u32 (p);
+  TAKE (ST_PERF_SAMPLE_PERIOD, "PERIOD", cur_u64 (&c, &v));
+  TAKE (ST_PERF_SAMPLE_READ, "READ", skip_read_values (&c, a->read_format));
+  TAKE (ST_PERF_SAMPLE_CALLCHAIN, "CALLCHAIN",
+        cur_u64 (&c, &nr) && cur_skip_array (&c, nr, 8, &ips));
+  TAKE (ST_PERF_SAMPLE_RAW, "RAW", cur_take (&c, 4, &p));
+  if (st & ST_PERF_SAMPLE_RAW)
+    {
+      uint32_t raw_size = get_u32 (p);
+
+      /* The kernel pads the data so that size + 4 is 8-aligned; the u64
+         fields after it rely on that.  */
+      if ((raw_size + 4ull) % 8 != 0)
+        return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                           ST_PERF_RECORD_SAMPLE, size,
+                           "RAW size %u + 4 is not a multiple of 8",
+                           raw_size);
+      TAKE (ST_PERF_SAMPLE_RAW, "RAW", cur_take (&c, raw_size, NULL));
+    }
+  if (st & ST_PERF_SAMPLE_BRANCH_STACK)
+    {
+      uint64_t n_branches = 0;
+
+      TAKE (ST_PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK",
+            cur_u64 (&c, &n_branches));
+      if (a->branch_sample_type & ST_PERF_BRANCH_HW_INDEX)
+        TAKE (ST_PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", cur_u64 (&c, &v));
+      TAKE (ST_PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK",
+            cur_skip_array (&c, n_branches, ST_PERF_BRANCH_ENTRY_SIZE, NULL));
+    }
+  TAKE (ST_PERF_SAMPLE_REGS_USER, "REGS_USER", cur_u64 (&c, &abi));
+  if ((st & ST_PERF_SAMPLE_REGS_USER) && abi != 0)
+    {
+      n_regs = popcount64 (a->sample_regs_user);
+      TAKE (ST_PERF_SAMPLE_REGS_USER, "REGS_USER",
+            cur_skip_array (&c, n_regs, 8, &regs));
+    }
+  TAKE (ST_PERF_SAMPLE_STACK_USER, "STACK_USER",
+        cur_u64 (&c, &stack_size) && cur_take (&c, stack_size, &stack));
+  if ((st & ST_PERF_SAMPLE_STACK_USER) && stack_size != 0)
+    TAKE (ST_PERF_SAMPLE_STACK_USER, "STACK_USER", cur_u64 (&c, &dyn_size));
+  /* Later fields are not needed.  */
+#undef TAKE
+
+  if ((st & ST_PERF_SAMPLE_REGS_USER) && abi != 0 && dyn_size > 0)
+    {
+      uint32_t n_kernel = 0;
+
+      /* The kernel part only: a user part (exclude_callchain_user unset)
+         is what unwinding replaces.  */
+      while (n_kernel < nr
+             && get_u64 (ips + 8 * n_kernel) != ST_CONTEXT_USER)
+        n_kernel++;
+      ev->kind = ST_EVENT_STACK_USER;
+      ev->stack.callchain = n_kernel ? (const uint64_t *) ips : NULL;
+      ev->stack.n_callchain = n_kernel;
+      ev->stack.abi = (uint32_t) abi;
+      ev->stack.regs_mask = a->sample_regs_user;
+      ev->stack.regs = n_regs ? (const uint64_t *) regs : NULL;
+      ev->stack.n_regs = n_regs;
+      ev->stack.stack = stack;
+      ev->stack.stack_size = MIN (dyn_size, stack_size);
+    }
+  else
+    {
+      ev->kind = ST_EVENT_SAMPLE;
+      ev->sample.ips = nr ? (const uint64_t *) ips : NULL;
+      ev->sample.n_ips = (uint32_t) nr;
+    }
+  return 1;
+
+short_record:
+  return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                     ST_PERF_RECORD_SAMPLE, size,
+                     "%s field runs past the end of the record", field);
+}
+
+/* MMAP, MMAP2, COMM, FORK, EXIT, LOST.  */
+static int
+decode_kernel (StPerfReader *r, uint32_t type, const uint8_t *rec,
+               size_t size, StEvent *ev, GError **error)
+{
+  const StPerfEventHeader *h = (const StPerfEventHeader *) rec;
+  const StPerfAttr *a = find_attr (r, rec, size, FALSE, NULL);
+  size_t fixed, body_end;
+  const char *str = NULL;
+
+  switch (type)
+    {
+    case ST_PERF_RECORD_MMAP: fixed = sizeof (StPerfMmap); break;
+    case ST_PERF_RECORD_MMAP2: fixed = sizeof (StPerfMmap2); break;
+    case ST_PERF_RECORD_COMM: fixed = sizeof (StPerfComm); break;
+    case ST_PERF_RECORD_LOST: fixed = sizeof (StPerfLost); break;
+    default: fixed = sizeof (StPerfForkExit); break;
+    }
+  if (!parse_trailer (a, rec, size, fixed, ev, &body_end))
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset, type, size,
+                       "too short for its %zu-byte body%s", fixed,
+                       size >= fixed ? " and sample_id trailer" : "");
+  if (type == ST_PERF_RECORD_MMAP || type == ST_PERF_RECORD_MMAP2
+      || type == ST_PERF_RECORD_COMM)
+    {
+      str = (const char *) rec + fixed;
+      if (memchr (str, 0, body_end - fixed) == NULL)
+        return bad_record (error, ST_ERROR_FORMAT, ev->offset, type, size,
+                           "unterminated %s",
+                           type == ST_PERF_RECORD_COMM ? "comm"
+                                                       : "file name");
+    }
+
+  switch (type)
+    {
+    case ST_PERF_RECORD_MMAP:
+    case ST_PERF_RECORD_MMAP2:
+      {
+        /* MMAP and MMAP2 share their first fields.  */
+        const StPerfMmap *m = (const StPerfMmap *) rec;
+        const uint8_t *bid;
+        guint bid_len = 0;
+
+        if (m->addr + m->len < m->addr)
+          return bad_record (error, ST_ERROR_FORMAT, ev->offset, type, size,
+                             "mapping wraps around the address space");
+        ev->kind = ST_EVENT_MAP;
+        ev->pid = (int32_t) m->pid;
+        ev->tid = (int32_t) m->tid;
+        ev->map.start = m->addr;
+        ev->map.end = m->addr + m->len;
+        ev->map.pgoff = m->pgoff;
+        ev->map.filename = str;
+        bid = st_perf_reader_build_id (r, str, &bid_len);
+        if (type == ST_PERF_RECORD_MMAP2)
+          {
+            const StPerfMmap2 *m2 = (const StPerfMmap2 *) rec;
+
+            ev->map.prot = m2->prot;
+            ev->map.exec_known = true;
+            if (h->misc & ST_PERF_MISC_MMAP_BUILD_ID)
+              {
+                bid = m2->build_id;
+                bid_len = MIN (m2->build_id_size, ST_PERF_BUILD_ID_MAX);
+              }
+            else
+              ev->map.inode = m2->ino;
+          }
+        else if (h->misc & ST_PERF_MISC_MMAP_DATA)
+          ev->map.exec_known = true;   /* a data mapping: prot 0 */
+        if (bid != NULL && bid_len > 0)
+          {
+            memcpy (ev->map.build_id, bid, bid_len);
+            ev->map.build_id_len = bid_len;
+          }
+        break;
+      }
+    case ST_PERF_RECORD_COMM:
+      {
+        const StPerfComm *cm = (const StPerfComm *) rec;
+
+        ev->kind = ST_EVENT_PROCESS;
+        ev->pid = (int32_t) cm->pid;
+        ev->tid = (int32_t) cm->tid;
+        ev->process.comm = str;
+        ev->process.exec = (h->misc & ST_PERF_MISC_COMM_EXEC) != 0;
+        break;
+      }
+    case ST_PERF_RECORD_FORK:
+    case ST_PERF_RECORD_EXIT:
+      {
+        const StPerfForkExit *f = (const StPerfForkExit *) rec;
+
+        ev->kind = type == ST_PERF_RECORD_FORK ? ST_EVENT_FORK
+                                               : ST_EVENT_EXIT;
+        ev->pid = (int32_t) f->pid;
+        ev->tid = (int32_t) f->tid;
+        ev->time = (int64_t) f->time;
+        if (type == ST_PERF_RECORD_FORK)
+          {
+            ev->fork.parent_pid = (int32_t) f->ppid;
+            ev->fork.parent_tid = (int32_t) f->ptid;
+          }
+        break;
+      }
+    case ST_PERF_RECORD_LOST:
+      ev->kind = ST_EVENT_LOST;
+      ev->lost.count = ((const StPerfLost *) rec)->lost;
+      break;
+    }
+  return 1;
+}
+
+static int
+decode_header_attr (StPerfReader *r, const uint8_t *rec, size_t size,
+                    StEvent *ev, GError **error)
+{
+  const size_t hdr = sizeof (StPerfEventHeader);
+  uint32_t attr_size;
+
+  if (size < hdr + ST_PERF_ATTR_SIZE_VER0)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_HEADER_ATTR, size,
+                       "too short for an event attribute");
+  attr_size = get_u32 (rec + hdr + ST_PERF_ATTR_SIZE);
+  if (attr_size == 0)
+    attr_size = ST_PERF_ATTR_SIZE_VER0;
+  if (attr_size < ST_PERF_ATTR_SIZE_VER0 || attr_size > size - hdr)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_HEADER_ATTR, size,
+                       "attribute size %u does not fit", attr_size);
+  if (r->attrs->len >= MAX_ATTRS)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_HEADER_ATTR, size,
+                       "more than %d attributes", MAX_ATTRS);
+  add_attr (r, rec + hdr, attr_size, rec + hdr + attr_size,
+            (size - hdr - attr_size) / 8);
+  return 1;
+}
+
+/* The bytes that follow records of TYPE outside their size (tracing and
+   AUXTRACE data), from the record's fixed part at P (SIZE bytes).  */
+static int
+payload_size (uint32_t type, const uint8_t *p, size_t size, uint64_t *out)
+{
+  *out = 0;
+  if (type == ST_PERF_RECORD_HEADER_TRACING_DATA)
+    {
+      if (size < sizeof (StPerfTracingData))
+        return -1;
+      *out = ALIGN8 ((uint64_t) ((const StPerfTracingData *) p)->size);
+    }
+  else if (type == ST_PERF_RECORD_AUXTRACE)
+    {
+      if (size < sizeof (StPerfAuxtrace))
+        return -1;
+      *out = ((const StPerfAuxtrace *) p)->size;
+      if (*out > MAX_PAYLOAD)
+        return -1;
+      *out = ALIGN8 (*out);
+    }
+  return *out > MAX_PAYLOAD ? -1 : 0;
+}
+
+static int
+input_error (GError **error, GError *local, uint64_t offset, size_t avail,
+             uint64_t need, const char *what)
+{
+  if (local != NULL)
+    g_propagate_error (error, local);
+  else
+    g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                 "offset %" G_GUINT64_FORMAT ": input ended inside a perf "
+                 "%s (%zu of %" G_GUINT64_FORMAT " bytes)", offset, what,
+                 avail, need);
+  return -1;
+}
+
+int
+st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
+{
+  uint64_t off, total, payload;
+  size_t avail = 0;
+  GError *local = NULL;
+  const uint8_t *p;
+  StPerfEventHeader h;
+
+  if (r->pending > 0)
+    {
+      st_input_consume (r->in, r->pending);
+      r->pending = 0;
+    }
+  off = st_input_offset (r->in);
+  if (off >= r->data_end)
+    return 0;
+
+  p = st_input_peek (r->in, sizeof h, &avail, &local);
+  if (p == NULL)
+    {
+      if (local == NULL && avail == 0)
+        {
+          if (r->data_end == UNTIL_EOF)
+            return 0;
+          g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                       "offset %" G_GUINT64_FORMAT ": input ended inside the "
+                       "perf.data data section, which ends at offset %"
+                       G_GUINT64_FORMAT, off, r->data_end);
+          return -1;
+        }
+      return input_error (error, local, off, avail, sizeof h,
+                          "record header");
+    }
+  memcpy (&h, p, sizeof h);
+  if (h.size < sizeof h)
+    return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
+                       "smaller than its 8-byte header");
+  if (h.type == ST_PERF_RECORD_COMPRESSED)
+    return bad_record (error, ST_ERROR_UNSUPPORTED, off, h.type, h.size,
+                       "compressed perf.data (perf record -z) is not "
+                       "supported");
+
+  total = h.size;
+  if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
+      || h.type == ST_PERF_RECORD_AUXTRACE)
+    {
+      p = st_input_peek (r->in, h.size, &avail, &local);
+      if (p == NULL)
+        return input_error (error, local, off, avail, h.size, "record");
+      if (payload_size (h.type, p, h.size, &payload) < 0)
+        return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
+                           "too short, or too large a data payload");
+      total += payload;
+    }
+  if (total > r->data_end - off)
+    return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
+                       "runs past the end of the data section at offset %"
+                       G_GUINT64_FORMAT, r->data_end);
+  p = st_input_peek (r->in, total, &avail, &local);
+  if (p == NULL)
+    return input_error (error, local, off, avail, total, "record");
+  if ((uintptr_t) p % 8 != 0)
+    {
+      /* Only a record at an odd offset: keep u64 arrays aligned.  */
+      if (r->scratch_cap < total)
+        {
+          g_free (r->scratch);
+          r->scratch_cap = MAX (total, 65536);
+          r->scratch = g_malloc (r->scratch_cap);
+        }
+      memcpy (r->scratch, p, total);
+      p = r->scratch;
+    }
+  r->pending = total;
+
+  memset (ev, 0, sizeof *ev);
+  ev->kind = ST_EVENT_OTHER;
+  ev->source = ST_FORMAT_PERF;
+  ev->offset = off;
+  ev->pid = -1;
+  ev->tid = -1;
+  ev->cpu = -1;
+  ev->raw = p;
+  ev->raw_len = total;
+
+  switch (h.type)
+    {
+    case ST_PERF_RECORD_SAMPLE:
+      return decode_sample (r, p, h.size, ev, error);
+    case ST_PERF_RECORD_MMAP:
+    case ST_PERF_RECORD_MMAP2:
+    case ST_PERF_RECORD_COMM:
+    case ST_PERF_RECORD_FORK:
+    case ST_PERF_RECORD_EXIT:
+    case ST_PERF_RECORD_LOST:
+      return decode_kernel (r, h.type, p, h.size, ev, error);
+    case ST_PERF_RECORD_HEADER_ATTR:
+      return decode_header_attr (r, p, h.size, ev, error);
+    case ST_PERF_RECORD_HEADER_BUILD_ID:
+      {
+        const char *why = add_build_id (r, p, h.size);
+
+        if (why != NULL)
+          return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
+                             "%s", why);
+        return 1;
+      }
+    default:
+      if (h.type < ST_PERF_RECORD_KERNEL_MAX)
+        {
+          size_t body_end;
+
+          /* Other kernel records: time and cpu from the trailer, when it
+             fits.  */
+          parse_trailer (find_attr (r, p, h.size, FALSE, NULL), p, h.size,
+                         sizeof h, ev, &body_end);
+        }
+      return 1;
+    }
+}
+
+gboolean
+st_perf_reader_is_pipe (const StPerfReader *r)
+{
+  return r->pipe;
+}
+
+guint
+st_perf_reader_n_attrs (const StPerfReader *r)
+{
+  return r->attrs->len;
+}
+
+const StPerfAttr *
+st_perf_reader_attr (const StPerfReader *r, guint i)
+{
+  return i < r->attrs->len ? r->attrs->pdata[i] : NULL;
+}
+
+const StPerfFileHeader *
+st_perf_reader_file_header (const StPerfReader *r)
+{
+  return r->pipe ? NULL : &r->header;
+}
+
+const uint8_t *
+st_perf_reader_feature (const StPerfReader *r, guint bit, uint64_t *size)
+{
+  if (size != NULL)
+    *size = 0;
+  if (bit >= ST_PERF_FEATURE_BITS || r->features[bit] == NULL)
+    return NULL;
+  if (size != NULL)
+    *size = r->feature_size[bit];
+  return r->features[bit];
+}
+
+const uint8_t *
+st_perf_reader_build_id (const StPerfReader *r, const char *filename,
+                         guint *len)
+{
+  const BuildId *id = g_hash_table_lookup (r->build_ids, filename);
+
+  if (len != NULL)
+    *len = id != NULL ? id->len : 0;
+  return id != NULL ? id->id : NULL;
+}

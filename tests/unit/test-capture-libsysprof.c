@@ -1,0 +1,326 @@
+/* Interoperability with libsysprof-capture-4: captures written by our
+   writer, read back by Sysprof's own reader (only frame types it knows: it
+   stops at types >= 16, so no STACK_USER), and captures written by
+   Sysprof's writer, read by our reader and copied byte for byte.  */
+#include "config.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <sysprof-capture.h>
+
+#include "format/capture-reader.h"
+#include "format/capture-writer.h"
+#include "format/input.h"
+#include "format/output.h"
+
+static const uint64_t ips[] = {
+  (uint64_t) -128, 0xffffffff81000010ull, (uint64_t) -512, 0x401000, 0x401234,
+};
+static const uint8_t build_id[20] = {
+  0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+};
+
+static char *
+write_capture (void)
+{
+  GError *error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("st-libsysprof-XXXXXX", &path, &error);
+
+  g_assert_no_error (error);
+  StOutput *out = st_output_new (fd);
+  StCaptureWriter *w = st_capture_writer_new (out);
+  st_capture_writer_file_header (w, NULL, 1000);
+  st_capture_writer_process (w, 0, 100, 1100, "/usr/bin/prog --arg");
+  st_capture_writer_map (w, 0, 100, 1200, 0x400000, 0x402000, 0x1000, 42,
+                         "/usr/bin/prog", build_id, sizeof build_id);
+  st_capture_writer_map (w, 1, 100, 1300, 0x7f0000000000ull,
+                         0x7f0000001000ull, 0, 0, "[vdso]", NULL, 0);
+  g_assert_true (st_capture_writer_sample (w, 1, 100, 101, 1400, ips,
+                                           G_N_ELEMENTS (ips)));
+  st_capture_writer_fork (w, 0, 100, 1500, 200);
+  st_capture_writer_exit (w, 0, 200, 1600);
+  st_capture_writer_log (w, 1, 100, 1700, G_LOG_LEVEL_WARNING, "stacktrace",
+                         "3 events lost by the recorder");
+  g_assert_true (st_capture_writer_finish (w, &error));
+  g_assert_no_error (error);
+  st_capture_writer_free (w);
+  st_output_free (out);
+  close (fd);
+  return path;
+}
+
+static void
+test_libsysprof_reads_ours (void)
+{
+  char *path = write_capture ();
+  SysprofCaptureReader *r = sysprof_capture_reader_new (path);
+  SysprofCaptureFrameType type;
+  unsigned n = 0;
+
+  g_assert_nonnull (r);
+  g_assert_cmpint (sysprof_capture_reader_get_start_time (r), ==, 1000);
+  g_assert_cmpint (sysprof_capture_reader_get_end_time (r), ==, 1700);
+
+  while (sysprof_capture_reader_peek_type (r, &type))
+    {
+      switch (n++)
+        {
+        case 0:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_PROCESS);
+            const SysprofCaptureProcess *p = sysprof_capture_reader_read_process (r);
+            g_assert_nonnull (p);
+            g_assert_cmpint (p->frame.pid, ==, 100);
+            g_assert_cmpstr (p->cmdline, ==, "/usr/bin/prog --arg");
+            break;
+          }
+        case 1:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_MAP);
+            const SysprofCaptureMap *m = sysprof_capture_reader_read_map (r);
+            g_assert_nonnull (m);
+            g_assert_cmphex (m->start, ==, 0x400000);
+            g_assert_cmphex (m->end, ==, 0x402000);
+            g_assert_cmphex (m->offset, ==, 0x1000);
+            g_assert_cmpuint (m->inode, ==, 42);
+            g_assert_cmpstr (m->filename, ==, "/usr/bin/prog");
+            g_assert_cmpstr (m->filename + strlen (m->filename) + 1, ==,
+                             "@deadbeef0102030405060708090a0b0c0d0e0f10");
+            break;
+          }
+        case 2:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_MAP);
+            const SysprofCaptureMap *m = sysprof_capture_reader_read_map (r);
+            g_assert_nonnull (m);
+            g_assert_cmpstr (m->filename, ==, "[vdso]");
+            g_assert_cmpint (m->frame.cpu, ==, 1);
+            break;
+          }
+        case 3:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_SAMPLE);
+            const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (r);
+            g_assert_nonnull (s);
+            g_assert_cmpint (s->frame.pid, ==, 100);
+            g_assert_cmpint (s->tid, ==, 101);
+            g_assert_cmpint (s->frame.time, ==, 1400);
+            g_assert_cmpuint (s->n_addrs, ==, G_N_ELEMENTS (ips));
+            for (unsigned i = 0; i < G_N_ELEMENTS (ips); i++)
+              g_assert_cmphex (s->addrs[i], ==, ips[i]);
+            break;
+          }
+        case 4:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_FORK);
+            const SysprofCaptureFork *f = sysprof_capture_reader_read_fork (r);
+            g_assert_nonnull (f);
+            g_assert_cmpint (f->frame.pid, ==, 100);
+            g_assert_cmpint (f->child_pid, ==, 200);
+            break;
+          }
+        case 5:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_EXIT);
+            const SysprofCaptureExit *e = sysprof_capture_reader_read_exit (r);
+            g_assert_nonnull (e);
+            g_assert_cmpint (e->frame.pid, ==, 200);
+            break;
+          }
+        case 6:
+          {
+            g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_LOG);
+            const SysprofCaptureLog *l = sysprof_capture_reader_read_log (r);
+            g_assert_nonnull (l);
+            g_assert_cmpuint (l->severity, ==, G_LOG_LEVEL_WARNING);
+            g_assert_cmpstr (l->domain, ==, "stacktrace");
+            g_assert_cmpstr (l->message, ==, "3 events lost by the recorder");
+            break;
+          }
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  g_assert_cmpuint (n, ==, 7);
+
+  sysprof_capture_reader_unref (r);
+  g_unlink (path);
+  g_free (path);
+}
+
+static int
+fill_backtrace (SysprofCaptureAddress *addrs, unsigned int n_addrs,
+                void *user_data)
+{
+  for (unsigned int i = 0; i < n_addrs && i < 3; i++)
+    addrs[i] = 0x500000 + i;
+  return MIN (n_addrs, 3u);
+}
+
+/* Every frame type Sysprof's writer makes.  */
+static char *
+write_sysprof_capture (void)
+{
+  GError *error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("st-sysprof-writer-XXXXXX", &path, &error);
+  SysprofCaptureWriter *w;
+  SysprofCaptureCounter ctr;
+  SysprofCaptureCounterValue val;
+  unsigned int id;
+  const uint8_t chunk[] = "file contents";
+
+  g_assert_no_error (error);
+  close (fd);
+  w = sysprof_capture_writer_new (path, 0);
+  g_assert_nonnull (w);
+
+  g_assert_true (sysprof_capture_writer_add_timestamp (w, 2000, 0, 10));
+  g_assert_true (sysprof_capture_writer_add_process (w, 2001, 0, 10, "prog"));
+  g_assert_true (sysprof_capture_writer_add_map (w, 2002, 1, 10, 0x400000,
+                                                 0x401000, 0, 9, "/bin/prog"));
+  g_assert_true (sysprof_capture_writer_add_sample (w, 2003, 1, 10, 11, ips,
+                                                    G_N_ELEMENTS (ips)));
+  g_assert_true (sysprof_capture_writer_add_fork (w, 2004, 0, 10, 20));
+  g_assert_true (sysprof_capture_writer_add_exit (w, 2005, 0, 20));
+  g_assert_true (sysprof_capture_writer_add_log (w, 2006, 0, 10,
+                                                 G_LOG_LEVEL_MESSAGE, "dom",
+                                                 "message"));
+  g_assert_true (sysprof_capture_writer_add_mark (w, 2007, 0, 10, 5, "group",
+                                                  "name", "mark message"));
+  g_assert_true (sysprof_capture_writer_add_metadata (w, 2008, 0, 10, "id",
+                                                      "key=value", -1));
+  g_assert_true (sysprof_capture_writer_add_file (w, 2009, 0, 10, "/etc/x",
+                                                  true, chunk, sizeof chunk));
+  g_assert_true (sysprof_capture_writer_add_allocation (w, 2010, 0, 10, 11,
+                                                        0x1234, 64,
+                                                        fill_backtrace, NULL));
+  g_assert_true (sysprof_capture_writer_add_overlay (w, 2011, 0, 10, 0,
+                                                     "/src", "/dst"));
+  memset (&ctr, 0, sizeof ctr);
+  id = sysprof_capture_writer_request_counter (w, 1);
+  g_strlcpy (ctr.category, "cat", sizeof ctr.category);
+  g_strlcpy (ctr.name, "ctr", sizeof ctr.name);
+  ctr.id = id;
+  ctr.type = SYSPROF_CAPTURE_COUNTER_INT64;
+  g_assert_true (sysprof_capture_writer_define_counters (w, 2012, 0, 10, &ctr,
+                                                         1));
+  val.v64 = 77;
+  g_assert_true (sysprof_capture_writer_set_counters (w, 2013, 0, 10, &id,
+                                                      &val, 1));
+  g_assert_cmphex (sysprof_capture_writer_add_jitmap (w, "jitted"), !=, 0);
+  g_assert_true (sysprof_capture_writer_flush (w));
+  sysprof_capture_writer_unref (w);
+  return path;
+}
+
+static void
+test_ours_reads_libsysprof (void)
+{
+  char *path = write_sysprof_capture ();
+  char *in_path = NULL;
+  GError *error = NULL;
+  char *contents = NULL;
+  char *copy = NULL;
+  gsize len = 0, copy_len = 0;
+  StEvent ev;
+  int rc;
+  unsigned n = 0, n_sample = 0, n_map = 0, n_process = 0, n_fork = 0;
+  unsigned n_exit = 0;
+
+  g_assert_true (g_file_get_contents (path, &contents, &len, &error));
+  g_assert_no_error (error);
+
+  int in_fd = open (path, O_RDONLY);
+  int out_fd = g_file_open_tmp ("st-sysprof-copy-XXXXXX", &in_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (in_fd, >=, 0);
+
+  StInput *in = st_input_new (in_fd);
+  StCaptureReader *r = st_capture_reader_new (in, &error);
+  g_assert_no_error (error);
+  StOutput *out = st_output_new (out_fd);
+  StCaptureWriter *w = st_capture_writer_new (out);
+  st_capture_writer_file_header (w, st_capture_reader_header (r), 0);
+
+  while ((rc = st_capture_reader_next (r, &ev, &error)) > 0)
+    {
+      n++;
+      switch (ev.kind)
+        {
+        case ST_EVENT_SAMPLE:
+          n_sample++;
+          g_assert_cmpint (ev.tid, ==, 11);
+          g_assert_cmpmem (ev.sample.ips, ev.sample.n_ips * 8, ips,
+                           sizeof ips);
+          break;
+        case ST_EVENT_MAP:
+          n_map++;
+          g_assert_cmpstr (ev.map.filename, ==, "/bin/prog");
+          g_assert_cmpuint (ev.map.build_id_len, ==, 0);
+          break;
+        case ST_EVENT_PROCESS:
+          n_process++;
+          g_assert_cmpstr (ev.process.comm, ==, "prog");
+          break;
+        case ST_EVENT_FORK:
+          n_fork++;
+          g_assert_cmpint (ev.pid, ==, 20);
+          g_assert_cmpint (ev.fork.parent_pid, ==, 10);
+          break;
+        case ST_EVENT_EXIT:
+          n_exit++;
+          g_assert_cmpint (ev.pid, ==, 20);
+          break;
+        default:
+          g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
+          break;
+        }
+      st_capture_writer_raw (w, ev.raw, ev.raw_len, ev.time);
+    }
+  g_assert_no_error (error);
+  g_assert_cmpint (rc, ==, 0);
+  g_assert_cmpuint (n, ==, 15);
+  g_assert_cmpuint (n_sample, ==, 1);
+  g_assert_cmpuint (n_map, ==, 1);
+  g_assert_cmpuint (n_process, ==, 1);
+  g_assert_cmpuint (n_fork, ==, 1);
+  g_assert_cmpuint (n_exit, ==, 1);
+  g_assert_cmpuint (st_input_offset (in), ==, len);
+
+  g_assert_true (st_capture_writer_finish (w, &error));
+  g_assert_no_error (error);
+  st_capture_writer_free (w);
+  st_output_free (out);
+  st_capture_reader_free (r);
+  st_input_free (in);
+  close (in_fd);
+  close (out_fd);
+
+  g_assert_true (g_file_get_contents (in_path, &copy, &copy_len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (copy, copy_len, contents, len);
+
+  g_free (copy);
+  g_free (contents);
+  g_unlink (in_path);
+  g_unlink (path);
+  g_free (in_path);
+  g_free (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/capture/libsysprof-reads-ours",
+                   test_libsysprof_reads_ours);
+  g_test_add_func ("/capture/ours-reads-libsysprof",
+                   test_ours_reads_libsysprof);
+  return g_test_run ();
+}

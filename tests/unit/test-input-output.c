@@ -1,0 +1,328 @@
+/* StInput over pipes fed in odd-sized chunks, and StOutput.  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "format/domain.h"
+#include "format/input.h"
+#include "format/output.h"
+
+static uint8_t
+pattern (uint64_t i)
+{
+  return (uint8_t) (i * 7 + (i >> 8) + (i >> 16));
+}
+
+typedef struct
+{
+  int fd;
+  uint64_t size;
+} Feeder;
+
+/* Writes SIZE pattern bytes in odd-sized chunks with short pauses, so the
+   reader sees partial reads, then closes the write end.  */
+static gpointer
+feed (gpointer data)
+{
+  static const size_t chunks[] = { 1, 7, 13, 4093, 3, 65537, 24, 99991, 5 };
+  Feeder *f = data;
+  uint8_t *buf = g_malloc (100000);
+  uint64_t done = 0;
+  unsigned k = 0;
+
+  while (done < f->size)
+    {
+      size_t n = MIN (chunks[k % G_N_ELEMENTS (chunks)], f->size - done);
+      for (size_t i = 0; i < n; i++)
+        buf[i] = pattern (done + i);
+      g_assert_cmpint (write (f->fd, buf, n), ==, (ssize_t) n);
+      done += n;
+      if (k++ % 5 == 0)
+        g_usleep (200);
+    }
+  close (f->fd);
+  g_free (buf);
+  g_free (f);
+  return NULL;
+}
+
+static GThread *
+start_feeder (int *read_fd, uint64_t size)
+{
+  int fds[2];
+  Feeder *f = g_new0 (Feeder, 1);
+
+  g_assert_no_errno (pipe (fds));
+  f->fd = fds[1];
+  f->size = size;
+  *read_fd = fds[0];
+  return g_thread_new ("feeder", feed, f);
+}
+
+static void
+check_bytes (const uint8_t *p, uint64_t offset, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != pattern (offset + i))
+      g_error ("byte %" G_GUINT64_FORMAT " differs", offset + i);
+}
+
+/* Peeks N bytes and checks content and alignment.  */
+static const uint8_t *
+peek_check (StInput *in, size_t n)
+{
+  GError *error = NULL;
+  size_t avail = 0;
+  const uint8_t *p = st_input_peek (in, n, &avail, &error);
+  uint64_t offset = st_input_offset (in);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  g_assert_cmpuint (avail, >=, n);
+  g_assert_cmpuint ((uintptr_t) p % 16, ==, offset % 16);
+  check_bytes (p, offset, n);
+  return p;
+}
+
+static void
+test_input_pipe_chunks (void)
+{
+  const uint64_t size = 5 * 1024 * 1024 + 17;
+  int fd;
+  GThread *t = start_feeder (&fd, size);
+  StInput *in = st_input_new (fd);
+  GError *error = NULL;
+  size_t avail = 0;
+
+  /* Small peeks across chunk boundaries at every alignment.  */
+  for (unsigned i = 0; i < 200; i++)
+    {
+      size_t n = 1 + (i * 37) % 300;
+      peek_check (in, n);
+      st_input_consume (in, (i % 3 == 0) ? n : (n + 1) / 2);
+    }
+
+  /* A peek that is a second peek of bytes already buffered.  */
+  uint64_t off = st_input_offset (in);
+  const uint8_t *p = peek_check (in, 24);
+  const uint8_t *q = peek_check (in, 24);
+  g_assert_true (p == q);
+  g_assert_cmpuint (st_input_offset (in), ==, off);
+  st_input_consume (in, 3);
+
+  /* Larger than the initial buffer: the buffer must grow and keep the
+     alignment.  */
+  peek_check (in, 3 * 1024 * 1024 + 5);
+  st_input_consume (in, 1024 * 1024 + 1);
+
+  g_assert_true (st_input_skip (in, 123457, &error));
+  g_assert_no_error (error);
+  off = st_input_offset (in);
+  g_assert_cmpuint (off, ==, st_input_offset (in));
+  peek_check (in, 11);
+
+  /* Skip more than is buffered.  */
+  g_assert_true (st_input_skip (in, 2 * 1024 * 1024 + 3, &error));
+  g_assert_no_error (error);
+  peek_check (in, 1);
+
+  /* Asking for more than is left: NULL, AVAILABLE = what is left.  */
+  uint64_t left = size - st_input_offset (in);
+  g_assert_null (st_input_peek (in, left + 1, &avail, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (avail, ==, left);
+  peek_check (in, left);
+  st_input_consume (in, left);
+
+  /* Clean EOF.  */
+  g_assert_null (st_input_peek (in, 1, &avail, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (avail, ==, 0);
+  g_assert_cmpuint (st_input_offset (in), ==, size);
+  g_assert_cmpint (st_input_fd (in), ==, fd);
+
+  st_input_free (in);
+  g_thread_join (t);
+  close (fd);
+}
+
+static void
+test_input_truncated_skip (void)
+{
+  int fd;
+  GThread *t = start_feeder (&fd, 100);
+  StInput *in = st_input_new (fd);
+  GError *error = NULL;
+
+  peek_check (in, 10);
+  st_input_consume (in, 10);
+  g_assert_false (st_input_skip (in, 200, &error));
+  g_assert_error (error, ST_ERROR, ST_ERROR_TRUNCATED);
+  g_assert_nonnull (strstr (error->message, "100"));
+  g_assert_cmpuint (st_input_offset (in), ==, 100);
+  g_clear_error (&error);
+
+  st_input_free (in);
+  g_thread_join (t);
+  close (fd);
+}
+
+static void
+test_input_read_error (void)
+{
+  int fd = open ("/", O_RDONLY | O_DIRECTORY);
+  StInput *in;
+  GError *error = NULL;
+  size_t avail = 99;
+
+  g_assert_cmpint (fd, >=, 0);
+  in = st_input_new (fd);
+  g_assert_null (st_input_peek (in, 8, &avail, &error));
+  g_assert_error (error, ST_ERROR, ST_ERROR_IO);
+  g_assert_cmpuint (avail, ==, 0);
+  g_clear_error (&error);
+  st_input_free (in);
+  close (fd);
+}
+
+/* Reads a pipe to its end into a GByteArray.  */
+static gpointer
+drain_pipe (gpointer data)
+{
+  int fd = GPOINTER_TO_INT (data);
+  GByteArray *all = g_byte_array_new ();
+  uint8_t buf[4096];
+  ssize_t n;
+
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    g_byte_array_append (all, buf, n);
+  close (fd);
+  return all;
+}
+
+static void
+test_output_pipe (void)
+{
+  int fds[2];
+  GError *error = NULL;
+
+  g_assert_no_errno (pipe (fds));
+  GThread *t = g_thread_new ("drain", drain_pipe, GINT_TO_POINTER (fds[0]));
+  StOutput *out = st_output_new (fds[1]);
+  const size_t big = 3 * 1024 * 1024 + 3;
+  uint8_t *data = g_malloc (big);
+
+  for (size_t i = 0; i < big; i++)
+    data[i] = pattern (i);
+
+  g_assert_false (st_output_seekable (out));
+  g_assert_cmpint (st_output_fd (out), ==, fds[1]);
+  st_output_write (out, "abc", 3);
+  st_output_pad (out, 5);
+  g_assert_cmpuint (st_output_offset (out), ==, 8);
+  st_output_write (out, data, big);
+  st_output_pad (out, 100);
+  st_output_write (out, "z", 1);
+  g_assert_cmpuint (st_output_offset (out), ==, 8 + big + 101);
+
+  /* No pwrite on a pipe.  */
+  g_assert_false (st_output_pwrite (out, "x", 1, 0, &error));
+  g_assert_error (error, ST_ERROR, ST_ERROR_IO);
+  g_clear_error (&error);
+
+  g_assert_true (st_output_flush (out, &error));
+  g_assert_no_error (error);
+  close (fds[1]);
+  st_output_free (out);
+
+  GByteArray *all = g_thread_join (t);
+  g_assert_cmpuint (all->len, ==, 8 + big + 101);
+  g_assert_cmpmem (all->data, 3, "abc", 3);
+  for (size_t i = 3; i < 8; i++)
+    g_assert_cmpuint (all->data[i], ==, 0);
+  g_assert_cmpmem (all->data + 8, big, data, big);
+  for (size_t i = 8 + big; i < 8 + big + 100; i++)
+    g_assert_cmpuint (all->data[i], ==, 0);
+  g_assert_cmpuint (all->data[all->len - 1], ==, 'z');
+  g_byte_array_unref (all);
+  g_free (data);
+}
+
+static void
+test_output_epipe (void)
+{
+  int fds[2];
+  GError *error = NULL;
+
+  g_assert_no_errno (pipe (fds));
+  close (fds[0]);
+
+  StOutput *out = st_output_new (fds[1]);
+  st_output_write (out, "hello", 5);
+  g_assert_false (st_output_flush (out, &error));
+  g_assert_error (error, ST_ERROR, ST_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, g_strerror (EPIPE)));
+  g_clear_error (&error);
+
+  /* Sticky: later writes are ignored, the error stays.  */
+  st_output_write (out, "more", 4);
+  g_assert_false (st_output_flush (out, &error));
+  g_assert_error (error, ST_ERROR, ST_ERROR_IO);
+  g_clear_error (&error);
+
+  st_output_free (out);
+  close (fds[1]);
+}
+
+static void
+test_output_file_pwrite (void)
+{
+  GError *error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("st-output-XXXXXX", &path, &error);
+  char *contents = NULL;
+  gsize len = 0;
+
+  g_assert_no_error (error);
+  StOutput *out = st_output_new (fd);
+  g_assert_true (st_output_seekable (out));
+  st_output_write (out, "0123456789", 10);
+  st_output_pad (out, 6);
+  g_assert_true (st_output_pwrite (out, "AB", 2, 3, &error));
+  g_assert_no_error (error);
+  /* Appending after a pwrite continues at the end.  */
+  st_output_write (out, "end", 3);
+  g_assert_true (st_output_flush (out, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (st_output_offset (out), ==, 19);
+  st_output_free (out);
+  close (fd);
+
+  g_assert_true (g_file_get_contents (path, &contents, &len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (contents, len, "012AB56789\0\0\0\0\0\0end", 19);
+  g_free (contents);
+  g_unlink (path);
+  g_free (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  signal (SIGPIPE, SIG_IGN);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/input/pipe-chunks", test_input_pipe_chunks);
+  g_test_add_func ("/input/truncated-skip", test_input_truncated_skip);
+  g_test_add_func ("/input/read-error", test_input_read_error);
+  g_test_add_func ("/output/pipe", test_output_pipe);
+  g_test_add_func ("/output/epipe", test_output_epipe);
+  g_test_add_func ("/output/file-pwrite", test_output_file_pwrite);
+  return g_test_run ();
+}
