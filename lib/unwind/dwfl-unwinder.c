@@ -318,6 +318,29 @@ frame_cb (Dwfl_Frame *state, void *arg)
   return c->n_ips < c->max_ips ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* Whether PC lies in the function at its module's ELF entry point
+   (_start): the outermost frame of a process, even where the start-up
+   code carries no CFI saying so (ld.so's _start).  */
+static gboolean
+at_entry_point (Dwfl *dwfl, uint64_t pc)
+{
+  Dwfl_Module *mod = dwfl_addrmodule (dwfl, pc);
+  Dwarf_Addr bias;
+  GElf_Ehdr ehdr;
+  GElf_Sym sym;
+  GElf_Off off;
+
+  if (mod == NULL)
+    return FALSE;
+  Elf *elf = dwfl_module_getelf (mod, &bias);
+  if (elf == NULL || gelf_getehdr (elf, &ehdr) == NULL || ehdr.e_entry == 0)
+    return FALSE;
+  uint64_t entry = ehdr.e_entry + bias;
+  if (dwfl_module_addrinfo (mod, pc, &off, &sym, NULL, NULL, NULL) != NULL)
+    return pc - off == entry;   /* OFF: PC minus the symbol's address */
+  return pc >= entry && pc - entry < 64;
+}
+
 void
 st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint32_t max_ips,
@@ -384,7 +407,7 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
       res->detail = dwfl_errmsg (-1);
       return;
     }
-  if (rc == 0)
+  if (rc == 0 || at_entry_point (s->dwfl, ips[c.n_ips - 1]))
     {
       res->status = ST_UNWIND_COMPLETE;
       res->cause = ST_CAUSE_NONE;
