@@ -13,6 +13,10 @@
 #include "pipeline.h"
 #include "report/chain-dump.h"
 #include "unwind/dwfl-unwinder.h"
+#include "unwind/stitcher.h"
+
+/* Threads whose last complete chain is kept for stitching.  */
+#define ST_STITCH_MAX_THREADS 4096
 
 struct StPipeline
 {
@@ -24,6 +28,7 @@ struct StPipeline
   StProcessTable *processes;
   StModuleCache *modules;
   StDwflUnwinder *unwinder;
+  StStitcher *stitcher;       /* NULL when stitching is off */
 
   /* The held-back kernel-only SAMPLE: a copy of the event and its frame.  */
   gboolean held;
@@ -31,6 +36,7 @@ struct StPipeline
   GByteArray *held_raw;
 
   uint64_t ips[ST_UNWIND_MAX_FRAMES];
+  uint64_t sps[ST_UNWIND_MAX_FRAMES];
 };
 
 StPipeline *
@@ -48,6 +54,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new (options->symfs);
   p->unwinder = st_dwfl_unwinder_new (p->modules);
+  if (options->stitch)
+    p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
   p->held_raw = g_byte_array_new ();
   return p;
 }
@@ -61,6 +69,7 @@ st_pipeline_free (StPipeline *p)
   st_process_table_free (p->processes);
   st_dwfl_unwinder_free (p->unwinder);
   st_module_cache_free (p->modules);
+  st_stitcher_free (p->stitcher);
   st_callgraph_free (p->callgraph);
   st_stats_free (p->stats);
   g_byte_array_unref (p->held_raw);
@@ -124,14 +133,50 @@ debug_line (StPipeline *p, const StEvent *ev, const StUnwindResult *r)
            r->detail ? r->detail : "");
 }
 
+/* Completes a chain cut by the end of the stack copy from the thread's
+   last complete chain, and remembers complete chains.  */
 static void
-unwind (StPipeline *p, const StEvent *ev)
+stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
+        StUnwindResult *r)
 {
-  StProcess *proc = st_process_table_get (p->processes, ev->pid);
-  StUnwindResult r;
+  if (r->status == ST_UNWIND_TRUNCATED && r->cause == ST_CAUSE_STACK_END)
+    {
+      uint32_t n = r->n_ips;
+      r->n_stitched = st_stitcher_stitch (p->stitcher, ev->pid, ev->tid,
+                                          proc->exec_count, p->ips, p->sps,
+                                          &n, ST_UNWIND_MAX_FRAMES);
+      if (r->n_stitched > 0)
+        {
+          r->n_ips = n;
+          r->status = ST_UNWIND_COMPLETE;
+          r->cause = ST_CAUSE_NONE;
+        }
+    }
+  if (r->status == ST_UNWIND_COMPLETE)
+    st_stitcher_remember (p->stitcher, ev->pid, ev->tid, proc->exec_count,
+                          p->ips, p->sps, r->n_ips);
+}
 
-  st_dwfl_unwinder_unwind (p->unwinder, proc, ev, p->ips,
+static void
+unwind (StPipeline *p, const StEvent *raw_ev)
+{
+  StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
+  StUnwindResult r;
+  StEvent cut;
+  const StEvent *ev = raw_ev;
+
+  if (p->options.truncate_stack > 0
+      && raw_ev->stack.stack_size > p->options.truncate_stack)
+    {
+      /* For testing stitching: as if the recorder had copied less.  */
+      cut = *raw_ev;
+      cut.stack.stack_size = p->options.truncate_stack;
+      ev = &cut;
+    }
+  st_dwfl_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
                            ST_UNWIND_MAX_FRAMES, &r);
+  if (p->stitcher != NULL)
+    stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
   if (r.status != ST_UNWIND_COMPLETE && p->options.debug != NULL)
     debug_line (p, ev, &r);
@@ -153,6 +198,8 @@ static void
 handle (StPipeline *p, const StEvent *ev)
 {
   st_process_table_apply (p->processes, ev);
+  if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
+    st_stitcher_forget_thread (p->stitcher, ev->tid);
 
   if (p->options.mode != ST_MODE_NAIVE)
     {

@@ -23,6 +23,8 @@ typedef struct
   FILE *chains;               /* --chains output, may be NULL */
   FILE *debug;                /* per-sample diagnostics, may be NULL */
   gboolean callgraph;         /* collect the call graph summary */
+  gboolean stitch;            /* per-thread stitching of truncated stacks */
+  uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
 } StPipelineOptions;
 
 typedef struct StPipeline StPipeline;

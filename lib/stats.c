@@ -64,6 +64,8 @@ count (StUnwindCounters *c, const StUnwindResult *r)
 {
   c->samples++;
   c->frames += r->n_ips;
+  if (r->n_stitched > 0)
+    c->stitched++;
   switch (r->status)
     {
     case ST_UNWIND_COMPLETE: c->complete++; break;
@@ -124,8 +126,11 @@ print_counters (FILE *out, const char *label, const StUnwindCounters *c)
 {
   fprintf (out, "stacktrace: %s: %" PRIu64 " samples, %" PRIu64
            " unwound to the root, %" PRIu64 " truncated, %" PRIu64
-           " failed (%.1f%% success)\n", label, c->samples, c->complete,
+           " failed (%.1f%% success)", label, c->samples, c->complete,
            c->truncated, c->failed, st_unwind_success_rate (c));
+  if (c->stitched > 0)
+    fprintf (out, "; %" PRIu64 " reached the root by stitching", c->stitched);
+  fputc ('\n', out);
 }
 
 static gint

@@ -16,6 +16,7 @@ typedef struct
   uint64_t truncated;   /* some frames, stopped early */
   uint64_t failed;      /* not even the sampled frame */
   uint64_t frames;      /* user frames written */
+  uint64_t stitched;    /* reached the root thanks to stitching */
   uint64_t by_cause[ST_CAUSE_N];
 } StUnwindCounters;
 

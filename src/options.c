@@ -90,6 +90,10 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Look for mapped files under DIR (DIR/PATH, then DIR/BASENAME)", "DIR" },
     { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
       "Write one text line per unwound sample to PATH", "PATH" },
+    { "no-stitch", 0, 0, G_OPTION_ARG_NONE, &opts->no_stitch,
+      "Do not complete truncated stacks from the thread's last chain", NULL },
+    { "truncate-stack", 0, 0, G_OPTION_ARG_INT64, &opts->truncate_stack,
+      "Use at most N bytes of each stack copy (to test stitching)", "N" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples to stderr", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
@@ -141,6 +145,12 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "give a path or a file descriptor, not both");
+      return FALSE;
+    }
+  if (opts->truncate_stack < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--truncate-stack needs a size in bytes >= 0");
       return FALSE;
     }
   opts->input_fd = input_fd;

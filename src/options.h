@@ -22,6 +22,8 @@ typedef struct
   gboolean verbose;
   gboolean debug;
   gboolean quiet;
+  gboolean no_stitch;
+  gint64 truncate_stack;
 } StOptions;
 
 /* Parses ARGV.  Returns FALSE with ERROR set on a usage error; exits for

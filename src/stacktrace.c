@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ main (int argc, char **argv)
   StOptions opts = { 0 };
   g_autoptr (GError) error = NULL;
 
+  setlocale (LC_ALL, "");
   if (!st_options_parse (&opts, &argc, &argv, &error))
     {
       fprintf (stderr, "stacktrace: %s\nTry 'stacktrace --help'.\n",
@@ -108,6 +110,8 @@ main (int argc, char **argv)
     .chains = chains,
     .debug = opts.debug ? stderr : NULL,
     .callgraph = opts.summary,
+    .stitch = !opts.no_stitch,
+    .truncate_stack = (uint64_t) opts.truncate_stack,
   };
   pipeline = st_pipeline_new (reader, writer, &popts);
   gboolean ok = st_pipeline_run (pipeline, &error);

@@ -49,7 +49,7 @@ struct StPerfReader
   uint64_t data_end;          /* offset past the data section, or UNTIL_EOF */
   size_t pending;             /* last record's length, consumed next call */
   GPtrArray *attrs;           /* StPerfAttr * */
-  GHashTable *by_id;          /* uint64_t * (in an attr's ids) -> StPerfAttr * */
+  GHashTable *by_id;          /* uint64_t * (into attr ids) -> StPerfAttr * */
   GHashTable *build_ids;      /* file name -> BuildId * */
   uint8_t *features[ST_PERF_FEATURE_BITS];
   uint64_t feature_size[ST_PERF_FEATURE_BITS];
@@ -81,7 +81,8 @@ get_u32 (const uint8_t *p)
 }
 
 static void
-bad_header (GError **error, int code, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+bad_header (GError **error, int code, const char *fmt, ...)
+  G_GNUC_PRINTF (3, 4);
 
 /* An error in the file header or a section it points to.  */
 static void
@@ -263,6 +264,8 @@ read_head (StPerfReader *r, uint64_t off, uint64_t len, const char *what,
   uint64_t end = off + len;
   uint8_t *copy;
 
+  if (len == 0)
+    return g_malloc0 (1);   /* e.g. an attr without ids, at offset 0 */
   if (end < off || off < r->header.size)
     {
       bad_header (error, ST_ERROR_FORMAT,
@@ -270,13 +273,14 @@ read_head (StPerfReader *r, uint64_t off, uint64_t len, const char *what,
                   ") overlaps the header or wraps", what, off, len);
       return NULL;
     }
-  if (end <= r->header.data.offset)
+  if (end <= r->header.data.offset
+      && (end <= MAX_HEAD_BYTES || !r->seekable))
     {
       if (end > MAX_HEAD_BYTES)
         {
           bad_header (error, ST_ERROR_FORMAT,
                       "%s at offset %" G_GUINT64_FORMAT " lies too far "
-                      "into the file", what, off);
+                      "into the file to be read from a pipe", what, off);
           return NULL;
         }
       while (r->head->len < end)
@@ -301,7 +305,7 @@ read_head (StPerfReader *r, uint64_t off, uint64_t len, const char *what,
           g_byte_array_append (r->head, p, want);
           st_input_consume (r->in, want);
         }
-      return g_memdup2 (r->head->data + off, MAX (len, 1));
+      return g_memdup2 (r->head->data + off, len);
     }
   if (!r->seekable)
     {
@@ -319,7 +323,7 @@ read_head (StPerfReader *r, uint64_t off, uint64_t len, const char *what,
                   ") lies past the end of the file", what, off, len);
       return NULL;
     }
-  copy = g_malloc (MAX (len, 1));
+  copy = g_malloc (len);
   if (!pread_all (st_input_fd (r->in), copy, len, off, error))
     {
       g_free (copy);
@@ -461,9 +465,9 @@ read_features (StPerfReader *r, GError **error)
         {
           g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
                        "offset %" G_GUINT64_FORMAT ": bad perf.data feature "
-                       "table: section of feature %d (offset %" G_GUINT64_FORMAT
-                       ", size %" G_GUINT64_FORMAT ") lies past the end of "
-                       "the file", table_off + (k - 1) * sizeof *table, bit,
+                       "table: section of feature %d (offset %"
+                       G_GUINT64_FORMAT ", size %" G_GUINT64_FORMAT ") lies "
+                       "past the end of the file", table_off + (k - 1) * sizeof *table, bit,
                        s->offset, s->size);
           ok = FALSE;
           break;

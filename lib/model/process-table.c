@@ -113,6 +113,7 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
         {
           /* The old image is gone; its mappings follow this record.  */
           st_address_space_clear (p->maps);
+          p->exec_count++;
           st_process_drop_unwind_state (p);
           p->exited = FALSE;
         }

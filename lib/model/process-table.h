@@ -19,6 +19,7 @@ struct StProcess
   gboolean maps_seen;         /* the stream described mappings */
   gboolean proc_tried;        /* /proc/PID/maps was tried */
   gboolean exited;
+  uint32_t exec_count;        /* images this pid has run (exec count) */
 
   /* Owned by the unwinder; freed with UNWIND_STATE_FREE.  */
   void *unwind_state;

@@ -23,10 +23,16 @@ typedef struct
   const StEvent *ev;
   uint64_t sp;
   uint64_t *ips;
+  uint64_t *sps;
+  unsigned sp_regno;      /* DWARF number of the stack pointer */
   uint32_t max_ips;
   uint32_t n_ips;
-  gboolean stack_end_hit;
-  gboolean memory_failed;
+  /* Failed memory reads.  libdwfl ends a chain without an error when a
+     return address, or a register the next CFA needs, cannot be read: this
+     is how a cut stack is told from the outermost frame.  */
+  uint32_t failed_at_frame;    /* frames delivered at the last failure */
+  gboolean failed_read;
+  gboolean failed_past_stack;  /* some read went past the stack copy */
 } SampleContext;
 
 typedef struct
@@ -145,10 +151,10 @@ memory_read (Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
           && st_module_read (m, map->pgoff + (addr - map->start), result, width))
         return true;
     }
+  c->failed_read = TRUE;
+  c->failed_at_frame = c->n_ips;
   if (addr >= c->sp + c->ev->stack.stack_size)
-    c->stack_end_hit = TRUE;
-  else
-    c->memory_failed = TRUE;
+    c->failed_past_stack = TRUE;
   return false;
 }
 
@@ -314,6 +320,12 @@ frame_cb (Dwfl_Frame *state, void *arg)
   /* A caller's PC is a return address: step back into the call.  */
   if (!activation && pc > 0)
     pc--;
+  Dwarf_Word sp = 0;
+  if (c->n_ips == 0)
+    sp = c->sp;
+  else if (dwfl_frame_reg (state, c->sp_regno, &sp) != 0)
+    sp = 0;
+  c->sps[c->n_ips] = sp;
   c->ips[c->n_ips++] = pc;
   return c->n_ips < c->max_ips ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -343,10 +355,10 @@ at_entry_point (Dwfl *dwfl, uint64_t pc)
 
 void
 st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
-                         uint64_t *ips, uint32_t max_ips,
+                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *res)
 {
-  SampleContext c = { .ev = ev, .ips = ips, .max_ips = max_ips };
+  SampleContext c = { .ev = ev, .ips = ips, .sps = sps, .max_ips = max_ips };
 
   memset (res, 0, sizeof *res);
   res->status = ST_UNWIND_FAILED;
@@ -371,6 +383,10 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
       res->cause = ST_CAUSE_NO_REGS;
       return;
     }
+  /* The DWARF stack pointer is the one perf's SP maps to.  */
+  for (guint i = 0; i < s->layout->n_dwarf; i++)
+    if (s->layout->perf_of_dwarf[i] == s->layout->perf_sp)
+      c.sp_regno = i;
   if (!s->attached)
     {
       Elf *elf = NULL;
@@ -407,7 +423,11 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
       res->detail = dwfl_errmsg (-1);
       return;
     }
-  if (rc == 0 || at_entry_point (s->dwfl, ips[c.n_ips - 1]))
+  /* Saved state beyond the stack copy, or an unreadable return address
+     of the last frame, cut the chain.  */
+  gboolean cut = c.failed_past_stack
+                 || (c.failed_read && c.failed_at_frame == c.n_ips);
+  if ((rc == 0 && !cut) || at_entry_point (s->dwfl, ips[c.n_ips - 1]))
     {
       res->status = ST_UNWIND_COMPLETE;
       res->cause = ST_CAUSE_NONE;
@@ -422,10 +442,8 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
   res->status = ST_UNWIND_TRUNCATED;
   if (c.n_ips >= max_ips)
     res->cause = ST_CAUSE_MAX_DEPTH;
-  else if (c.stack_end_hit)
-    res->cause = ST_CAUSE_STACK_END;
-  else if (c.memory_failed)
-    res->cause = ST_CAUSE_MEMORY;
+  else if (cut)
+    res->cause = c.failed_past_stack ? ST_CAUSE_STACK_END : ST_CAUSE_MEMORY;
   else if (res->cause == ST_CAUSE_NONE)
     {
       res->cause = ST_CAUSE_NO_CFI;

@@ -40,6 +40,7 @@ typedef struct
   StUnwindStatus status;
   StUnwindCause cause;
   uint32_t n_ips;
+  uint32_t n_stitched;  /* frames borrowed from the thread's last chain */
   const char *detail;   /* libdwfl's message when it failed, or NULL */
 } StUnwindResult;
 
@@ -51,10 +52,12 @@ StDwflUnwinder *st_dwfl_unwinder_new (StModuleCache *modules);
 void st_dwfl_unwinder_free (StDwflUnwinder *u);
 
 /* Unwinds raw-stack event EV of process P into IPS (leaf first; the leaf
-   is the sampled IP, callers are return address - 1).  */
+   is the sampled IP, callers are return address - 1) and SPS (each
+   frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  */
 void st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p,
                               const StEvent *ev, uint64_t *ips,
-                              uint32_t max_ips, StUnwindResult *result);
+                              uint64_t *sps, uint32_t max_ips,
+                              StUnwindResult *result);
 
 /* The process's Dwfl with its modules reported (for symbolizing), or NULL
    if it has none.  */

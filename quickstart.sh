@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what is needed (Debian 12, as root), builds stacktrace in build/
+# and unwinds the committed fixture capture, printing the statistics and
+# the call graph of the unwound samples.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")" && pwd)
+fixture=$top/tests/data/fixture
+out=${TMPDIR:-/tmp}/stacktrace-quickstart.syscap
+
+"$top/run-tests.sh" --build-only
+
+echo
+echo "=== stacktrace -i tests/data/fixture/fixture.syscap --symfs tests/data/fixture --summary ==="
+"$top/build/src/stacktrace" -i "$fixture/fixture.syscap" --symfs "$fixture" \
+  -o "$out" --summary
+echo
+echo "The unwound capture is $out."

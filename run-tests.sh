@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds stacktrace and runs its test suite.  The last line of the output
+# is always "N passed, N failed, N skipped"; the exit status is 0 only when
+# the build succeeded and nothing failed.
+#
+#   ./run-tests.sh              build in build/ and run make check
+#   ./run-tests.sh --sanitize   same with ASan+UBSan, in build-asan/
+#   ./run-tests.sh --build-only build, no tests, no summary line
+#
+# STACKTRACE_CHECK_ARGS is added to the make check command line, with shell
+# quoting, e.g. STACKTRACE_CHECK_ARGS="TESTS='unit/test-capture'".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")" && pwd)
+builddir=$top/build
+configure_args=()
+check=yes
+
+for arg in "$@"; do
+  case $arg in
+    --sanitize)
+      builddir=$top/build-asan
+      configure_args+=(--enable-sanitizers) ;;
+    --build-only)
+      check=no ;;
+    -h|--help)
+      sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"
+      exit 0 ;;
+    *)
+      echo "run-tests: unknown option '$arg' (try --help)" >&2
+      exit 2 ;;
+  esac
+done
+
+build_failed () {
+  echo "run-tests: $1" >&2
+  [ $check = yes ] && echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+}
+
+# Builds only what is missing: configure and config.status are reused, and
+# the generated Makefiles regenerate themselves when their inputs change.
+build () {
+  bash "$top/tools/install-deps.sh" || build_failed "missing packages"
+  cd "$top" || build_failed "cannot enter $top"
+  if [ ! -x configure ]; then
+    ./autogen.sh || build_failed "autogen.sh failed"
+  fi
+  if [ -f config.status ]; then
+    build_failed "the source tree is configured in place; run 'make distclean' there first"
+  fi
+  mkdir -p "$builddir" || build_failed "cannot create $builddir"
+  cd "$builddir" || build_failed "cannot enter $builddir"
+  if [ ! -f config.status ]; then
+    "$top/configure" "${configure_args[@]}" || build_failed "configure failed (see $builddir/config.log)"
+  fi
+  make -j2 || build_failed "make failed"
+}
+
+# Prints "RESULT: name" for every test result in the .trs files under
+# tests/ and sets passed/failed/skipped; failed_logs lists the logs to show.
+collect_results () {
+  local trs name result trs_failed
+  passed=0 failed=0 skipped=0 failed_logs=()
+  while IFS= read -r trs; do
+    name=${trs#./}
+    name=${name%.trs}
+    trs_failed=no
+    while IFS= read -r result; do
+      echo "$result: $name"
+      case $result in
+        PASS|XFAIL) passed=$((passed + 1)) ;;
+        SKIP) skipped=$((skipped + 1)) ;;
+        *) failed=$((failed + 1)); trs_failed=yes ;;
+      esac
+    done < <(sed -n 's/^:test-result: *\([A-Z]*\).*/\1/p' "$builddir/tests/$trs")
+    [ $trs_failed = no ] || failed_logs+=("${trs%.trs}.log")
+  done < <(cd "$builddir/tests" && find . -name '*.trs' | sort)
+}
+
+build
+[ $check = yes ] || exit 0
+
+check_args=()
+eval "check_args=(${STACKTRACE_CHECK_ARGS:-})"
+
+# Results of an earlier run must not be counted again.
+find "$builddir/tests" \( -name '*.trs' -o -name '*.log' \) -delete
+
+make -j2 check "${check_args[@]}"
+check_status=$?
+
+echo
+echo "=== test results ==="
+collect_results
+
+# make check can fail before any test runs, e.g. when a test does not build.
+if [ $check_status -ne 0 ] && [ $failed -eq 0 ]; then
+  echo "ERROR: make check (exit status $check_status, no failed test result)"
+  failed=$((failed + 1))
+fi
+
+for log in "${failed_logs[@]}"; do
+  echo
+  echo "=== tail of tests/${log#./} ==="
+  tail -n 40 "$builddir/tests/$log"
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

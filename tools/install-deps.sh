@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what building and testing stacktrace needs on Debian 12.
+# Used by quickstart.sh and run-tests.sh; the package list lives only here.
+# Asks apt only for packages that are missing, so re-runs cost nothing.
+set -euo pipefail
+
+packages=(
+  build-essential autoconf automake libtool pkg-config
+  libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
+  elfutils debuginfod libsysprof-4-dev
+  linux-perf          # the perf integration tests (they skip without it)
+  clang               # fuzzing, later
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: no dpkg-query (not Debian?); install the equivalents of:" >&2
+  echo "  ${packages[*]}" >&2
+  echo "install-deps: continuing without installing anything" >&2
+  exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: as root, run:" >&2
+  echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
