@@ -1,0 +1,58 @@
+#!/bin/sh
+# Regenerate the committed fixture in tests/data/fixture/ (see
+# tests/data/README): build st-fixture.c statically, record it with perf
+# in a scratch directory that is deleted afterwards (so the recorded path
+# exists nowhere and the tests must find the binary through --symfs),
+# convert the perf.data to a capture with raw stacks, and check both.
+# Usage: tests/make-fixture.sh [PATH-TO-STACKTRACE]
+#   (default: $STACKTRACE, else build/src/stacktrace, else src/stacktrace)
+# Needs gcc with a static glibc (libc6-dev) and a working perf.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+dest=$here/data/fixture
+st=${1:-${STACKTRACE:-}}
+if [ -z "$st" ]; then
+  for c in "$top/build/src/stacktrace" "$top/src/stacktrace"; do
+    if [ -x "$c" ]; then st=$c; break; fi
+  done
+fi
+if [ -z "$st" ] || ! [ -x "$st" ]; then
+  echo "make-fixture: no stacktrace command" >&2
+  exit 1
+fi
+st=$(cd "$(dirname "$st")" && pwd)/$(basename "$st")
+
+work=$(mktemp -d /tmp/st-fixture.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# Static and small (< 1 MB with -g for our code; glibc's libc.a has
+# symbols but no DWARF), no frame pointers: unwinding needs the CFI.
+gcc -static -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables \
+  -ffunction-sections -fdata-sections -Wl,--gc-sections \
+  -ffile-prefix-map="$dest"=. \
+  -o "$work/st-fixture" "$dest/st-fixture.c"
+
+# ~300 samples: 150 ms at one sample per 0.5 ms of CPU.  A 2048-byte
+# stack copy covers the deepest path (about 1.5 KB from the leaf to
+# __libc_start_main's return address) and keeps both files < 1 MB.
+# -N: do not copy the binary into ~/.debug.  On one CPU, so every record
+# is in time order (perf writes its per-CPU buffers one after the other).
+pin=
+if command -v taskset >/dev/null 2>&1; then
+  pin="taskset -c 0"
+fi
+$pin perf record -q -N -e cpu-clock -c 500000 --call-graph=dwarf,2048 \
+  -o "$work/fixture.data" -- "$work/st-fixture" 150
+
+"$st" -q -m passthru -f perf -i "$work/fixture.data" -o "$work/fixture.syscap"
+
+cp "$work/st-fixture" "$work/fixture.data" "$work/fixture.syscap" "$dest/"
+chmod 644 "$dest/fixture.data" "$dest/fixture.syscap"
+ls -l "$dest"
+
+# The recorded directory is gone once we exit; check the fixture now.
+trap - EXIT
+rm -rf "$work"
+STACKTRACE=$st TESTS_DATA=$here/data "$here/fixture-unwind.sh"

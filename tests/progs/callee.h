@@ -1,0 +1,10 @@
+/* libstcallee.so: st_lib_outer -> st_lib_inner -> st_lib_leaf, all in
+   the shared library, called from uses-lib.  */
+#ifndef ST_CALLEE_H
+#define ST_CALLEE_H
+
+unsigned long st_lib_outer (unsigned long n);
+unsigned long st_lib_inner (unsigned long n);
+unsigned long st_lib_leaf (unsigned long n);
+
+#endif /* ST_CALLEE_H */

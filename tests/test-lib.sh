@@ -1,0 +1,447 @@
+# Shared helpers for the integration scripts; source it, do not run it.
+# Environment (set by tests/Makefile.am, defaults for running by hand):
+#   STACKTRACE      the command under test
+#   TESTS_SRCDIR    tests/ in the source tree
+#   TESTS_BUILDDIR  tests/ in the build tree (progs/ holds the test programs)
+#   TESTS_DATA      tests/data in the source tree
+#   ST_PROG_MS      run time of each test program in ms (default: theirs)
+#   ST_MIN_LEAF_SAMPLES, ST_MIN_COMPARED  fewest samples a check accepts
+#                   (default 50: pipe mode under load loses many)
+#   ST_KEEP_TMP=1   keep the scratch directory for inspection
+# Portable sh and POSIX awk only (mawk: no interval expressions, %x is
+# 32-bit), so the scripts run on a bare Debian.
+
+: "${TESTS_SRCDIR:=$(cd "$(dirname "$0")" && pwd)}"
+: "${TESTS_BUILDDIR:=$TESTS_SRCDIR}"
+: "${TESTS_DATA:=$TESTS_SRCDIR/data}"
+: "${STACKTRACE:=$TESTS_BUILDDIR/../src/stacktrace}"
+export LC_ALL=C
+
+st_failed=0
+
+skip ()
+{
+  echo "SKIP: $*"
+  exit 77
+}
+
+# Record a failure and carry on, so one run logs every problem.
+fail ()
+{
+  echo "FAIL: $*"
+  st_failed=1
+}
+
+# Hard error in the test set-up itself (automake: 99).
+die ()
+{
+  echo "ERROR: $*"
+  exit 99
+}
+
+finish ()
+{
+  if [ "$st_failed" -ne 0 ]; then
+    echo "RESULT: FAIL"
+    exit 1
+  fi
+  echo "RESULT: PASS"
+  exit 0
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/st-test.XXXXXX") || die "mktemp failed"
+st_cleanup ()
+{
+  if [ "${ST_KEEP_TMP:-0}" = 1 ]; then
+    echo "kept $tmp"
+  else
+    rm -rf "$tmp"
+  fi
+}
+trap st_cleanup EXIT
+trap 'exit 130' INT TERM
+
+need_stacktrace ()
+{
+  [ -x "$STACKTRACE" ] || die "stacktrace command not found at '$STACKTRACE'"
+}
+
+# Skip unless perf can record DWARF call graphs here (no perf, a
+# restrictive perf_event_paranoid, a container without perf events...).
+need_perf ()
+{
+  command -v perf >/dev/null 2>&1 || skip "perf not installed"
+  if ! perf record -q -N -e cpu-clock --call-graph=dwarf -o "$tmp/need-perf.data" \
+       -- true >"$tmp/need-perf.log" 2>&1; then
+    cat "$tmp/need-perf.log"
+    skip "perf record --call-graph=dwarf does not work here"
+  fi
+  perf script -i "$tmp/need-perf.data" >/dev/null 2>&1 \
+    || skip "perf script does not work here"
+  rm -f "$tmp/need-perf.data" "$tmp/need-perf.log"
+}
+
+# The test programs with known call paths.
+ST_PROGS="deep-recursion threads uses-lib nopie-prog"
+
+prog_path ()
+{
+  echo "$TESTS_BUILDDIR/progs/$1"
+}
+
+# Also moves to the build directory, like automake does: uses-lib finds
+# its library there.
+need_progs ()
+{
+  for p in $ST_PROGS; do
+    [ -x "$(prog_path "$p")" ] || die "test program $(prog_path "$p") not built"
+  done
+  cd "$TESTS_BUILDDIR" || die "cannot cd to $TESTS_BUILDDIR"
+}
+
+# perf record options: cpu-clock every 0.5 ms of CPU time (-c, not -F,
+# so a lowered perf_event_max_sample_rate cannot refuse it); -N: do not
+# copy the test programs into ~/.debug.
+ST_PERF_RECORD="perf record -q -N -e cpu-clock -c 500000 --call-graph=dwarf"
+
+# record_file PROG OUT: file-mode perf.data of one run of PROG.
+record_file ()
+{
+  # shellcheck disable=SC2086
+  $ST_PERF_RECORD -o "$2" -- "$(prog_path "$1")" ${ST_PROG_MS:+"$ST_PROG_MS"} \
+    >"$2.record.log" 2>&1
+}
+
+# record_migrated PROG OUT: like record_file, but perf and the program
+# start on CPU 1 and the program moves to CPU 0 at the start of main
+# (ST_MIGRATE_CPU, see progs/st-work.h), so perf.data holds samples ahead
+# of the exec and mmap records they depend on: perf writes its per-CPU
+# buffers one after the other, readers must order by time themselves.
+# Returns 77 when that cannot be set up (one CPU, no taskset).
+record_migrated ()
+{
+  command -v taskset >/dev/null 2>&1 || return 77
+  [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" -ge 2 ] || return 77
+  # shellcheck disable=SC2086
+  ST_MIGRATE_CPU=0 taskset -c 1 $ST_PERF_RECORD -o "$2" \
+    -- "$(prog_path "$1")" ${ST_PROG_MS:+"$ST_PROG_MS"} >"$2.record.log" 2>&1
+}
+
+# run_st LABEL ARGS...: run stacktrace, keep its stderr in $tmp/LABEL.err,
+# print its statistics line; returns its exit status, or 1 when the
+# statistics line is missing.
+run_st ()
+{
+  rs_label=$1
+  shift
+  "$STACKTRACE" "$@" 2>"$tmp/$rs_label.err"
+  rs_status=$?
+  if [ "$rs_status" -ne 0 ]; then
+    echo "$rs_label: stacktrace $* exited with $rs_status:"
+    tail -n 20 "$tmp/$rs_label.err"
+    return "$rs_status"
+  fi
+  if ! grep '^stacktrace: total:' "$tmp/$rs_label.err" \
+       | sed "s/^/$rs_label: /" | grep .; then
+    echo "$rs_label: no 'stacktrace: total:' statistics line on stderr"
+    return 1
+  fi
+  return 0
+}
+
+# check_chains LABEL PROG CHAINS: of the samples in the --chains file
+# CHAINS whose leaf is a known leaf of PROG, require >= 99% (and at least
+# ST_MIN_LEAF_SAMPLES) to have exactly the expected path up to main and
+# the C start-up (or up to clone3 for threads).  Samples with an empty
+# chain have no leaf to check, so they may be at most 1% of all.  PROG is
+# one of $ST_PROGS or "fixture" (the static deep-recursion of tests/data).
+# Logs the counts, the rate and a few mismatches.
+check_chains ()
+{
+  awk -F '\t' -v label="$1" -v prog="$2" -v min="${ST_MIN_LEAF_SAMPLES:-50}" '
+    # Expected paths: space-separated tokens, one per frame, leaf first;
+    # a token is an ERE for one symbol, "MIN-MAX:ERE" repeats it.
+    # Without libc debug info libdwfl has no name for some libc frames,
+    # so those positions also accept [libc.so.6+0xOFF].
+    BEGIN {
+      libc_off = "\\[libc\\.so\\.6\\+0x[0-9a-f]+\\]"
+      start = "__libc_start_call_main|" libc_off " " \
+              "__libc_start_main(@@GLIBC_[0-9.]+|_impl)? _start"
+      static_start = "__libc_start_call_main __libc_start_main(_impl)? _start"
+      thread_root = "start_thread|" libc_off " (__)?clone3|" libc_off
+      n_leaves = 0
+      if (prog == "deep-recursion") {
+        expect("st_leaf_work", "st_leaf_work 6-61:st_recurse st_run main " start)
+      } else if (prog == "fixture") {
+        expect("st_leaf_work", "st_leaf_work 6-61:st_recurse st_run main " static_start)
+      } else if (prog == "threads") {
+        expect("st_thread_leaf_[012]",
+               "st_thread_leaf_[012] st_thread_a st_thread_main " thread_root)
+        expect("st_thread_leaf_3",
+               "st_thread_leaf_3 st_thread_a st_thread_main main " start)
+      } else if (prog == "uses-lib") {
+        expect("st_lib_leaf",
+               "st_lib_leaf st_lib_inner st_lib_outer st_call_lib main " start)
+      } else if (prog == "nopie-prog") {
+        expect("st_np_leaf", "st_np_leaf st_np_b st_np_a main " start)
+      } else {
+        print label ": unknown program " prog
+        exit 2
+      }
+    }
+    function expect(leaf, path) {
+      n_leaves++
+      leaf_re[n_leaves] = "^(" leaf ")$"
+      leaf_path[n_leaves] = path
+    }
+    # Does sym[1..n] match the token list path exactly?
+    function matches(path, n,    tok, ntok, t, i, lo, hi, re, c, p, range) {
+      ntok = split(path, tok, " ")
+      i = 1
+      for (t = 1; t <= ntok; t++) {
+        lo = 1; hi = 1; re = tok[t]
+        if (re ~ /^[0-9]+-[0-9]+:/) {
+          p = index(re, ":")
+          split(substr(re, 1, p - 1), range, "-")
+          lo = range[1] + 0; hi = range[2] + 0
+          re = substr(re, p + 1)
+        }
+        re = "^(" re ")$"
+        c = 0
+        while (i <= n && c < hi && sym[i] ~ re) { i++; c++ }
+        if (c < lo)
+          return 0
+      }
+      return i == n + 1
+    }
+    {
+      lines++
+      if (NF != 5) { bad_lines++; next }
+      if ($4 == "") { empty++; next }
+      unwound++
+      n = split($5, sym, ";")
+      if (split($4, addr, ",") != n) { bad_lines++; next }
+      for (l = 1; l <= n_leaves; l++)
+        if (sym[1] ~ leaf_re[l])
+          break
+      if (l > n_leaves)
+        next
+      known++
+      ok = matches(leaf_path[l], n)
+      # Thread leaves 0..2 run in the created threads, 3 in the main one.
+      if (ok && prog == "threads")
+        ok = (sym[1] == "st_thread_leaf_3") == ($1 == $2)
+      if (ok) {
+        good++
+      } else if (shown++ < 5) {
+        print label ": unexpected path (pid " $1 " tid " $2 " time " $3 "): " $5
+      }
+    }
+    END {
+      if (lines == 0) {
+        print label ": FAIL: empty chains file"
+        exit 1
+      }
+      rate = known ? 100 * good / known : 0
+      printf "%s: %d chains lines (%d with a chain, %d empty, %d malformed); " \
+             "%d known-leaf samples, %d with the expected path (%.2f%%)\n",
+             label, lines, unwound, empty, bad_lines, known, good, rate
+      if (bad_lines > 0) {
+        print label ": FAIL: malformed chains lines"
+        exit 1
+      }
+      if (empty * 100 > lines) {
+        print label ": FAIL: more than 1% of the samples have an empty chain"
+        exit 1
+      }
+      if (known < min) {
+        printf "%s: FAIL: fewer than %d known-leaf samples\n", label, min
+        exit 1
+      }
+      if (good * 100 < known * 99) {
+        print label ": FAIL: less than 99% of known-leaf samples reached the expected path"
+        exit 1
+      }
+    }' "$3"
+}
+
+# compare_perf LABEL SCRIPT CHAINS: compare the user part of the chains
+# in the --chains file CHAINS with perf'"'"'s own unwinding, SCRIPT being the
+# output of perf_script.  Samples are matched by tid and time; only those
+# where both have a user chain count (our empty chains are logged, with
+# how many of them perf did unwind).  perf prints user addresses as file
+# offsets (address - map start + pgoff), so ours are converted with the
+# MMAP2 records in SCRIPT.  A perf chain that does not end in a root
+# (_start, clone3: perf'"'"'s unwinding stopped early) is logged but left out
+# of the denominator.  Requires >= 98% identical by address; the share
+# identical by symbol (ignoring symbol versions, leading "__GI_" and "__":
+# glibc aliases) is logged.
+compare_perf ()
+{
+  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" '
+    function hex2num(s,    i, n) {
+      s = tolower(s)
+      sub(/^0x/, "", s)
+      n = 0
+      for (i = 1; i <= length(s); i++)
+        n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+      return n
+    }
+    # Exact for integers below 2^53; mawk printf %x stops at 32 bits.
+    function num2hex(n,    s, d) {
+      if (n == 0)
+        return "0"
+      s = ""
+      while (n > 0) {
+        d = n % 16
+        s = substr("0123456789abcdef", d + 1, 1) s
+        n = (n - d) / 16
+      }
+      return s
+    }
+    function norm_sym(s) {
+      sub(/@.*/, "", s)
+      sub(/^__GI_/, "", s)
+      sub(/^__/, "", s)
+      return s
+    }
+    function is_root(s) {
+      s = norm_sym(s)
+      return s == "_start" || s == "clone3" || s == "clone"
+    }
+    # File offset of absolute address a in process pid, as perf prints it.
+    function to_offset(pid, a,    k, x) {
+      x = hex2num(a)
+      for (k = nmaps[pid]; k >= 1; k--)
+        if (x >= mstart[pid, k] && x < mend[pid, k])
+          return num2hex(x - mstart[pid, k] + mpgoff[pid, k])
+      return num2hex(x)
+    }
+    function time_key(t) {
+      sub(/^0+/, "", t)
+      return t == "" ? "0" : t
+    }
+    function end_perf_sample() {
+      if (cur == "")
+        return
+      if (cur in pchain)
+        dup[cur] = 1
+      pchain[cur] = paddr
+      psyms[cur] = psym
+      plast[cur] = plast_sym
+      cur = ""
+    }
+    # First file: perf script output.
+    FNR == NR {
+      if ($0 ~ /PERF_RECORD_MMAP2 /) {
+        # "... PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ PGOFF ...": PROT PATH"
+        line = $0
+        sub(/.*PERF_RECORD_MMAP2 /, "", line)
+        pid = line; sub(/\/.*/, "", pid)
+        rest = line; sub(/^[^[]*\[/, "", rest)
+        st = rest; sub(/\(.*/, "", st)
+        len = rest; sub(/^[^(]*\(/, "", len); sub(/\).*/, "", len)
+        pg = rest; sub(/^[^@]*@ /, "", pg); sub(/ .*/, "", pg)
+        k = ++nmaps[pid]
+        mstart[pid, k] = hex2num(st)
+        mend[pid, k] = hex2num(st) + hex2num(len)
+        mpgoff[pid, k] = hex2num(pg)
+        next
+      }
+      if ($0 ~ /^ *[0-9]+ +[0-9]+\.[0-9]+: *$/) {
+        end_perf_sample()
+        t = $2; sub(/:$/, "", t); sub(/\./, "", t)
+        cur = $1 " " time_key(t)
+        paddr = ""; psym = ""; plast_sym = ""
+        next
+      }
+      if (cur != "" && $0 ~ /^[ \t]+[0-9a-f]+ /) {
+        ip = $1
+        # Kernel frames are not ours to compare.
+        if (length(ip) == 16 && ip ~ /^ffff/)
+          next
+        name = $0; sub(/^[ \t]+[0-9a-f]+ /, "", name)
+        paddr = paddr (paddr == "" ? "" : ",") ip
+        psym = psym (psym == "" ? "" : ";") norm_sym(name)
+        plast_sym = name
+        next
+      }
+      end_perf_sample()
+      next
+    }
+    # Second file: our chains, PID TID TIME ADDRS SYMBOLS.
+    FNR == 1 { end_perf_sample(); FS = "\t"; $0 = $0 }
+    {
+      ours++
+      key = $2 " " time_key($3)
+      if ($4 == "") {
+        empty++
+        if ((key in pchain) && pchain[key] != "")
+          empty_perf++
+        next
+      }
+      if (!(key in pchain) || pchain[key] == "") {
+        no_perf++
+        next
+      }
+      if (key in dup) {
+        ambiguous++
+        next
+      }
+      if (!is_root(plast[key])) {
+        perf_truncated++
+        next
+      }
+      compared++
+      n = split($4, a, ",")
+      mine = ""
+      for (i = 1; i <= n; i++)
+        mine = mine (i > 1 ? "," : "") to_offset($1, a[i])
+      mine_addr = mine
+      if (mine == pchain[key]) {
+        same_addr++
+      } else if (shown++ < 5) {
+        print label ": differs at tid " $2 " time " $3 ":"
+        print label ":   ours: " mine " " $5
+        print label ":   perf: " pchain[key] " " psyms[key]
+      }
+      n = split($5, names, ";")
+      mine = ""
+      for (i = 1; i <= n; i++)
+        mine = mine (i > 1 ? ";" : "") norm_sym(names[i])
+      if (mine == psyms[key]) {
+        same_sym++
+      } else if (mine_addr == pchain[key] && shown_sym++ < 3) {
+        print label ": same addresses, other symbols at tid " $2 " time " $3 ":"
+        print label ":   ours: " $5
+        print label ":   perf: " psyms[key]
+      }
+    }
+    END {
+      printf "%s: %d chains lines; %d empty (%d of them unwound by perf), " \
+             "%d with no perf chain, %d ambiguous, %d perf-truncated " \
+             "(excluded); %d compared: %d identical by address (%.2f%%), " \
+             "%d by symbol (%.2f%%)\n",
+             label, ours, empty, empty_perf, no_perf, ambiguous,
+             perf_truncated, compared,
+             same_addr, compared ? 100 * same_addr / compared : 0,
+             same_sym, compared ? 100 * same_sym / compared : 0
+      if (compared < min) {
+        printf "%s: FAIL: fewer than %d samples compared\n", label, min
+        exit 1
+      }
+      if (same_addr * 100 < compared * 98) {
+        print label ": FAIL: less than 98% of the chains identical to perf'"'"'s"
+        exit 1
+      }
+    }' "$2" "$3"
+}
+
+# perf_script DATA OUT: perf's own unwinding of DATA (file or pipe mode),
+# with the mmap records compare_perf needs.  --no-inline: no extra
+# frames for inlined functions, which we do not report.
+perf_script ()
+{
+  perf script -i "$1" --ns --no-inline --show-mmap-events -F tid,time,ip,sym \
+    >"$2" 2>"$2.err"
+}
