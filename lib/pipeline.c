@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "format/domain.h"
 #include "model/module-cache.h"
@@ -14,6 +15,10 @@
 #include "report/chain-dump.h"
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/stitcher.h"
+#include "reorder.h"
+
+/* Bound of the events buffered to put a perf round in time order.  */
+#define ST_REORDER_MAX_BYTES (512u << 20)
 
 /* Threads whose last complete chain is kept for stitching.  */
 #define ST_STITCH_MAX_THREADS 4096
@@ -30,10 +35,9 @@ struct StPipeline
   StDwflUnwinder *unwinder;
   StStitcher *stitcher;       /* NULL when stitching is off */
 
-  /* The held-back kernel-only SAMPLE: a copy of the event and its frame.  */
-  gboolean held;
-  StEvent held_event;
-  GByteArray *held_raw;
+  /* The held-back kernel-only SAMPLE (a copy), or NULL.  */
+  StEvent *held;
+  StReorder *reorder;         /* perf input: time order for processing */
 
   uint64_t ips[ST_UNWIND_MAX_FRAMES];
   uint64_t sps[ST_UNWIND_MAX_FRAMES];
@@ -56,7 +60,6 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->unwinder = st_dwfl_unwinder_new (p->modules);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
-  p->held_raw = g_byte_array_new ();
   return p;
 }
 
@@ -72,9 +75,18 @@ st_pipeline_free (StPipeline *p)
   st_stitcher_free (p->stitcher);
   st_callgraph_free (p->callgraph);
   st_stats_free (p->stats);
-  g_byte_array_unref (p->held_raw);
+  g_free (p->held);
+  st_reorder_free (p->reorder);
   g_free (p);
 }
+
+/* What processing a raw-stack sample leaves for its emission.  */
+typedef struct
+{
+  char *chain_line;     /* the --chains line, symbolized at its time */
+  uint32_t n_ips;
+  uint64_t ips[];
+} Unwound;
 
 static void
 pass (StPipeline *p, const StEvent *ev)
@@ -103,23 +115,11 @@ is_kernel_only (const StEvent *ev)
 }
 
 static void
-hold (StPipeline *p, const StEvent *ev)
-{
-  g_byte_array_set_size (p->held_raw, 0);
-  g_byte_array_append (p->held_raw, ev->raw, ev->raw_len);
-  p->held_event = *ev;
-  p->held_event.raw = p->held_raw->data;
-  p->held_event.sample.ips = (const uint64_t *)
-    (p->held_raw->data + ((const uint8_t *) ev->sample.ips - ev->raw));
-  p->held = TRUE;
-}
-
-static void
 release_held (StPipeline *p)
 {
-  if (p->held)
-    pass (p, &p->held_event);
-  p->held = FALSE;
+  if (p->held != NULL)
+    pass (p, p->held);
+  g_clear_pointer (&p->held, g_free);
 }
 
 static void
@@ -157,7 +157,7 @@ stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
                           p->ips, p->sps, r->n_ips);
 }
 
-static void
+static Unwound *
 unwind (StPipeline *p, const StEvent *raw_ev)
 {
   StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
@@ -181,54 +181,86 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   if (r.status != ST_UNWIND_COMPLETE && p->options.debug != NULL)
     debug_line (p, ev, &r);
 
+  Unwound *u = g_malloc (sizeof *u + r.n_ips * sizeof (uint64_t));
+  u->n_ips = r.n_ips;
+  memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));
+  u->chain_line = NULL;
+
+  /* Symbolize now: the process's mappings are those of the sample's time.  */
   Dwfl *dwfl = NULL;
   if (p->options.chains != NULL || p->callgraph != NULL)
     dwfl = st_dwfl_unwinder_dwfl (p->unwinder, proc);
   if (p->options.chains != NULL)
-    st_chain_dump_line (p->options.chains, dwfl, ev, p->ips, r.n_ips);
+    u->chain_line = st_chain_dump_line (dwfl, ev, p->ips, r.n_ips);
   if (p->callgraph != NULL)
     st_callgraph_add (p->callgraph, dwfl, proc->comm, p->ips, r.n_ips);
+  return u;
+}
 
+/* In time order: the event's effect on the process model, and unwinding.  */
+static void *
+process_event (const StEvent *ev, void *user)
+{
+  StPipeline *p = user;
+
+  st_process_table_apply (p->processes, ev);
+  if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
+    st_stitcher_forget_thread (p->stitcher, ev->tid);
+  if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
+    return unwind (p, ev);
+  return NULL;
+}
+
+static void
+emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
+{
+  StEvent merged = *ev;
+
+  if (p->held != NULL && p->held->pid == ev->pid && p->held->tid == ev->tid
+      && p->held->time == ev->time && ev->stack.n_callchain == 0)
+    {
+      merged.stack.callchain = p->held->sample.ips;
+      merged.stack.n_callchain = p->held->sample.n_ips;
+      st_stats_event (p->stats, p->held, FALSE);
+    }
+  else
+    release_held (p);
+  if (u->chain_line != NULL)
+    fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
-    st_writer_unwound (p->writer, ev, p->ips, r.n_ips);
+    st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
+  g_clear_pointer (&p->held, g_free);
+}
+
+/* In input order: writing.  */
+static void
+emit_event (const StEvent *ev, void *result, void *user)
+{
+  StPipeline *p = user;
+  Unwound *u = result;
+
+  if (u != NULL)
+    {
+      emit_unwound (p, ev, u);
+      g_free (u->chain_line);
+      g_free (u);
+      return;
+    }
+  release_held (p);
+  if (p->options.mode == ST_MODE_NAIVE && is_kernel_only (ev))
+    p->held = st_event_copy (ev);   /* may be the kernel part of a raw stack */
+  else
+    pass (p, ev);
 }
 
 static void
 handle (StPipeline *p, const StEvent *ev)
 {
-  st_process_table_apply (p->processes, ev);
-  if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
-    st_stitcher_forget_thread (p->stitcher, ev->tid);
-
-  if (p->options.mode != ST_MODE_NAIVE)
-    {
-      pass (p, ev);
-      return;
-    }
-
-  if (ev->kind == ST_EVENT_STACK_USER)
-    {
-      StEvent merged = *ev;
-      if (p->held && p->held_event.pid == ev->pid
-          && p->held_event.tid == ev->tid && p->held_event.time == ev->time
-          && ev->stack.n_callchain == 0)
-        {
-          merged.stack.callchain = p->held_event.sample.ips;
-          merged.stack.n_callchain = p->held_event.sample.n_ips;
-          st_stats_event (p->stats, &p->held_event, FALSE);
-          p->held = FALSE;
-        }
-      release_held (p);
-      unwind (p, &merged);
-      return;
-    }
-
-  release_held (p);
-  if (is_kernel_only (ev))
-    hold (p, ev);
+  if (p->reorder != NULL)
+    st_reorder_push (p->reorder, ev);
   else
-    pass (p, ev);
+    emit_event (ev, process_event (ev, p), p);
 }
 
 gboolean
@@ -238,6 +270,11 @@ st_pipeline_run (StPipeline *p, GError **error)
   int rc;
   uint64_t n = 0;
 
+  /* perf.data is time-ordered only per CPU; a capture is written in order.  */
+  if (st_reader_format (p->reader) == ST_FORMAT_PERF)
+    p->reorder = st_reorder_new (process_event, emit_event, p,
+                                 ST_REORDER_MAX_BYTES);
+
   while ((rc = st_reader_next (p->reader, &ev, error)) > 0)
     {
       handle (p, &ev);
@@ -245,6 +282,8 @@ st_pipeline_run (StPipeline *p, GError **error)
           && st_writer_failed (p->writer))
         break;
     }
+  if (p->reorder != NULL)
+    st_reorder_flush (p->reorder);
   release_held (p);
 
   gboolean ok = rc >= 0;
@@ -261,6 +300,10 @@ st_pipeline_run (StPipeline *p, GError **error)
           ok = FALSE;
         }
     }
+  if (p->reorder != NULL && st_reorder_overflows (p->reorder) > 0)
+    fprintf (stderr, "stacktrace: warning: a perf round exceeded %u MiB; "
+             "%u time(s) events were processed in input order\n",
+             ST_REORDER_MAX_BYTES >> 20, st_reorder_overflows (p->reorder));
   return ok;
 }
 

@@ -467,8 +467,9 @@ read_features (StPerfReader *r, GError **error)
                        "offset %" G_GUINT64_FORMAT ": bad perf.data feature "
                        "table: section of feature %d (offset %"
                        G_GUINT64_FORMAT ", size %" G_GUINT64_FORMAT ") lies "
-                       "past the end of the file", table_off + (k - 1) * sizeof *table, bit,
-                       s->offset, s->size);
+                       "past the end of the file",
+                       table_off + (k - 1) * sizeof *table, bit, s->offset,
+                       s->size);
           ok = FALSE;
           break;
         }

@@ -1,6 +1,104 @@
 #include "config.h"
 
+#include <glib.h>
+#include <string.h>
+
 #include "model/event.h"
+
+/* Where a pointer of the copy goes: into the copied frame when it pointed
+   into the frame, else into the copy's tail.  */
+typedef struct
+{
+  const StEvent *src;
+  uint8_t *raw;         /* the copied frame */
+  uint8_t *tail;        /* next free byte after it */
+} Copier;
+
+static const void *
+relocate (Copier *c, const void *ptr, size_t len)
+{
+  const uint8_t *p = ptr;
+
+  if (p == NULL)
+    return NULL;
+  if (c->src->raw != NULL && p >= c->src->raw
+      && p + len <= c->src->raw + c->src->raw_len)
+    return c->raw + (p - c->src->raw);
+  void *dst = c->tail;
+  memcpy (dst, p, len);
+  c->tail += (len + 7) & ~(size_t) 7;
+  return dst;
+}
+
+static size_t
+padded (size_t len)
+{
+  return (len + 7) & ~(size_t) 7;
+}
+
+StEvent *
+st_event_copy (const StEvent *ev)
+{
+  size_t extra = padded (ev->raw_len);
+
+  /* Room for anything that does not point into the frame.  */
+  switch (ev->kind)
+    {
+    case ST_EVENT_SAMPLE:
+      extra += padded (ev->sample.n_ips * sizeof (uint64_t));
+      break;
+    case ST_EVENT_STACK_USER:
+      extra += padded (ev->stack.n_callchain * sizeof (uint64_t))
+               + padded (ev->stack.n_regs * sizeof (uint64_t))
+               + padded (ev->stack.stack_size);
+      break;
+    case ST_EVENT_MAP:
+      extra += padded (ev->map.filename ? strlen (ev->map.filename) + 1 : 0);
+      break;
+    case ST_EVENT_PROCESS:
+      extra += padded (ev->process.comm ? strlen (ev->process.comm) + 1 : 0);
+      break;
+    default:
+      break;
+    }
+
+  StEvent *copy = g_malloc (padded (sizeof *copy) + extra);
+  Copier c = { ev, (uint8_t *) copy + padded (sizeof *copy), NULL };
+
+  *copy = *ev;
+  if (ev->raw_len > 0)
+    memcpy (c.raw, ev->raw, ev->raw_len);
+  c.tail = c.raw + padded (ev->raw_len);
+  copy->raw = ev->raw_len > 0 ? c.raw : NULL;
+  switch (ev->kind)
+    {
+    case ST_EVENT_SAMPLE:
+      copy->sample.ips = relocate (&c, ev->sample.ips,
+                                   ev->sample.n_ips * sizeof (uint64_t));
+      break;
+    case ST_EVENT_STACK_USER:
+      copy->stack.callchain =
+        relocate (&c, ev->stack.callchain,
+                  ev->stack.n_callchain * sizeof (uint64_t));
+      copy->stack.regs = relocate (&c, ev->stack.regs,
+                                   ev->stack.n_regs * sizeof (uint64_t));
+      copy->stack.stack = relocate (&c, ev->stack.stack, ev->stack.stack_size);
+      break;
+    case ST_EVENT_MAP:
+      if (ev->map.filename)
+        copy->map.filename = relocate (&c, ev->map.filename,
+                                       strlen (ev->map.filename) + 1);
+      break;
+    case ST_EVENT_PROCESS:
+      if (ev->process.comm)
+        copy->process.comm = relocate (&c, ev->process.comm,
+                                       strlen (ev->process.comm) + 1);
+      break;
+    default:
+      break;
+    }
+  return copy;
+}
 
 const char *
 st_event_kind_name (StEventKind kind)

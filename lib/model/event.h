@@ -55,6 +55,10 @@ typedef struct
   int32_t tid;
   int32_t cpu;          /* -1 when unknown */
   int64_t time;         /* ns; 0 when unknown */
+  /* A point where the stream promises time order: every later event is
+     newer than all events before the previous such point (perf's
+     FINISHED_ROUND).  Streams without them are taken as time-ordered.  */
+  bool round_end;
 
   /* The frame/record exactly as read, for byte-identical passthrough.  */
   const uint8_t *raw;
@@ -120,6 +124,10 @@ typedef struct
     } lost;
   };
 } StEvent;
+
+/* A copy of EV that owns everything it points to, in one allocation
+   (free it with g_free).  */
+StEvent *st_event_copy (const StEvent *ev);
 
 const char *st_event_kind_name (StEventKind kind);
 const char *st_format_name (StFormat format);

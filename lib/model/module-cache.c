@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,8 @@
 struct StModuleCache
 {
   char *symfs;
+  uint8_t *vdso;          /* a copy of our own vDSO image, or NULL */
+  size_t vdso_size;
   GHashTable *modules;    /* key string -> StModule* */
 };
 
@@ -50,6 +53,7 @@ st_module_cache_free (StModuleCache *c)
   if (c == NULL)
     return;
   g_hash_table_destroy (c->modules);
+  g_free (c->vdso);
   g_free (c->symfs);
   g_free (c);
 }
@@ -156,10 +160,79 @@ try_open (StModule *m, const StMap *map, const char *path)
   return FALSE;
 }
 
+/* Size of the ELF image at IMAGE: up to the end of its section headers
+   or of its loaded segments, whichever is last.  */
+static size_t
+elf_image_size (const uint8_t *image)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *) image;
+  size_t size = eh->e_shoff + (size_t) eh->e_shnum * eh->e_shentsize;
+
+  for (int i = 0; i < eh->e_phnum; i++)
+    {
+      const Elf64_Phdr *ph = (const Elf64_Phdr *)
+        (image + eh->e_phoff + (size_t) i * eh->e_phentsize);
+      if (ph->p_type == PT_LOAD)
+        size = MAX (size, ph->p_offset + ph->p_filesz);
+    }
+  return size;
+}
+
+/* The [vdso] of a recorded process is the running kernel's when the
+   recording was made here: use our own copy if it matches (by build-id
+   when known, else by size), as perf does.  */
+static void
+open_vdso (StModuleCache *c, StModule *m, const StMap *map)
+{
+  const uint8_t *ours = (const uint8_t *) getauxval (AT_SYSINFO_EHDR);
+
+  if (ours == NULL || memcmp (ours, ELFMAG, SELFMAG) != 0
+      || ours[EI_CLASS] != ELFCLASS64)
+    {
+      m->error = g_strdup ("[vdso]: no vDSO of our own to compare with");
+      return;
+    }
+  if (c->vdso == NULL)
+    {
+      c->vdso_size = elf_image_size (ours);
+      c->vdso = g_memdup2 (ours, c->vdso_size);
+    }
+  m->image = c->vdso;
+  m->image_size = c->vdso_size;
+  m->path = g_strdup ("[vdso]");
+  m->elf = elf_memory ((char *) c->vdso, c->vdso_size);
+  if (m->elf == NULL || !inspect_elf (m))
+    goto unusable;
+  if (map->build_id_len > 0
+      ? (m->build_id_len != map->build_id_len
+         || memcmp (m->build_id, map->build_id, m->build_id_len) != 0)
+      : map->end - map->start != ((m->high_vaddr - m->low_vaddr + 4095) & ~4095ull))
+    {
+      g_free (m->error);
+      m->error = g_strdup ("[vdso]: recorded on another kernel");
+      goto unusable;
+    }
+  return;
+
+unusable:
+  if (m->error == NULL)
+    m->error = g_strdup ("[vdso]: not a usable ELF image");
+  if (m->elf != NULL)
+    elf_end (m->elf);
+  m->elf = NULL;
+  m->image = NULL;
+}
+
 static void
 open_module (StModuleCache *c, StModule *m, const StMap *map)
 {
   const char *name = map->filename;
+
+  if (strcmp (name, "[vdso]") == 0)
+    {
+      open_vdso (c, m, map);
+      return;
+    }
 
   if (name[0] != '/')
     {
@@ -225,9 +298,24 @@ st_module_bias (const StModule *m, const StMap *map, uint64_t *bias)
   return FALSE;
 }
 
+Elf *
+st_module_elf_ref (const StModule *m)
+{
+  if (m->image != NULL)
+    return elf_memory ((char *) m->image, m->image_size);
+  return elf_begin (-1, ELF_C_READ_MMAP, m->elf);
+}
+
 gboolean
 st_module_read (const StModule *m, uint64_t offset, void *buf, size_t len)
 {
+  if (m->image != NULL)
+    {
+      if (offset > m->image_size || m->image_size - offset < len)
+        return FALSE;
+      memcpy (buf, m->image + offset, len);
+      return TRUE;
+    }
   if (m->fd < 0)
     return FALSE;
   return pread (m->fd, buf, len, (off_t) offset) == (ssize_t) len;

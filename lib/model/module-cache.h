@@ -22,6 +22,8 @@ typedef struct
 {
   const char *name;        /* the path the stream named (interned) */
   char *path;              /* the file opened, NULL if none */
+  const uint8_t *image;    /* an in-memory ELF instead of a file ([vdso]) */
+  size_t image_size;
   Elf *elf;                /* NULL when unusable */
   int fd;
   int machine;             /* ELF e_machine */
@@ -50,6 +52,9 @@ StModule *st_module_cache_get (StModuleCache *c, const StMap *map);
    virtual address.  FALSE when MAP's file offset is in no PT_LOAD.  */
 gboolean st_module_bias (const StModule *module, const StMap *map,
                          uint64_t *bias);
+
+/* A new Elf handle on MODULE (its own reference), for libdwfl.  */
+Elf *st_module_elf_ref (const StModule *module);
 
 /* Reads LEN bytes of the file at file OFFSET.  */
 gboolean st_module_read (const StModule *module, uint64_t offset, void *buf,

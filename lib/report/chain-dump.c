@@ -5,9 +5,9 @@
 #include "report/chain-dump.h"
 #include "report/symbolizer.h"
 
-void
-st_chain_dump_line (FILE *out, Dwfl *dwfl, const StEvent *ev,
-                    const uint64_t *ips, uint32_t n_ips)
+char *
+st_chain_dump_line (Dwfl *dwfl, const StEvent *ev, const uint64_t *ips,
+                    uint32_t n_ips)
 {
   GString *line = g_string_sized_new (256);
 
@@ -23,6 +23,5 @@ st_chain_dump_line (FILE *out, Dwfl *dwfl, const StEvent *ev,
       st_symbolize (dwfl, ips[i], line);
     }
   g_string_append_c (line, '\n');
-  fwrite (line->str, 1, line->len, out);
-  g_string_free (line, TRUE);
+  return g_string_free (line, FALSE);
 }

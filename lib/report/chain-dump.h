@@ -8,7 +8,8 @@
 
 #include "model/event.h"
 
-void st_chain_dump_line (FILE *out, Dwfl *dwfl, const StEvent *ev,
-                         const uint64_t *ips, uint32_t n_ips);
+/* The line (with its newline) of one sample, newly allocated.  */
+char *st_chain_dump_line (Dwfl *dwfl, const StEvent *ev,
+                          const uint64_t *ips, uint32_t n_ips);
 
 #endif /* ST_CHAIN_DUMP_H */

@@ -68,7 +68,7 @@ find_shared_elf (Dwfl_Module *mod, void **userdata, const char *modname,
 
   if (m == NULL || m->elf == NULL)
     return -1;
-  *elfp = elf_begin (-1, ELF_C_READ_MMAP, m->elf);
+  *elfp = st_module_elf_ref (m);
   *file_name = strdup (m->path);
   return -1;
 }
@@ -142,7 +142,7 @@ memory_read (Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 
   /* Outside the stack copy: the contents of a mapped file.  */
   const StMap *map = st_address_space_find (s->process->maps, addr);
-  if (map != NULL && map->filename[0] == '/')
+  if (map != NULL && map->filename[0] != '\0')
     {
       StModule *m = st_module_cache_get (s->u->modules, map);
       size_t width = c->ev->stack.abi == ST_REGS_ABI_32 ? 4 : 8;
@@ -219,7 +219,8 @@ report_modules (ProcessState *s)
       const StMap *map = st_address_space_get (as, i);
       uint64_t bias;
 
-      if (!st_map_maybe_code (map) || map->filename[0] != '/')
+      if (!st_map_maybe_code (map)
+          || (map->filename[0] != '/' && strcmp (map->filename, "[vdso]") != 0))
         continue;
       StModule *m = st_module_cache_get (s->u->modules, map);
       if (m->elf == NULL || !st_module_bias (m, map, &bias))
