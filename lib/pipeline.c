@@ -270,10 +270,12 @@ st_pipeline_run (StPipeline *p, GError **error)
   int rc;
   uint64_t n = 0;
 
-  /* perf.data is time-ordered only per CPU; a capture is written in order.  */
+  /* perf.data is time-ordered only per CPU; a capture is written in
+     order, and so is what we convert into one.  */
   if (st_reader_format (p->reader) == ST_FORMAT_PERF)
     p->reorder = st_reorder_new (process_event, emit_event, p,
-                                 ST_REORDER_MAX_BYTES);
+                                 ST_REORDER_MAX_BYTES,
+                                 p->options.output_format == ST_FORMAT_SYSPROF);
 
   while ((rc = st_reader_next (p->reader, &ev, error)) > 0)
     {

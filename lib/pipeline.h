@@ -22,6 +22,7 @@ typedef struct
   const char *symfs;          /* may be NULL */
   FILE *chains;               /* --chains output, may be NULL */
   FILE *debug;                /* per-sample diagnostics, may be NULL */
+  StFormat output_format;     /* what WRITER writes */
   gboolean callgraph;         /* collect the call graph summary */
   gboolean stitch;            /* per-thread stitching of truncated stacks */
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */

@@ -10,6 +10,7 @@ typedef struct
   uint64_t seq;       /* input order, to keep the sort stable */
   gboolean processed;
   void *result;
+  GList *link;        /* in StReorder.queue */
 } Pending;
 
 struct StReorder
@@ -18,6 +19,7 @@ struct StReorder
   StReorderEmit emit;
   void *user;
   size_t max_bytes;
+  gboolean emit_in_time_order;
 
   GQueue queue;             /* Pending*, input order */
   size_t bytes;
@@ -30,13 +32,14 @@ struct StReorder
 
 StReorder *
 st_reorder_new (StReorderProcess process, StReorderEmit emit, void *user,
-                size_t max_bytes)
+                size_t max_bytes, gboolean emit_in_time_order)
 {
   StReorder *r = g_new0 (StReorder, 1);
   r->process = process;
   r->emit = emit;
   r->user = user;
   r->max_bytes = max_bytes;
+  r->emit_in_time_order = emit_in_time_order;
   g_queue_init (&r->queue);
   return r;
 }
@@ -55,6 +58,17 @@ st_reorder_free (StReorder *r)
       g_free (p);
     }
   g_free (r);
+}
+
+/* Emits P and forgets it.  */
+static void
+done (StReorder *r, Pending *p)
+{
+  g_queue_delete_link (&r->queue, p->link);
+  r->emit (p->ev, p->result, r->user);
+  r->bytes -= sizeof *p + sizeof *p->ev + p->ev->raw_len;
+  g_free (p->ev);
+  g_free (p);
 }
 
 static gint
@@ -85,18 +99,14 @@ release (StReorder *r, int64_t limit, gboolean all)
       Pending *p = ready->pdata[i];
       p->result = r->process (p->ev, r->user);
       p->processed = TRUE;
+      if (r->emit_in_time_order)
+        done (r, p);
     }
   g_ptr_array_unref (ready);
 
   Pending *p;
   while ((p = g_queue_peek_head (&r->queue)) != NULL && p->processed)
-    {
-      g_queue_pop_head (&r->queue);
-      r->emit (p->ev, p->result, r->user);
-      r->bytes -= sizeof *p + sizeof *p->ev + p->ev->raw_len;
-      g_free (p->ev);
-      g_free (p);
-    }
+    done (r, p);
 }
 
 void
@@ -110,6 +120,7 @@ st_reorder_push (StReorder *r, const StEvent *ev)
     r->last_time = MAX (r->last_time, ev->time);
   p->key = ev->time > 0 ? ev->time : r->last_time;
   g_queue_push_tail (&r->queue, p);
+  p->link = r->queue.tail;
   r->bytes += sizeof *p + sizeof *p->ev + ev->raw_len;
 
   if (ev->round_end)

@@ -1,7 +1,9 @@
 /* Time order for streams that are only ordered per CPU (perf.data): events
    are processed (state updates, unwinding) in time order, as perf itself
    does, but emitted in input order, so the output is the input with raw
-   stacks replaced and nothing moved.
+   stacks replaced and nothing moved; or, for a conversion into a format
+   that is time-ordered by definition (a Sysprof capture), emitted in time
+   order too.
 
    A round_end event (perf's FINISHED_ROUND) releases every buffered event
    no newer than the newest time seen before the previous round_end.  */
@@ -23,7 +25,8 @@ typedef struct StReorder StReorder;
 /* MAX_BYTES bounds the buffered events: past it, everything buffered is
    processed and emitted at once (order then only as good as the input).  */
 StReorder *st_reorder_new (StReorderProcess process, StReorderEmit emit,
-                           void *user, size_t max_bytes);
+                           void *user, size_t max_bytes,
+                           gboolean emit_in_time_order);
 void st_reorder_free (StReorder *r);
 
 void st_reorder_push (StReorder *r, const StEvent *ev);

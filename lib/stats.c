@@ -14,6 +14,7 @@ struct StStats
   uint64_t events_out;
   uint64_t by_kind_in[ST_EVENT_LOST + 1];
   uint64_t no_counterpart[ST_EVENT_LOST + 1];
+  uint64_t lost_by_recorder;   /* records the recorder said it lost */
 };
 
 static void
@@ -48,6 +49,8 @@ st_stats_event (StStats *s, const StEvent *ev, gboolean written)
   s->events_in++;
   if (ev->kind <= ST_EVENT_LOST)
     s->by_kind_in[ev->kind]++;
+  if (ev->kind == ST_EVENT_LOST)
+    s->lost_by_recorder += ev->lost.count;
   if (written)
     s->events_out++;
 }
@@ -176,6 +179,10 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
       fprintf (out, "stacktrace: %" PRIu64 " %s event(s) have no counterpart "
                "in the output format and were not written\n",
                s->no_counterpart[k], st_event_kind_name (k));
+  if (s->lost_by_recorder > 0)
+    fprintf (out, "stacktrace: the recorder lost %" PRIu64 " record(s) "
+             "(reported in %" PRIu64 " LOST record(s))\n", s->lost_by_recorder,
+             s->by_kind_in[ST_EVENT_LOST]);
   fprintf (out, "stacktrace: %" PRIu64 " events read, %" PRIu64
            " written\n", s->events_in, s->events_out);
   print_counters (out, "total", t);

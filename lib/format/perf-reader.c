@@ -1172,6 +1172,7 @@ st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
   ev->cpu = -1;
   ev->raw = p;
   ev->raw_len = total;
+  ev->round_end = h.type == ST_PERF_RECORD_FINISHED_ROUND;
 
   switch (h.type)
     {

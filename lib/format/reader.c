@@ -106,6 +106,12 @@ st_reader_capture_header (const StReader *r)
   return r->capture != NULL ? st_capture_reader_header (r->capture) : NULL;
 }
 
+StPerfReader *
+st_reader_perf (const StReader *r)
+{
+  return r->perf;
+}
+
 uint64_t
 st_reader_offset (const StReader *r)
 {

@@ -18,6 +18,9 @@ StFormat st_reader_format (const StReader *reader);
 /* For a Sysprof capture input: the 256-byte file header as read.  NULL
    for other formats.  */
 const uint8_t *st_reader_capture_header (const StReader *reader);
+/* The perf.data reader behind READER (for a perf writer copying its
+   attributes and features), or NULL for other formats.  */
+struct StPerfReader *st_reader_perf (const StReader *reader);
 /* Input bytes consumed so far.  */
 uint64_t st_reader_offset (const StReader *reader);
 
