@@ -1,0 +1,64 @@
+/* Deep stacks for the stitching test: main -> st_run -> st_deep x
+   (depth + 1) -> st_deep_leaf, each st_deep frame holding ~160 bytes, the
+   depth sweeping up and down through 10..110 so the stack spans ~2-18 KiB
+   and a 2/4/8 KiB copy often ends before main.
+   Usage: deep-stack [MILLISECONDS]  */
+#include "st-work.h"
+
+volatile unsigned long st_sink;
+
+ST_FRAME unsigned long st_deep_leaf (unsigned long n);
+ST_FRAME unsigned long st_deep (int depth, unsigned long n);
+ST_FRAME unsigned long st_run (long long ms);
+
+unsigned long
+st_deep_leaf (unsigned long n)
+{
+  return st_spin (n);
+}
+
+unsigned long
+st_deep (int depth, unsigned long n)
+{
+  /* A local array the compiler must keep: stack per frame.  */
+  volatile unsigned char pad[144];
+  unsigned long r;
+
+  pad[depth % sizeof pad] = (unsigned char) depth;
+  if (depth == 0)
+    r = st_deep_leaf (n);
+  else
+    r = st_deep (depth - 1, n);
+  st_sink = r + pad[depth % sizeof pad];
+  return r + (unsigned long) depth;
+}
+
+unsigned long
+st_run (long long ms)
+{
+  long long end = st_now_ms () + ms;
+  unsigned long total = 0;
+  unsigned int round = 0;
+
+  do
+    {
+      /* A triangle wave: neighbouring samples share most of their stack.  */
+      unsigned int phase = round % 200;
+      int depth = 10 + (int) (phase < 100 ? phase : 199 - phase);
+
+      total += st_deep (depth, ST_SPIN_ITERATIONS / 4);
+      st_sink = total;
+      round++;
+    }
+  while (st_now_ms () < end);
+  return total;
+}
+
+int
+main (int argc, char **argv)
+{
+  unsigned long r = st_run (st_start (argc, argv));
+
+  st_sink = r;
+  return 0;
+}
