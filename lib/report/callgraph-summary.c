@@ -77,7 +77,11 @@ st_callgraph_add (StCallgraph *g, Dwfl *dwfl, const char *comm,
     {
       g_string_truncate (name, 0);
       st_symbolize (dwfl, ips[i], name);
-      n = child (n, g_intern_string (name->str));
+      const char *interned = g_intern_string (name->str);
+      /* Direct recursion is one node: depth would bury the leaves.  */
+      if (interned == n->name)
+        continue;
+      n = child (n, interned);
       n->total++;
     }
   n->self++;

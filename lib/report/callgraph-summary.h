@@ -1,5 +1,6 @@
 /* A top-down call graph of the unwound samples, by function name, printed
-   as an indented tree of the hottest paths.  */
+   as an indented tree of the hottest paths.  A function calling itself
+   directly is folded into one node.  */
 #ifndef ST_CALLGRAPH_SUMMARY_H
 #define ST_CALLGRAPH_SUMMARY_H
 
