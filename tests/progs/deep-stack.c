@@ -1,7 +1,10 @@
 /* Deep stacks for the stitching test: main -> st_run -> st_deep x
-   (depth + 1) -> st_deep_leaf, each st_deep frame holding ~160 bytes, the
-   depth sweeping up and down through 10..110 so the stack spans ~2-18 KiB
-   and a 2/4/8 KiB copy often ends before main.
+   (depth + 1) -> st_deep_leaf, each st_deep frame holding ~160 bytes.
+   A round of 240 calls first stays at depth 2 for 40 calls (a shallow
+   phase: even a 2 KiB copy then reaches main, so every cut size has
+   complete chains to stitch from), then sweeps the depth up and down
+   through 2..101, so the stack spans ~0.5-17 KiB and a 2/4/8 KiB copy
+   often ends before main.
    Usage: deep-stack [MILLISECONDS]  */
 #include "st-work.h"
 
@@ -42,9 +45,18 @@ st_run (long long ms)
 
   do
     {
-      /* A triangle wave: neighbouring samples share most of their stack.  */
-      unsigned int phase = round % 200;
-      int depth = 10 + (int) (phase < 100 ? phase : 199 - phase);
+      /* A shallow plateau, then a triangle wave: neighbouring samples
+         share most of their stack.  */
+      unsigned int phase = round % 240;
+      int depth;
+
+      if (phase < 40)
+        depth = 2;
+      else
+        {
+          phase -= 40;
+          depth = 2 + (int) (phase < 100 ? phase : 199 - phase);
+        }
 
       total += st_deep (depth, ST_SPIN_ITERATIONS / 4);
       st_sink = total;
