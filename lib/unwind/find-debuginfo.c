@@ -2,6 +2,7 @@
    frame information.  */
 #include "config.h"
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -13,9 +14,12 @@
 #include "model/module-cache.h"
 #include "unwind/find-debuginfo.h"
 
-/* Whether ELF has a section NAME with contents.  */
+/* Addresses of .text probed for call frame information.  */
+#define TEXT_PROBES 64
+
+/* The header of ELF's section NAME with contents, or FALSE.  */
 static gboolean
-has_section (Elf *elf, const char *name)
+find_section (Elf *elf, const char *name, GElf_Shdr *out)
 {
   size_t shstrndx;
   Elf_Scn *scn = NULL;
@@ -24,17 +28,48 @@ has_section (Elf *elf, const char *name)
     return FALSE;
   while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
-      GElf_Shdr sh;
       const char *n;
 
-      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type == SHT_NOBITS
-          || sh.sh_size == 0)
+      if (gelf_getshdr (scn, out) == NULL || out->sh_type == SHT_NOBITS
+          || out->sh_size == 0)
         continue;
-      n = elf_strptr (elf, shstrndx, sh.sh_name);
+      n = elf_strptr (elf, shstrndx, out->sh_name);
       if (n != NULL && strcmp (n, name) == 0)
         return TRUE;
     }
   return FALSE;
+}
+
+/* Whether ELF's .eh_frame covers at least half of TEXT_PROBES addresses
+   spread evenly over .text.  Code compiled without unwind tables still
+   has an .eh_frame (for _start and the PLT, from crt1.o and the linker),
+   so only coverage tells whether its own functions have CFI there.  */
+static gboolean
+eh_frame_covers_text (Elf *elf)
+{
+  GElf_Shdr text;
+  Dwarf_CFI *cfi;
+  guint covered = 0;
+
+  if (!find_section (elf, ".text", &text))
+    return TRUE;
+  cfi = dwarf_getcfi_elf (elf);
+  if (cfi == NULL)
+    return FALSE;
+  for (guint i = 0; i < TEXT_PROBES; i++)
+    {
+      Dwarf_Frame *frame;
+      Dwarf_Addr addr = text.sh_addr
+                        + text.sh_size * (2 * i + 1) / (2 * TEXT_PROBES);
+
+      if (dwarf_cfi_addrframe (cfi, addr, &frame) == 0)
+        {
+          covered++;
+          free (frame);
+        }
+    }
+  dwarf_cfi_end (cfi);
+  return 2 * covered >= TEXT_PROBES;
 }
 
 /* Opens PATH if it is a regular file with MOD's build-id (any file when
@@ -128,9 +163,10 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                                   debuginfo_file_name)) >= 0)
     return fd;
 
+  GElf_Shdr debug_frame;
   if (m->debuginfod == NULL || m->build_id_len == 0
-      || has_section (m->elf, ".eh_frame")
-      || has_section (m->elf, ".debug_frame"))
+      || find_section (m->elf, ".debug_frame", &debug_frame)
+      || eh_frame_covers_text (m->elf))
     return -1;
   g_autofree char *path = st_debuginfod_find (m->debuginfod,
                                               ST_DEBUGINFOD_DEBUGINFO,

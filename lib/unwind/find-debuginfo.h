@@ -3,13 +3,15 @@
    them: the build-id directories (/usr/lib/debug/.build-id/), then the
    file named by the module's .gnu_debuglink next to it, in its .debug/
    directory and under /usr/lib/debug.  Then, only for a module whose own
-   file has neither .eh_frame nor .debug_frame, debuginfod: such code was
-   built without unwind tables (-fno-asynchronous-unwind-tables
-   -fno-unwind-tables -g puts the call frame information in .debug_frame
-   only) and stripped, so the debug file's .debug_frame is the only way
-   to unwind it.  A module with .eh_frame gains nothing for unwinding from
-   its debug file, and fetching one (often tens of MB) just for symbol
-   names would stall the stream.
+   file has no .debug_frame and whose .eh_frame covers less than half of
+   its .text, debuginfod: such code was built without unwind tables
+   (-fno-asynchronous-unwind-tables -fno-unwind-tables -g puts its call
+   frame information in .debug_frame only; .eh_frame keeps just _start
+   and the PLT) and then stripped, so the debug file's .debug_frame is
+   the only way to unwind it.  Code with unwind tables gains nothing for
+   unwinding from its debug file (gcc emits .debug_frame only where it
+   emits no .eh_frame), and fetching one (often tens of MB) just for
+   symbol names would stall the stream.
 
    libdwfl's own debuginfod client is never used (it would ignore
    --no-debuginfod and keep one client per Dwfl); fetching goes through
