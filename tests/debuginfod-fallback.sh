@@ -144,11 +144,15 @@ stat_of ()
   sed -n "s/^$2=//p" "$tmp/$1.stats"
 }
 
+# expect_fetched LABEL N: N files asked for and found, no more: code
+# with unwind tables (libc, ld.so, the fixture) must not make stacktrace
+# ask for debuginfo.
 expect_fetched ()
 {
   found=$(stat_of "$1" debuginfod.found)
-  [ "${found:-0}" -ge "$2" ] \
-    || fail "$1: $2 file(s) should have come from debuginfod, got ${found:-none}"
+  queries=$(stat_of "$1" debuginfod.queries)
+  [ "${found:-0}" = "$2" ] && [ "${queries:-0}" = "$2" ] \
+    || fail "$1: $2 file(s) should have been asked of debuginfod and found, got ${queries:-none} asked, ${found:-none} found"
 }
 
 echo "== fixture: the recorded file is missing"
