@@ -23,6 +23,9 @@
 /* Threads whose last complete chain is kept for stitching.  */
 #define ST_STITCH_MAX_THREADS 4096
 
+/* Counters in the output: at most one set per second of sample time.  */
+#define ST_COUNTERS_PERIOD_NS 1000000000
+
 struct StPipeline
 {
   StReader *reader;
@@ -32,12 +35,22 @@ struct StPipeline
   StCallgraph *callgraph;
   StProcessTable *processes;
   StModuleCache *modules;
+  StDebuginfod *debuginfod;   /* NULL when off */
   StDwflUnwinder *unwinder;
   StStitcher *stitcher;       /* NULL when stitching is off */
 
   /* The held-back kernel-only SAMPLE (a copy), or NULL.  */
   StEvent *held;
   StReorder *reorder;         /* perf input: time order for processing */
+
+  gboolean stopped;           /* the check function asked to stop */
+
+  /* Counters in the output: when the last set was written, what it said,
+     and the newest event time written.  */
+  gboolean counters_written;
+  int64_t counters_time;
+  StProgressCounters counters_last;
+  int64_t last_time;
 
   uint64_t ips[ST_UNWIND_MAX_FRAMES];
   uint64_t sps[ST_UNWIND_MAX_FRAMES];
@@ -57,6 +70,9 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     p->callgraph = st_callgraph_new ();
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new (options->symfs);
+  if (options->debuginfod)
+    p->debuginfod = st_debuginfod_new ();
+  st_module_cache_set_debuginfod (p->modules, p->debuginfod);
   p->unwinder = st_dwfl_unwinder_new (p->modules);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
@@ -72,6 +88,7 @@ st_pipeline_free (StPipeline *p)
   st_process_table_free (p->processes);
   st_dwfl_unwinder_free (p->unwinder);
   st_module_cache_free (p->modules);
+  st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
   st_callgraph_free (p->callgraph);
   st_stats_free (p->stats);
@@ -233,6 +250,48 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   g_clear_pointer (&p->held, g_free);
 }
 
+/* Writes the counters at TIME if they changed since the last set.  */
+static void
+write_counters (StPipeline *p, int64_t time)
+{
+  const StUnwindCounters *t = st_stats_total (p->stats);
+  StProgressCounters c = {
+    .samples = t->samples,
+    .complete = t->complete,
+    .truncated = t->truncated,
+    .failed = t->failed,
+    .stitched = t->stitched,
+    .unprimed = t->unprimed,
+  };
+
+  if (p->counters_written
+      && memcmp (&c, &p->counters_last, sizeof c) == 0)
+    return;
+  if (st_writer_counters (p->writer, time, &c))
+    {
+      p->counters_written = TRUE;
+      p->counters_time = time;
+      p->counters_last = c;
+    }
+}
+
+/* Once samples were unwound, a set of counters per second of sample
+   time, between frames (never between a held kernel part and its
+   STACK_USER frame).  */
+static void
+maybe_counters (StPipeline *p, int64_t time)
+{
+  if (time > p->last_time)
+    p->last_time = time;
+  if (!p->options.counters || p->writer == NULL || p->held != NULL
+      || p->options.mode != ST_MODE_NAIVE
+      || st_stats_total (p->stats)->samples == 0)
+    return;
+  if (!p->counters_written
+      || p->last_time - p->counters_time >= ST_COUNTERS_PERIOD_NS)
+    write_counters (p, p->last_time);
+}
+
 /* In input order: writing.  */
 static void
 emit_event (const StEvent *ev, void *result, void *user)
@@ -245,13 +304,16 @@ emit_event (const StEvent *ev, void *result, void *user)
       emit_unwound (p, ev, u);
       g_free (u->chain_line);
       g_free (u);
-      return;
     }
-  release_held (p);
-  if (p->options.mode == ST_MODE_NAIVE && is_kernel_only (ev))
-    p->held = st_event_copy (ev);   /* may be the kernel part of a raw stack */
   else
-    pass (p, ev);
+    {
+      release_held (p);
+      if (p->options.mode == ST_MODE_NAIVE && is_kernel_only (ev))
+        p->held = st_event_copy (ev); /* may be the kernel part of a raw stack */
+      else
+        pass (p, ev);
+    }
+  maybe_counters (p, ev->time);
 }
 
 static void
@@ -263,12 +325,39 @@ handle (StPipeline *p, const StEvent *ev)
     emit_event (ev, process_event (ev, p), p);
 }
 
+static gboolean
+output_failed (const StPipeline *p)
+{
+  return p->writer != NULL && st_writer_failed (p->writer);
+}
+
+/* The input stalls: hand the output what it has (a live reader is
+   waiting for it), then ask the check function.  */
+static gboolean
+input_wait (void *user)
+{
+  StPipeline *p = user;
+
+  if (p->writer != NULL)
+    st_writer_flush (p->writer);
+  if (p->options.chains != NULL)
+    fflush (p->options.chains);
+  if (output_failed (p))
+    return FALSE;
+  if (p->options.check != NULL && !p->options.check (p->options.check_data))
+    {
+      p->stopped = TRUE;
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 st_pipeline_run (StPipeline *p, GError **error)
 {
   StEvent ev;
   int rc;
-  uint64_t n = 0;
+  GError *read_error = NULL;
 
   /* perf.data is time-ordered only per CPU; a capture is written in
      order, and so is what we convert into one.  */
@@ -277,16 +366,39 @@ st_pipeline_run (StPipeline *p, GError **error)
                                  ST_REORDER_MAX_BYTES,
                                  p->options.output_format == ST_FORMAT_SYSPROF);
 
-  while ((rc = st_reader_next (p->reader, &ev, error)) > 0)
+  st_reader_set_wait_func (p->reader,
+                           p->options.check_ms ? p->options.check_ms : 1000,
+                           input_wait, p);
+  while ((rc = st_reader_next (p->reader, &ev, &read_error)) > 0)
     {
       handle (p, &ev);
-      if ((++n & 1023) == 0 && p->writer != NULL
-          && st_writer_failed (p->writer))
+      if (output_failed (p))
         break;
+      if (p->options.check != NULL && !p->options.check (p->options.check_data))
+        {
+          p->stopped = TRUE;
+          break;
+        }
     }
+  /* A stop while waiting: the frame being read is dropped, the output
+     ends after the last whole one.  */
+  if (rc < 0 && g_error_matches (read_error, ST_ERROR, ST_ERROR_STOPPED))
+    {
+      g_clear_error (&read_error);
+      rc = 0;
+    }
+  if (read_error != NULL)
+    g_propagate_error (error, read_error);
+  st_reader_set_wait_func (p->reader, 0, NULL, NULL);
+
   if (p->reorder != NULL)
     st_reorder_flush (p->reorder);
   release_held (p);
+  /* The final values, unless the last set already has them.  */
+  if (p->options.counters && p->writer != NULL
+      && p->options.mode == ST_MODE_NAIVE
+      && st_stats_total (p->stats)->samples > 0)
+    write_counters (p, p->last_time);
 
   gboolean ok = rc >= 0;
   if (p->writer != NULL)
@@ -319,4 +431,16 @@ const StCallgraph *
 st_pipeline_callgraph (const StPipeline *p)
 {
   return p->callgraph;
+}
+
+gboolean
+st_pipeline_stopped (const StPipeline *p)
+{
+  return p->stopped;
+}
+
+StDebuginfod *
+st_pipeline_debuginfod (const StPipeline *p)
+{
+  return p->debuginfod;
 }

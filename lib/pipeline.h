@@ -6,6 +6,7 @@
 
 #include "format/reader.h"
 #include "format/writer.h"
+#include "model/debuginfod-fetch.h"
 #include "report/callgraph-summary.h"
 #include "stats.h"
 
@@ -26,6 +27,18 @@ typedef struct
   gboolean callgraph;         /* collect the call graph summary */
   gboolean stitch;            /* per-thread stitching of truncated stacks */
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
+  gboolean debuginfod;        /* fetch missing files by build-id (when
+                                 DEBUGINFOD_URLS names servers) */
+  gboolean counters;          /* unwinding counters in the output, once
+                                 per second of sample time, when its
+                                 format has counters */
+  /* Called after every event and, while the input stalls, every
+     CHECK_MS (and when a signal interrupts the wait).  Returns FALSE to
+     stop: the pipeline then ends as at the end of the input, after the
+     last whole frame.  May be NULL.  */
+  gboolean (*check) (void *user);
+  void *check_data;
+  unsigned check_ms;
 } StPipelineOptions;
 
 typedef struct StPipeline StPipeline;
@@ -36,11 +49,17 @@ StPipeline *st_pipeline_new (StReader *reader, StWriter *writer,
                              const StPipelineOptions *options);
 void st_pipeline_free (StPipeline *p);
 
-/* Runs to the end of the input.  On a read error, everything before the
-   bad frame has been written and ERROR names its offset.  */
+/* Runs to the end of the input, or until the check function asks to
+   stop or the output fails.  On a read error, everything before the bad
+   frame has been written and ERROR names its offset.  While the input
+   stalls, what was written so far is flushed to the output.  */
 gboolean st_pipeline_run (StPipeline *p, GError **error);
+/* Whether the run ended because the check function asked to.  */
+gboolean st_pipeline_stopped (const StPipeline *p);
 
 const StStats *st_pipeline_stats (const StPipeline *p);
 const StCallgraph *st_pipeline_callgraph (const StPipeline *p);
+/* The debuginfod client, NULL when off.  */
+StDebuginfod *st_pipeline_debuginfod (const StPipeline *p);
 
 #endif /* ST_PIPELINE_H */

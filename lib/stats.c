@@ -106,6 +106,12 @@ st_stats_total (const StStats *s)
   return &s->total;
 }
 
+GPtrArray *
+st_stats_processes (const StStats *s)
+{
+  return st_hash_table_values (s->by_pid);
+}
+
 uint64_t
 st_stats_events_in (const StStats *s)
 {

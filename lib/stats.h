@@ -17,6 +17,8 @@ typedef struct
   uint64_t failed;      /* not even the sampled frame */
   uint64_t frames;      /* user frames written */
   uint64_t stitched;    /* reached the root thanks to stitching */
+  uint64_t unprimed;    /* emitted before their modules were ready
+                           (JIT-style priming; 0 until it exists) */
   uint64_t by_cause[ST_CAUSE_N];
 } StUnwindCounters;
 
@@ -41,6 +43,9 @@ void st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                       const StUnwindResult *result);
 
 const StUnwindCounters *st_stats_total (const StStats *s);
+/* Every process's statistics (const StProcessStats*), in no order; free
+   the array with g_ptr_array_unref.  */
+GPtrArray *st_stats_processes (const StStats *s);
 uint64_t st_stats_events_in (const StStats *s);
 uint64_t st_stats_events_out (const StStats *s);
 

@@ -46,6 +46,23 @@ parse_mode (const char *value, StMode *out, GError **error)
   return TRUE;
 }
 
+static gboolean
+parse_stats_format (const char *value, StStatsFormat *out, GError **error)
+{
+  if (g_strcmp0 (value, "text") == 0)
+    *out = ST_STATS_FORMAT_TEXT;
+  else if (g_strcmp0 (value, "json") == 0)
+    *out = ST_STATS_FORMAT_JSON;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown stats format '%s' (expected text or json)",
+                   value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static const char description[] =
   "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
   "mode) and turns every raw user-stack sample (registers plus a copy of\n"
@@ -57,18 +74,30 @@ static const char description[] =
   "  passthru  copy frames (converting the format if needed), raw stacks kept\n"
   "  naive     unwind raw stacks with libdwfl (default)\n"
   "\n"
+  "Running live (e.g. spawned by a recorder with --input-fd/--output-fd):\n"
+  "  the output is flushed whenever the input stalls; SIGINT or SIGTERM\n"
+  "  stops after the current frame (flush, summary, exit status 0; a\n"
+  "  second one kills); SIGUSR1 prints the statistics so far; a reader\n"
+  "  closing the output ends the run with one message (exit status 1).\n"
+  "  A capture output carries counters (category \"Unwinding\") once per\n"
+  "  second of sample time.  Files missing locally, or only as another\n"
+  "  build, are fetched by build-id from DEBUGINFOD_URLS.\n"
+  "\n"
   "Examples:\n"
   "  perf record --call-graph=dwarf -o - -- prog | stacktrace -o out.syscap\n"
   "  stacktrace -m passthru -i perf.data -o raw.syscap\n"
   "  stacktrace -i raw.syscap -o unwound.syscap --summary\n"
+  "  stacktrace --input-fd 3 --output-fd 4 --stats-file run.stats\n"
   "\n"
-  "Exit status: 0 success, 1 input/output error, 2 usage error.\n"
+  "Exit status: 0 success (also when stopped by SIGINT/SIGTERM), 1 input/\n"
+  "output error (also a closed output), 2 usage error.\n"
   "See README.stacktrace and stacktrace(1).";
 
 gboolean
 st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
 {
   g_autofree char *format = NULL, *output_format = NULL, *mode = NULL;
+  g_autofree char *stats_format = NULL;
   gboolean version = FALSE;
   int input_fd = -1, output_fd = -1;
   GOptionEntry entries[] = {
@@ -94,6 +123,16 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Do not complete truncated stacks from the thread's last chain", NULL },
     { "truncate-stack", 0, 0, G_OPTION_ARG_INT64, &opts->truncate_stack,
       "Use at most N bytes of each stack copy (to test stitching)", "N" },
+    { "no-debuginfod", 0, 0, G_OPTION_ARG_NONE, &opts->no_debuginfod,
+      "Do not fetch missing files from debuginfod servers", NULL },
+    { "no-counters", 0, 0, G_OPTION_ARG_NONE, &opts->no_counters,
+      "No unwinding counters (CTRDEF/CTRSET) in the output", NULL },
+    { "stats-file", 0, 0, G_OPTION_ARG_FILENAME, &opts->stats_file,
+      "Keep the statistics so far in PATH (rewritten every second)",
+      "PATH" },
+    { "stats-format", 0, 0, G_OPTION_ARG_STRING, &stats_format,
+      "Format of the stats file: text (KEY=VALUE lines, default) or json",
+      "FMT" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples to stderr", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
@@ -132,7 +171,9 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   if ((format && !parse_format (format, &opts->format, TRUE, error))
       || (output_format
           && !parse_format (output_format, &opts->output_format, FALSE, error))
-      || (mode && !parse_mode (mode, &opts->mode, error)))
+      || (mode && !parse_mode (mode, &opts->mode, error))
+      || (stats_format
+          && !parse_stats_format (stats_format, &opts->stats_format, error)))
     return FALSE;
   if (opts->output_format == ST_FORMAT_PERF)
     {
@@ -165,4 +206,5 @@ st_options_clear (StOptions *opts)
   g_free (opts->output);
   g_free (opts->symfs);
   g_free (opts->chains);
+  g_free (opts->stats_file);
 }

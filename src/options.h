@@ -6,6 +6,7 @@
 
 #include "model/event.h"
 #include "pipeline.h"
+#include "stats-export.h"
 
 typedef struct
 {
@@ -24,6 +25,10 @@ typedef struct
   gboolean quiet;
   gboolean no_stitch;
   gint64 truncate_stack;
+  gboolean no_debuginfod;
+  gboolean no_counters;
+  char *stats_file;
+  StStatsFormat stats_format;
 } StOptions;
 
 /* Parses ARGV.  Returns FALSE with ERROR set on a usage error; exits for

@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/domain.h"
 #include "format/reader.h"
 #include "format/writer.h"
+#include "live.h"
 #include "options.h"
 #include "pipeline.h"
 
@@ -62,8 +64,12 @@ main (int argc, char **argv)
     }
   /* A reader that goes away is reported as a write error, not a signal.  */
   signal (SIGPIPE, SIG_IGN);
+  st_live_install_signals ();
 
   int status = 1;
+  const char *state = "failed";
+  StLive *live = st_live_new (opts.stats_file, opts.stats_format,
+                              opts.verbose);
   FILE *chains = NULL;
   StReader *reader = NULL;
   StWriter *writer = NULL;
@@ -73,10 +79,19 @@ main (int argc, char **argv)
 
   if (in_fd < 0)
     goto out;
-  reader = st_reader_new (in_fd, opts.format, &error);
+  reader = st_reader_new_full (in_fd, opts.format, ST_LIVE_CHECK_MS,
+                               st_live_check, live, &error);
   if (reader == NULL)
     {
-      fprintf (stderr, "stacktrace: %s\n", error->message);
+      if (g_error_matches (error, ST_ERROR, ST_ERROR_STOPPED))
+        {
+          fprintf (stderr, "stacktrace: stopped by SIG%s before the input's "
+                   "header arrived\n", sigabbrev_np (st_live_stop_signal ()));
+          status = 0;
+          state = "stopped";
+        }
+      else
+        fprintf (stderr, "stacktrace: %s\n", error->message);
       goto out;
     }
   if (opts.mode != ST_MODE_NONE)
@@ -113,11 +128,24 @@ main (int argc, char **argv)
     .callgraph = opts.summary,
     .stitch = !opts.no_stitch,
     .truncate_stack = (uint64_t) opts.truncate_stack,
+    .debuginfod = !opts.no_debuginfod,
+    .counters = !opts.no_counters,
+    .check = st_live_check,
+    .check_data = live,
+    .check_ms = ST_LIVE_CHECK_MS,
   };
   pipeline = st_pipeline_new (reader, writer, &popts);
+  st_live_attach (live, pipeline, reader);
   gboolean ok = st_pipeline_run (pipeline, &error);
-  if (!ok)
+  if (!ok && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))
+    fprintf (stderr, "stacktrace: %s; stopped after %" G_GUINT64_FORMAT
+             " input bytes\n", error->message, st_reader_offset (reader));
+  else if (!ok)
     fprintf (stderr, "stacktrace: %s\n", error->message);
+  if (st_pipeline_stopped (pipeline) && st_live_stop_signal () != 0)
+    fprintf (stderr, "stacktrace: stopped by SIG%s at input offset %"
+             G_GUINT64_FORMAT "\n", sigabbrev_np (st_live_stop_signal ()),
+             st_reader_offset (reader));
   if (!opts.quiet)
     st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
   if (opts.summary)
@@ -129,13 +157,17 @@ main (int argc, char **argv)
     }
   chains = NULL;
   status = ok ? 0 : 1;
+  state = !ok ? "failed" : st_pipeline_stopped (pipeline) ? "stopped"
+                                                          : "finished";
 
 out:
+  st_live_finish (live, state);
   if (chains != NULL)
     fclose (chains);
   st_pipeline_free (pipeline);
   st_writer_free (writer);
   st_reader_free (reader);
+  st_live_free (live);
   if (out_fd > STDERR_FILENO && out_fd != opts.output_fd)
     close (out_fd);
   if (in_fd > STDERR_FILENO && in_fd != opts.input_fd)

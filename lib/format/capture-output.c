@@ -15,6 +15,38 @@
 #define LOST_SEVERITY G_LOG_LEVEL_WARNING
 #define LOG_DOMAIN    "stacktrace"
 
+/* Our counters' ids: far above the small sequential ids Sysprof's writer
+   hands out (from 1), so a capture that has counters of its own keeps
+   them distinct.  24 bits.  */
+#define COUNTER_ID_BASE 0xF00000u
+
+typedef enum
+{
+  COUNTER_SAMPLES,
+  COUNTER_COMPLETE,
+  COUNTER_RATE,
+  COUNTER_TRUNCATED,
+  COUNTER_FAILED,
+  COUNTER_STITCHED,
+  COUNTER_UNPRIMED,
+  N_COUNTERS
+} CounterIndex;
+
+static const struct
+{
+  const char *name;
+  const char *description;
+  gboolean is_double;
+} counter_defs[N_COUNTERS] = {
+  { "Samples", "Raw-stack samples received", FALSE },
+  { "Unwound to root", "Samples unwound to the outermost frame", FALSE },
+  { "Success rate", "Share of samples unwound to the root, in %", TRUE },
+  { "Truncated", "Samples unwound part of the way", FALSE },
+  { "Failed", "Samples whose sampled frame was unusable", FALSE },
+  { "Stitched", "Samples completed from an earlier stack", FALSE },
+  { "Unprimed", "Samples written before their modules were ready", FALSE },
+};
+
 typedef struct
 {
   StCaptureWriter *writer;
@@ -22,6 +54,7 @@ typedef struct
   uint8_t template_header[ST_CAPTURE_HEADER_SIZE];
   uint64_t *chain;      /* scratch for unwound samples */
   size_t chain_cap;
+  gboolean counters_defined;
 } CaptureOutput;
 
 void *
@@ -174,6 +207,74 @@ capture_unwound (void *impl, const StEvent *ev, const uint64_t *user_ips,
                             o->chain, (uint32_t) MIN (n, (size_t) G_MAXUINT32));
 }
 
+static uint64_t
+counter_bits (const StProgressCounters *c, CounterIndex i)
+{
+  int64_t v = 0;
+  double d;
+  uint64_t bits;
+
+  switch (i)
+    {
+    case COUNTER_SAMPLES: v = (int64_t) c->samples; break;
+    case COUNTER_COMPLETE: v = (int64_t) c->complete; break;
+    case COUNTER_TRUNCATED: v = (int64_t) c->truncated; break;
+    case COUNTER_FAILED: v = (int64_t) c->failed; break;
+    case COUNTER_STITCHED: v = (int64_t) c->stitched; break;
+    case COUNTER_UNPRIMED: v = (int64_t) c->unprimed; break;
+    case COUNTER_RATE:
+      d = c->samples ? 100.0 * (double) c->complete / (double) c->samples
+                     : 100.0;
+      memcpy (&bits, &d, sizeof bits);
+      return bits;
+    case N_COUNTERS:
+      break;
+    }
+  memcpy (&bits, &v, sizeof bits);
+  return bits;
+}
+
+/* Sysprof shows counters as graphs over time, grouped by category: one
+   CTRDEF with the first values, then a CTRSET per call.  */
+static void
+capture_counters (void *impl, int64_t time, const StProgressCounters *c)
+{
+  CaptureOutput *o = impl;
+  uint32_t ids[N_COUNTERS];
+  uint64_t values[N_COUNTERS];
+
+  ensure_header (o, time);
+  for (guint i = 0; i < N_COUNTERS; i++)
+    {
+      ids[i] = COUNTER_ID_BASE + 1 + i;
+      values[i] = counter_bits (c, i);
+    }
+  if (!o->counters_defined)
+    {
+      StCaptureCounter defs[N_COUNTERS];
+
+      memset (defs, 0, sizeof defs);
+      for (guint i = 0; i < N_COUNTERS; i++)
+        {
+          g_strlcpy (defs[i].category, "Unwinding", sizeof defs[i].category);
+          g_strlcpy (defs[i].name, counter_defs[i].name, sizeof defs[i].name);
+          g_strlcpy (defs[i].description, counter_defs[i].description,
+                     sizeof defs[i].description);
+          defs[i].id_and_type = ids[i]
+            | (uint32_t) (counter_defs[i].is_double ? ST_CAPTURE_COUNTER_DOUBLE
+                                                    : ST_CAPTURE_COUNTER_INT64)
+              << 24;
+          memcpy (&defs[i].value, &values[i], sizeof values[i]);
+        }
+      st_capture_writer_define_counters (o->writer, -1, -1, time, defs,
+                                         N_COUNTERS);
+      o->counters_defined = TRUE;
+      return;
+    }
+  st_capture_writer_set_counters (o->writer, -1, -1, time, ids, values,
+                                  N_COUNTERS);
+}
+
 static gboolean
 capture_finish (void *impl, GError **error)
 {
@@ -201,4 +302,5 @@ const StWriterOps st_capture_output_ops = {
   capture_unwound,
   capture_finish,
   capture_free,
+  capture_counters,
 };

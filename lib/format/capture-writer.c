@@ -334,6 +334,53 @@ st_capture_writer_log (StCaptureWriter *w, int cpu, int32_t pid,
   st_output_pad (w->out, padded - len + 1);
 }
 
+void
+st_capture_writer_define_counters (StCaptureWriter *w, int cpu, int32_t pid,
+                                   int64_t time,
+                                   const StCaptureCounter *counters, guint n)
+{
+  StCaptureCounterDefine def;
+  size_t len = sizeof def + (size_t) n * sizeof *counters;
+
+  g_return_if_fail (len <= FRAME_MAX);
+  begin_frame (w, ST_CAPTURE_CTRDEF, len, cpu, pid, time);
+  memset (&def, 0, sizeof def);
+  def.n_counters = (uint16_t) n;
+  st_output_write (w->out, (const uint8_t *) &def + sizeof def.frame,
+                   sizeof def - sizeof def.frame);
+  st_output_write (w->out, counters, (size_t) n * sizeof *counters);
+}
+
+void
+st_capture_writer_set_counters (StCaptureWriter *w, int cpu, int32_t pid,
+                                int64_t time, const uint32_t *ids,
+                                const uint64_t *values, guint n)
+{
+  StCaptureCounterSet set;
+  guint n_groups = (n + 7) / 8;
+  size_t len = sizeof set + (size_t) n_groups * sizeof (StCaptureCounterValues);
+
+  g_return_if_fail (len <= FRAME_MAX);
+  begin_frame (w, ST_CAPTURE_CTRSET, len, cpu, pid, time);
+  memset (&set, 0, sizeof set);
+  set.n_values = (uint16_t) n_groups;
+  st_output_write (w->out, (const uint8_t *) &set + sizeof set.frame,
+                   sizeof set - sizeof set.frame);
+  for (guint g = 0; g < n_groups; g++)
+    {
+      StCaptureCounterValues group;
+
+      /* Unused slots stay zero: id 0 is no counter.  */
+      memset (&group, 0, sizeof group);
+      for (guint i = 0; i < 8 && g * 8 + i < n; i++)
+        {
+          group.ids[i] = ids[g * 8 + i];
+          memcpy (&group.values[i], &values[g * 8 + i], sizeof values[0]);
+        }
+      st_output_write (w->out, &group, sizeof group);
+    }
+}
+
 gboolean
 st_capture_writer_finish (StCaptureWriter *w, GError **error)
 {

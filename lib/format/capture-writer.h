@@ -3,6 +3,7 @@
 #define ST_CAPTURE_WRITER_H
 
 #include <glib.h>
+#include "format/capture-types.h"
 #include "format/output.h"
 #include "model/event.h"
 
@@ -47,6 +48,18 @@ void st_capture_writer_exit (StCaptureWriter *w, int cpu, int32_t pid,
 void st_capture_writer_log (StCaptureWriter *w, int cpu, int32_t pid,
                             int64_t time, int severity, const char *domain,
                             const char *message);
+
+/* CTRDEF frame defining N counters (N <= 511, what a frame holds).  */
+void st_capture_writer_define_counters (StCaptureWriter *w, int cpu,
+                                        int32_t pid, int64_t time,
+                                        const StCaptureCounter *counters,
+                                        guint n);
+/* CTRSET frame: counter IDS[i] takes VALUES[i] (raw 64 bits: an int64 or
+   a double, as the counter was defined), in groups of 8.  */
+void st_capture_writer_set_counters (StCaptureWriter *w, int cpu,
+                                     int32_t pid, int64_t time,
+                                     const uint32_t *ids,
+                                     const uint64_t *values, guint n);
 
 /* Flushes; when the output is a regular file, stores the latest frame
    time seen as the header's end_time.  */

@@ -14,6 +14,8 @@ typedef enum
   ST_ERROR_FORMAT,    /* malformed input */
   ST_ERROR_UNSUPPORTED,
   ST_ERROR_UNWIND,
+  ST_ERROR_STOPPED,     /* a read was abandoned on request (a signal) */
+  ST_ERROR_BROKEN_PIPE, /* the output's reader went away (EPIPE) */
 } StErrorCode;
 
 #endif /* ST_DOMAIN_H */

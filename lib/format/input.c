@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,9 @@ struct StInput
   size_t end;       /* index past the last buffered byte */
   uint64_t offset;  /* input offset of buf[start] */
   gboolean eof;
+  StInputWaitFunc wait_func;
+  void *wait_data;
+  int wait_interval_ms;
 };
 
 StInput *
@@ -40,6 +44,40 @@ st_input_free (StInput *in)
     return;
   g_free (in->buf);
   g_free (in);
+}
+
+void
+st_input_set_wait_func (StInput *in, unsigned interval_ms,
+                        StInputWaitFunc func, void *user)
+{
+  in->wait_func = func;
+  in->wait_data = user;
+  in->wait_interval_ms = (int) MIN (interval_ms, (unsigned) G_MAXINT);
+}
+
+/* Waits until a read would not block, calling the wait function while
+   it would.  FALSE when that function gave up.  */
+static gboolean
+wait_for_data (StInput *in, GError **error)
+{
+  struct pollfd pfd = { .fd = in->fd, .events = POLLIN };
+  int timeout = 0;
+
+  for (;;)
+    {
+      int n = poll (&pfd, 1, timeout);
+      /* Data, end of file or an error: read() tells which.  */
+      if (n > 0 || (n < 0 && errno != EINTR))
+        return TRUE;
+      if (!in->wait_func (in->wait_data))
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_STOPPED,
+                       "stopped while waiting for input at offset %"
+                       G_GUINT64_FORMAT, in->offset + (in->end - in->start));
+          return FALSE;
+        }
+      timeout = in->wait_interval_ms;
+    }
 }
 
 /* Makes room for N unconsumed bytes plus a chunk to read into.  */
@@ -71,6 +109,12 @@ st_input_peek (StInput *in, size_t n, size_t *available, GError **error)
   while (in->end - in->start < n && !in->eof)
     {
       make_room (in, n);
+      if (in->wait_func != NULL && !wait_for_data (in, error))
+        {
+          if (available)
+            *available = in->end - in->start;
+          return NULL;
+        }
       ssize_t got = read (in->fd, in->buf + in->end, in->cap - in->end);
       if (got < 0)
         {

@@ -12,6 +12,15 @@ typedef struct StInput StInput;
 StInput *st_input_new (int fd);
 void st_input_free (StInput *in);
 
+/* Called when a read would wait for data: once as soon as none is ready,
+   then every INTERVAL_MS while none comes, and after a signal interrupted
+   the wait.  Lets a live filter flush its output, report progress and
+   notice signals while its input stalls.  Returning FALSE abandons the
+   read: st_input_peek then fails with ST_ERROR_STOPPED.  */
+typedef gboolean (*StInputWaitFunc) (void *user);
+void st_input_set_wait_func (StInput *in, unsigned interval_ms,
+                             StInputWaitFunc func, void *user);
+
 /* Makes N bytes available and returns a pointer to them, without
    consuming them.  The pointer stays valid after st_input_consume (which
    never moves the buffer) until the next peek or skip.  Returns NULL with *AVAILABLE set to what is left when the

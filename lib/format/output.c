@@ -104,6 +104,13 @@ report (const StOutput *out, GError **error)
 {
   if (out->error == 0)
     return TRUE;
+  if (out->error == EPIPE)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_BROKEN_PIPE, "the output was "
+                   "closed by its reader (broken pipe) at output offset %"
+                   G_GUINT64_FORMAT, out->offset);
+      return FALSE;
+    }
   g_set_error (error, ST_ERROR, ST_ERROR_IO, "write failed at output offset %"
                G_GUINT64_FORMAT ": %s", out->offset, g_strerror (out->error));
   return FALSE;

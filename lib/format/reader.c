@@ -48,9 +48,18 @@ detect (StInput *in, GError **error)
 StReader *
 st_reader_new (int fd, StFormat format, GError **error)
 {
+  return st_reader_new_full (fd, format, 0, NULL, NULL, error);
+}
+
+StReader *
+st_reader_new_full (int fd, StFormat format, unsigned wait_ms,
+                    StInputWaitFunc wait_func, void *wait_data,
+                    GError **error)
+{
   StReader *r = g_new0 (StReader, 1);
 
   r->input = st_input_new (fd);
+  st_input_set_wait_func (r->input, wait_ms, wait_func, wait_data);
   if (format == ST_FORMAT_AUTO)
     format = detect (r->input, error);
   r->format = format;
@@ -110,6 +119,13 @@ StPerfReader *
 st_reader_perf (const StReader *r)
 {
   return r->perf;
+}
+
+void
+st_reader_set_wait_func (StReader *r, unsigned interval_ms,
+                         StInputWaitFunc func, void *user)
+{
+  st_input_set_wait_func (r->input, interval_ms, func, user);
 }
 
 uint64_t

@@ -11,6 +11,11 @@ typedef struct StReader StReader;
 /* Detects the format from the first bytes when FORMAT is ST_FORMAT_AUTO.
    Takes no ownership of FD.  */
 StReader *st_reader_new (int fd, StFormat format, GError **error);
+/* Same, with a wait function (see st_input_set_wait_func) already while
+   the header is read: the input may stall before its first byte.  */
+StReader *st_reader_new_full (int fd, StFormat format, unsigned wait_ms,
+                              StInputWaitFunc wait_func, void *wait_data,
+                              GError **error);
 void st_reader_free (StReader *reader);
 int st_reader_next (StReader *reader, StEvent *ev, GError **error);
 StFormat st_reader_format (const StReader *reader);
@@ -21,6 +26,9 @@ const uint8_t *st_reader_capture_header (const StReader *reader);
 /* The perf.data reader behind READER (for a perf writer copying its
    attributes and features), or NULL for other formats.  */
 struct StPerfReader *st_reader_perf (const StReader *reader);
+/* See st_input_set_wait_func.  */
+void st_reader_set_wait_func (StReader *reader, unsigned interval_ms,
+                              StInputWaitFunc func, void *user);
 /* Input bytes consumed so far.  */
 uint64_t st_reader_offset (const StReader *reader);
 

@@ -55,6 +55,21 @@ st_writer_unwound (StWriter *w, const StEvent *ev, const uint64_t *user_ips,
 }
 
 gboolean
+st_writer_counters (StWriter *w, int64_t time, const StProgressCounters *c)
+{
+  if (w->ops->counters == NULL)
+    return FALSE;
+  w->ops->counters (w->impl, time, c);
+  return TRUE;
+}
+
+void
+st_writer_flush (StWriter *w)
+{
+  st_output_flush (w->output, NULL);
+}
+
+gboolean
 st_writer_failed (const StWriter *w)
 {
   return st_output_failed (w->output);

@@ -8,6 +8,18 @@
 
 typedef struct StWriter StWriter;
 
+/* Unwinding progress so far, for outputs that carry counters over time
+   (a capture: CTRDEF/CTRSET frames).  */
+typedef struct
+{
+  uint64_t samples;     /* raw-stack samples */
+  uint64_t complete;    /* unwound to the root */
+  uint64_t truncated;
+  uint64_t failed;
+  uint64_t stitched;
+  uint64_t unprimed;    /* emitted before their modules were ready */
+} StProgressCounters;
+
 /* Format-specific operations behind StWriter.  */
 typedef struct
 {
@@ -21,6 +33,9 @@ typedef struct
                    uint32_t n_user_ips);
   gboolean (*finish) (void *impl, GError **error);
   void (*free) (void *impl);
+  /* Records the unwinding counters at TIME (ns); NULL when the format
+     has no counters.  */
+  void (*counters) (void *impl, int64_t time, const StProgressCounters *c);
 } StWriterOps;
 
 /* READER gives the input's format and headers the output may copy.
@@ -31,6 +46,13 @@ void st_writer_free (StWriter *writer);
 gboolean st_writer_event (StWriter *writer, const StEvent *ev);
 void st_writer_unwound (StWriter *writer, const StEvent *ev,
                         const uint64_t *user_ips, uint32_t n_user_ips);
+/* Writes the counters at TIME into the output; FALSE (nothing written)
+   when its format has no counters.  */
+gboolean st_writer_counters (StWriter *writer, int64_t time,
+                             const StProgressCounters *counters);
+/* Hands everything written so far to the fd, e.g. while the input
+   stalls, so a live reader sees it.  Errors stay for st_writer_failed.  */
+void st_writer_flush (StWriter *writer);
 /* Whether the output has failed (it stays failed).  */
 gboolean st_writer_failed (const StWriter *writer);
 /* Flushes and completes the output (e.g. the capture's end time).  */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/debuginfod-fetch.h"
 #include "model/module-cache.h"
 
 struct StModuleCache
@@ -18,6 +19,7 @@ struct StModuleCache
   uint8_t *vdso;          /* a copy of our own vDSO image, or NULL */
   size_t vdso_size;
   GHashTable *modules;    /* key string -> StModule* */
+  StDebuginfod *debuginfod;
 };
 
 static void
@@ -56,6 +58,12 @@ st_module_cache_free (StModuleCache *c)
   g_free (c->vdso);
   g_free (c->symfs);
   g_free (c);
+}
+
+void
+st_module_cache_set_debuginfod (StModuleCache *c, StDebuginfod *d)
+{
+  c->debuginfod = d;
 }
 
 static char *
@@ -223,6 +231,26 @@ unusable:
   m->image = NULL;
 }
 
+/* The recorded build is not here: fetch it by build-id.  */
+static gboolean
+try_debuginfod (StModuleCache *c, StModule *m, const StMap *map)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *fetched = NULL;
+  g_autofree char *local_error = g_strdup (m->error);
+
+  if (c->debuginfod == NULL || map->build_id_len == 0)
+    return FALSE;
+  fetched = st_debuginfod_find (c->debuginfod, ST_DEBUGINFOD_EXECUTABLE,
+                                map->build_id, map->build_id_len, &why);
+  if (fetched != NULL && try_open (m, map, fetched))
+    return TRUE;
+  g_free (m->error);
+  m->error = g_strdup_printf ("%s; %s", local_error,
+                              why != NULL ? why : "fetched file unusable");
+  return FALSE;
+}
+
 static void
 open_module (StModuleCache *c, StModule *m, const StMap *map)
 {
@@ -258,6 +286,7 @@ open_module (StModuleCache *c, StModule *m, const StMap *map)
   if (m->error == NULL)
     m->error = g_strdup_printf ("%s: cannot open: %s", path,
                                 g_strerror (errno));
+  try_debuginfod (c, m, map);
 }
 
 StModule *
@@ -274,6 +303,7 @@ st_module_cache_get (StModuleCache *c, const StMap *map)
   m = g_new0 (StModule, 1);
   m->fd = -1;
   m->name = map->filename;
+  m->debuginfod = c->debuginfod;
   open_module (c, m, map);
   g_hash_table_insert (c->modules, key, m);
   return m;

@@ -10,6 +10,8 @@
 
 #include "model/address-space.h"
 
+struct StDebuginfod;
+
 typedef struct
 {
   uint64_t vaddr;
@@ -35,6 +37,8 @@ typedef struct
   uint64_t low_vaddr;      /* first PT_LOAD vaddr, aligned down */
   uint64_t high_vaddr;     /* end of the last PT_LOAD */
   char *error;             /* why it is unusable */
+  /* Where its separate debuginfo may be fetched from; NULL when off.  */
+  struct StDebuginfod *debuginfod;
 } StModule;
 
 typedef struct StModuleCache StModuleCache;
@@ -43,6 +47,12 @@ typedef struct StModuleCache StModuleCache;
    SYMFS/BASENAME.  */
 StModuleCache *st_module_cache_new (const char *symfs);
 void st_module_cache_free (StModuleCache *c);
+
+/* Files that cannot be found locally, or only as another build, are
+   fetched by build-id from D (may be NULL: off).  Takes no ownership;
+   D must outlive the cache.  */
+void st_module_cache_set_debuginfod (StModuleCache *c,
+                                     struct StDebuginfod *d);
 
 /* The module of MAP's file (opened on first use).  Never NULL; check
    ->elf for usability.  */

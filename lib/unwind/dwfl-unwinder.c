@@ -9,6 +9,7 @@
 
 #include "model/module-cache.h"
 #include "unwind/dwfl-unwinder.h"
+#include "unwind/find-debuginfo.h"
 #include "unwind/registers.h"
 
 struct StDwflUnwinder
@@ -80,7 +81,7 @@ st_dwfl_unwinder_new (StModuleCache *modules)
 
   u->modules = modules;
   u->callbacks.find_elf = find_shared_elf;
-  u->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  u->callbacks.find_debuginfo = st_find_debuginfo;
   u->callbacks.section_address = dwfl_offline_section_address;
   return u;
 }

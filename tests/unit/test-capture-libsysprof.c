@@ -16,6 +16,7 @@
 #include "format/capture-writer.h"
 #include "format/input.h"
 #include "format/output.h"
+#include "format/writer.h"
 
 static const uint64_t ips[] = {
   (uint64_t) -128, 0xffffffff81000010ull, (uint64_t) -512, 0x401000, 0x401234,
@@ -314,12 +315,100 @@ test_ours_reads_libsysprof (void)
   g_free (path);
 }
 
+/* The unwinding counters of a capture output: one CTRDEF, then CTRSETs,
+   as Sysprof reads them.  */
+static void
+test_libsysprof_reads_counters (void)
+{
+  static const char *const names[] = {
+    "Samples", "Unwound to root", "Success rate", "Truncated", "Failed",
+    "Stitched", "Unprimed",
+  };
+  const StProgressCounters first = { 10, 8, 1, 1, 0, 0 };
+  const StProgressCounters second = { 40, 39, 1, 0, 3, 0 };
+  GError *error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("st-counters-XXXXXX", &path, &error);
+
+  g_assert_no_error (error);
+  StWriter *w = st_writer_new (fd, ST_FORMAT_SYSPROF, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (st_writer_counters (w, 5000, &first));
+  g_assert_true (st_writer_counters (w, 1000005000, &second));
+  g_assert_true (st_writer_finish (w, &error));
+  g_assert_no_error (error);
+  st_writer_free (w);
+  close (fd);
+
+  SysprofCaptureReader *r = sysprof_capture_reader_new (path);
+  SysprofCaptureFrameType type;
+  g_assert_nonnull (r);
+  g_assert_cmpint (sysprof_capture_reader_get_end_time (r), ==, 1000005000);
+
+  g_assert_true (sysprof_capture_reader_peek_type (r, &type));
+  g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_CTRDEF);
+  const SysprofCaptureCounterDefine *def =
+    sysprof_capture_reader_read_counter_define (r);
+  g_assert_nonnull (def);
+  g_assert_cmpint (def->frame.time, ==, 5000);
+  g_assert_cmpuint (def->n_counters, ==, G_N_ELEMENTS (names));
+  guint ids[G_N_ELEMENTS (names)];
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      const SysprofCaptureCounter *c = &def->counters[i];
+
+      g_assert_cmpstr (c->category, ==, "Unwinding");
+      g_assert_cmpstr (c->name, ==, names[i]);
+      g_assert_cmpuint (strlen (c->description), >, 0);
+      /* Far from Sysprof's own ids, which count up from 1.  */
+      g_assert_cmphex (c->id, >=, 0xF00000);
+      ids[i] = c->id;
+      for (guint j = 0; j < i; j++)
+        g_assert_cmpuint (ids[j], !=, ids[i]);
+      if (i == 2)
+        {
+          g_assert_cmpuint (c->type, ==, SYSPROF_CAPTURE_COUNTER_DOUBLE);
+          g_assert_cmpfloat_with_epsilon (c->value.vdbl, 80.0, 1e-9);
+        }
+      else
+        g_assert_cmpuint (c->type, ==, SYSPROF_CAPTURE_COUNTER_INT64);
+    }
+  g_assert_cmpint (def->counters[0].value.v64, ==, 10);
+  g_assert_cmpint (def->counters[1].value.v64, ==, 8);
+
+  g_assert_true (sysprof_capture_reader_peek_type (r, &type));
+  g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_CTRSET);
+  const SysprofCaptureCounterSet *set =
+    sysprof_capture_reader_read_counter_set (r);
+  g_assert_nonnull (set);
+  g_assert_cmpint (set->frame.time, ==, 1000005000);
+  g_assert_cmpuint (set->n_values, ==, 1);   /* one group of 8 slots */
+  const SysprofCaptureCounterValues *g = &set->values[0];
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_assert_cmpuint (g->ids[i], ==, ids[i]);
+  g_assert_cmpuint (g->ids[7], ==, 0);       /* unused slot */
+  g_assert_cmpint (g->values[0].v64, ==, 40);
+  g_assert_cmpint (g->values[1].v64, ==, 39);
+  g_assert_cmpfloat_with_epsilon (g->values[2].vdbl, 97.5, 1e-9);
+  g_assert_cmpint (g->values[3].v64, ==, 1);
+  g_assert_cmpint (g->values[4].v64, ==, 0);
+  g_assert_cmpint (g->values[5].v64, ==, 3);
+  g_assert_cmpint (g->values[6].v64, ==, 0);
+  g_assert_false (sysprof_capture_reader_peek_type (r, &type));
+
+  sysprof_capture_reader_unref (r);
+  g_unlink (path);
+  g_free (path);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/capture/libsysprof-reads-ours",
                    test_libsysprof_reads_ours);
+  g_test_add_func ("/capture/libsysprof-reads-counters",
+                   test_libsysprof_reads_counters);
   g_test_add_func ("/capture/ours-reads-libsysprof",
                    test_ours_reads_libsysprof);
   return g_test_run ();

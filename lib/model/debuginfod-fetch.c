@@ -1,0 +1,178 @@
+/* debuginfod queries by build-id, each asked once, from any thread.  */
+#include "config.h"
+
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/debuginfod-fetch.h"
+
+typedef struct
+{
+  gboolean done;
+  char *path;      /* NULL: not found */
+  char *why;       /* why not found */
+} Answer;
+
+struct StDebuginfod
+{
+  GMutex lock;
+  GCond answered;          /* some Answer became done */
+  GPtrArray *idle;         /* debuginfod_client* not in use */
+  GHashTable *answers;     /* "KIND:HEXID" -> Answer* */
+  StDebuginfodStats stats;
+};
+
+static void
+answer_free (gpointer data)
+{
+  Answer *a = data;
+
+  g_free (a->path);
+  g_free (a->why);
+  g_free (a);
+}
+
+StDebuginfod *
+st_debuginfod_new (void)
+{
+  const char *urls = g_getenv (DEBUGINFOD_URLS_ENV_VAR);
+
+  if (urls == NULL || urls[strspn (urls, " \t")] == '\0')
+    return NULL;
+
+  StDebuginfod *d = g_new0 (StDebuginfod, 1);
+  g_mutex_init (&d->lock);
+  g_cond_init (&d->answered);
+  d->idle = g_ptr_array_new ();
+  d->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      answer_free);
+  return d;
+}
+
+void
+st_debuginfod_free (StDebuginfod *d)
+{
+  if (d == NULL)
+    return;
+  for (guint i = 0; i < d->idle->len; i++)
+    debuginfod_end (d->idle->pdata[i]);
+  g_ptr_array_free (d->idle, TRUE);
+  g_hash_table_destroy (d->answers);
+  g_cond_clear (&d->answered);
+  g_mutex_clear (&d->lock);
+  g_free (d);
+}
+
+static char *
+answer_key (StDebuginfodKind kind, const uint8_t *id, size_t len)
+{
+  GString *s = g_string_new (kind == ST_DEBUGINFOD_EXECUTABLE ? "x:" : "d:");
+
+  for (size_t i = 0; i < len; i++)
+    g_string_append_printf (s, "%02x", id[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* One query, outside the lock, on a client nobody else uses meanwhile.  */
+static void
+ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
+     Answer *a)
+{
+  debuginfod_client *client;
+  char *path = NULL;
+  int fd;
+
+  g_mutex_lock (&d->lock);
+  client = d->idle->len > 0 ? g_ptr_array_steal_index_fast (d->idle,
+                                                            d->idle->len - 1)
+                            : NULL;
+  g_mutex_unlock (&d->lock);
+  if (client == NULL)
+    client = debuginfod_begin ();
+  if (client == NULL)
+    {
+      a->why = g_strdup ("cannot create a debuginfod client");
+      return;
+    }
+
+  if (kind == ST_DEBUGINFOD_EXECUTABLE)
+    fd = debuginfod_find_executable (client, id, (int) len, &path);
+  else
+    fd = debuginfod_find_debuginfo (client, id, (int) len, &path);
+  if (fd >= 0)
+    {
+      close (fd);
+      a->path = g_strdup (path);
+    }
+  else
+    a->why = g_strdup_printf ("debuginfod: %s", g_strerror (-fd));
+  free (path);
+
+  g_mutex_lock (&d->lock);
+  g_ptr_array_add (d->idle, client);
+  g_mutex_unlock (&d->lock);
+}
+
+char *
+st_debuginfod_find (StDebuginfod *d, StDebuginfodKind kind,
+                    const uint8_t *build_id, size_t build_id_len, char **why)
+{
+  char *key;
+  Answer *a;
+  char *result;
+
+  if (d == NULL || build_id_len == 0)
+    {
+      if (why != NULL)
+        *why = g_strdup (d == NULL ? "debuginfod is off" : "no build-id");
+      return NULL;
+    }
+
+  key = answer_key (kind, build_id, build_id_len);
+  g_mutex_lock (&d->lock);
+  a = g_hash_table_lookup (d->answers, key);
+  if (a == NULL)
+    {
+      a = g_new0 (Answer, 1);
+      g_hash_table_insert (d->answers, key, a);
+      d->stats.queries++;
+      g_mutex_unlock (&d->lock);
+
+      Answer got = { 0 };
+      ask (d, kind, build_id, build_id_len, &got);
+
+      g_mutex_lock (&d->lock);
+      a->path = got.path;
+      a->why = got.why;
+      a->done = TRUE;
+      if (a->path != NULL)
+        d->stats.found++;
+      g_cond_broadcast (&d->answered);
+    }
+  else
+    {
+      g_free (key);
+      while (!a->done)
+        g_cond_wait (&d->answered, &d->lock);
+    }
+  /* Answers are never removed: A stays valid under the lock.  */
+  result = g_strdup (a->path);
+  if (result == NULL && why != NULL)
+    *why = g_strdup (a->why);
+  g_mutex_unlock (&d->lock);
+  return result;
+}
+
+void
+st_debuginfod_get_stats (StDebuginfod *d, StDebuginfodStats *stats)
+{
+  memset (stats, 0, sizeof *stats);
+  if (d == NULL)
+    return;
+  g_mutex_lock (&d->lock);
+  *stats = d->stats;
+  g_mutex_unlock (&d->lock);
+}

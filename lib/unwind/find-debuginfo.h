@@ -1,0 +1,30 @@
+/* libdwfl's find_debuginfo callback: where the separate debug file of a
+   module is.  Local files first, as libdwfl's standard callback looks for
+   them: the build-id directories (/usr/lib/debug/.build-id/), then the
+   file named by the module's .gnu_debuglink next to it, in its .debug/
+   directory and under /usr/lib/debug.  Then, only for a module whose own
+   file has no .debug_frame and whose .eh_frame covers less than half of
+   its .text, debuginfod: such code was built without unwind tables
+   (-fno-asynchronous-unwind-tables -fno-unwind-tables -g puts its call
+   frame information in .debug_frame only; .eh_frame keeps just _start
+   and the PLT) and then stripped, so the debug file's .debug_frame is
+   the only way to unwind it.  Code with unwind tables gains nothing for
+   unwinding from its debug file (gcc emits .debug_frame only where it
+   emits no .eh_frame), and fetching one (often tens of MB) just for
+   symbol names would stall the stream.
+
+   libdwfl's own debuginfod client is never used (it would ignore
+   --no-debuginfod and keep one client per Dwfl); fetching goes through
+   the module's StDebuginfod.  Thread-safe as far as StDebuginfod is.  */
+#ifndef ST_FIND_DEBUGINFO_H
+#define ST_FIND_DEBUGINFO_H
+
+#include <elfutils/libdwfl.h>
+
+/* USERDATA points to the module's StModule (may be NULL).  */
+int st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
+                       Dwarf_Addr base, const char *file_name,
+                       const char *debuglink_file, GElf_Word debuglink_crc,
+                       char **debuginfo_file_name);
+
+#endif /* ST_FIND_DEBUGINFO_H */

@@ -1,0 +1,198 @@
+/* Statistics snapshots: the documented keys and values in both formats,
+   the top offenders' order and limit, escaping of process names.  */
+#include "config.h"
+
+#include <glib.h>
+#include <locale.h>
+#include <string.h>
+
+#include "stats-export.h"
+
+static void
+unwind (StStats *s, int32_t pid, const char *comm, StUnwindStatus status,
+        StUnwindCause cause, guint times)
+{
+  StUnwindResult r = { status, cause, status == ST_UNWIND_FAILED ? 0 : 4, 0,
+                       NULL };
+
+  for (guint i = 0; i < times; i++)
+    st_stats_unwind (s, pid, comm, &r);
+}
+
+static StStats *
+sample_stats (void)
+{
+  StStats *s = st_stats_new ();
+
+  unwind (s, 10, "good", ST_UNWIND_COMPLETE, ST_CAUSE_NONE, 50);
+  unwind (s, 20, "bad\nname=\"x\"", ST_UNWIND_TRUNCATED, ST_CAUSE_NO_CFI, 3);
+  unwind (s, 20, NULL, ST_UNWIND_COMPLETE, ST_CAUSE_NONE, 1);
+  unwind (s, 30, "worse", ST_UNWIND_FAILED, ST_CAUSE_NO_MODULE, 5);
+  unwind (s, 30, NULL, ST_UNWIND_TRUNCATED, ST_CAUSE_STACK_END, 2);
+  /* Twelve more processes with one miss each: the list stops at ten.  */
+  for (int pid = 100; pid < 112; pid++)
+    unwind (s, pid, "one", ST_UNWIND_TRUNCATED, ST_CAUSE_MEMORY, 1);
+  return s;
+}
+
+static const StStatsRun run = {
+  .state = "running",
+  .wall_time_ms = 1795400000123,
+  .uptime_ms = 4567,
+  .input_bytes = 8192,
+  .debuginfod = { 3, 2 },
+};
+
+static void
+assert_line (const char *text, const char *line)
+{
+  g_autofree char *needle = g_strdup_printf ("\n%s\n", line);
+  g_autofree char *framed = g_strdup_printf ("\n%s", text);
+
+  if (strstr (framed, needle) == NULL)
+    g_error ("no line '%s' in:\n%s", line, text);
+}
+
+static void
+test_text (void)
+{
+  StStats *s = sample_stats ();
+  g_autofree char *text = st_stats_export (s, &run, ST_STATS_FORMAT_TEXT);
+
+  g_assert_true (g_str_has_prefix (text, "version=1\n"));
+  g_assert_true (g_str_has_suffix (text, "\n"));
+  assert_line (text, "state=running");
+  assert_line (text, "time_unix_ms=1795400000123");
+  assert_line (text, "time=2026-11-23T02:13:20.123Z");
+  assert_line (text, "uptime_ms=4567");
+  assert_line (text, "input_bytes=8192");
+  assert_line (text, "samples=73");
+  assert_line (text, "unwound_to_root=51");
+  assert_line (text, "truncated=17");
+  assert_line (text, "failed=5");
+  assert_line (text, "stitched=0");
+  assert_line (text, "unprimed=0");
+  assert_line (text, "success_rate_percent=69.86");
+  assert_line (text, "cause.no_cfi=3");
+  assert_line (text, "cause.stack_end=2");
+  assert_line (text, "cause.no_module=5");
+  assert_line (text, "cause.memory=12");
+  assert_line (text, "debuginfod.queries=3");
+  assert_line (text, "debuginfod.found=2");
+  assert_line (text, "sampled_processes=15");
+  assert_line (text, "top.count=10");
+  /* Most samples not unwound first: pid 30 (7), then 20 (3).  */
+  assert_line (text, "top.1.pid=30");
+  assert_line (text, "top.1.comm=worse");
+  assert_line (text, "top.1.samples=7");
+  assert_line (text, "top.1.not_unwound=7");
+  assert_line (text, "top.1.failed=5");
+  assert_line (text, "top.1.success_rate_percent=0.00");
+  assert_line (text, "top.2.pid=20");
+  /* A name stays on its line.  */
+  assert_line (text, "top.2.comm=bad?name=\"x\"");
+  assert_line (text, "top.2.success_rate_percent=25.00");
+  assert_line (text, "top.3.pid=100");
+  assert_line (text, "top.10.pid=107");
+  g_assert_null (strstr (text, "top.11."));
+  g_assert_null (strstr (text, "pid=10\n"));   /* nothing to blame */
+
+  /* Every line is KEY=VALUE.  */
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    g_assert_nonnull (strchr (lines[i], '='));
+  st_stats_free (s);
+}
+
+static void
+test_json (void)
+{
+  StStats *s = sample_stats ();
+  g_autofree char *json = st_stats_export (s, &run, ST_STATS_FORMAT_JSON);
+
+  g_assert_true (g_str_has_prefix (json, "{\n  \"version\": 1,"));
+  g_assert_true (g_str_has_suffix (json, "\n}\n"));
+  g_assert_nonnull (strstr (json, "\"state\": \"running\","));
+  g_assert_nonnull (strstr (json, "\"success_rate_percent\": 69.86,"));
+  g_assert_nonnull (strstr (json, "\"cause\": {\n    \"stack_end\": 2,"));
+  g_assert_nonnull (strstr (json, "\"debuginfod\": {\n    \"queries\": 3,"));
+  g_assert_nonnull (strstr (json, "\"top\": [\n    {\n      \"pid\": 30,"));
+  g_assert_nonnull (strstr (json, "\"comm\": \"bad\\u000aname=\\\"x\\\"\""));
+  g_assert_null (strstr (json, "top.count"));
+
+  /* Balanced and never a trailing comma.  */
+  int depth = 0;
+  gboolean in_string = FALSE;
+  for (const char *c = json; *c; c++)
+    {
+      if (in_string)
+        {
+          if (*c == '\\')
+            c++;
+          else if (*c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (*c == '"')
+        in_string = TRUE;
+      else if (*c == '{' || *c == '[')
+        depth++;
+      else if (*c == '}' || *c == ']')
+        depth--;
+      else if (*c == ',')
+        {
+          const char *n = c + 1;
+          while (*n == ' ' || *n == '\n')
+            n++;
+          g_assert_true (*n != '}' && *n != ']');
+        }
+      g_assert_cmpint (depth, >=, 0);
+    }
+  g_assert_cmpint (depth, ==, 0);
+  st_stats_free (s);
+}
+
+/* No samples: no offenders, an empty array, the rate of the summary.  */
+static void
+test_empty (void)
+{
+  StStats *s = st_stats_new ();
+  g_autofree char *text = st_stats_export (s, &run, ST_STATS_FORMAT_TEXT);
+  g_autofree char *json = st_stats_export (s, &run, ST_STATS_FORMAT_JSON);
+
+  assert_line (text, "samples=0");
+  assert_line (text, "top.count=0");
+  assert_line (text, "success_rate_percent=100.00");
+  g_assert_nonnull (strstr (json, "\"top\": []"));
+  st_stats_free (s);
+}
+
+/* A decimal comma locale must not leak into the numbers.  */
+static void
+test_locale (void)
+{
+  StStats *s = sample_stats ();
+
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL
+      && setlocale (LC_NUMERIC, "fr_FR.UTF-8") == NULL)
+    {
+      g_test_skip ("no locale with a decimal comma");
+      st_stats_free (s);
+      return;
+    }
+  g_autofree char *text = st_stats_export (s, &run, ST_STATS_FORMAT_TEXT);
+  setlocale (LC_NUMERIC, "C");
+  assert_line (text, "success_rate_percent=69.86");
+  st_stats_free (s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/stats-export/text", test_text);
+  g_test_add_func ("/stats-export/json", test_json);
+  g_test_add_func ("/stats-export/empty", test_empty);
+  g_test_add_func ("/stats-export/locale", test_locale);
+  return g_test_run ();
+}
