@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "format/domain.h"
+#include "format/record-names.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "pipeline.h"
@@ -97,7 +98,7 @@ pass (StPipeline *p, const StEvent *ev)
     {
       written = st_writer_event (p->writer, ev);
       if (!written)
-        st_stats_no_counterpart (p->stats, ev);
+        st_stats_no_counterpart (p->stats, st_record_type_name (ev));
     }
   st_stats_event (p->stats, ev, written);
 }
@@ -211,8 +212,10 @@ process_event (const StEvent *ev, void *user)
   return NULL;
 }
 
-static void
-emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
+/* Raw-stack event EV with the kernel part of the held SAMPLE, when that
+   is its kernel part (the held SAMPLE is then consumed); else EV.  */
+static StEvent
+merge_held (StPipeline *p, const StEvent *ev)
 {
   StEvent merged = *ev;
 
@@ -225,12 +228,30 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
     }
   else
     release_held (p);
+  return merged;
+}
+
+static void
+emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
+{
+  StEvent merged = merge_held (p, ev);
+
   if (u->chain_line != NULL)
     fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
     st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
   g_clear_pointer (&p->held, g_free);
+}
+
+/* Whether a capture's kernel-only SAMPLE frames are held back to join
+   the STACK_USER frame that may follow: to unwind, and when converting
+   raw stacks to perf.data, where the two are one sample.  */
+static gboolean
+holds_kernel_parts (const StPipeline *p)
+{
+  return p->options.mode == ST_MODE_NAIVE
+         || p->options.output_format == ST_FORMAT_PERF;
 }
 
 /* In input order: writing.  */
@@ -247,8 +268,16 @@ emit_event (const StEvent *ev, void *result, void *user)
       g_free (u);
       return;
     }
+  if (ev->kind == ST_EVENT_STACK_USER && p->held != NULL)
+    {
+      StEvent merged = merge_held (p, ev);
+
+      pass (p, &merged);
+      g_clear_pointer (&p->held, g_free);
+      return;
+    }
   release_held (p);
-  if (p->options.mode == ST_MODE_NAIVE && is_kernel_only (ev))
+  if (holds_kernel_parts (p) && is_kernel_only (ev))
     p->held = st_event_copy (ev);   /* may be the kernel part of a raw stack */
   else
     pass (p, ev);

@@ -134,13 +134,6 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
           && !parse_format (output_format, &opts->output_format, FALSE, error))
       || (mode && !parse_mode (mode, &opts->mode, error)))
     return FALSE;
-  if (opts->output_format == ST_FORMAT_PERF)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--output-format=perf is not available yet; "
-                   "use sysprof");
-      return FALSE;
-    }
   if ((opts->input && input_fd >= 0) || (opts->output && output_fd >= 0))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,

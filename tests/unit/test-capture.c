@@ -723,13 +723,16 @@ test_convert_perf (void)
   ev.stack.n_callchain = 0;
   g_assert_true (ops->event (impl, &ev));
 
-  /* Mappings: data ones are dropped (written nothing, still TRUE).  */
+  /* Mappings: anonymous data ones are dropped (written nothing, still
+     TRUE), those of files kept.  */
   ev = perf_event (ST_EVENT_MAP, 10, 10, 7400);
   ev.map.start = 0x1000;
   ev.map.end = 0x2000;
-  ev.map.filename = "/data";
+  ev.map.filename = "//anon";
   ev.map.exec_known = true;
   ev.map.prot = PROT_READ | PROT_WRITE;
+  g_assert_true (ops->event (impl, &ev));
+  ev.map.filename = "/data";
   g_assert_true (ops->event (impl, &ev));
   ev.map.filename = "/code";
   ev.map.prot = PROT_READ | PROT_EXEC;
@@ -812,6 +815,9 @@ test_convert_perf (void)
   check_stack (&ev, 10, 12, 1, 7300, ST_REGS_ABI_64,
                ST_CAPTURE_REGS_X86_64_MASK, 21);
 
+  next_ok (r, &ev);
+  g_assert_cmpint (ev.kind, ==, ST_EVENT_MAP);
+  g_assert_cmpstr (ev.map.filename, ==, "/data");
   next_ok (r, &ev);
   g_assert_cmpint (ev.kind, ==, ST_EVENT_MAP);
   g_assert_cmpstr (ev.map.filename, ==, "/code");
