@@ -522,13 +522,16 @@ perf_report_folded ()
 # compare_perf_reports LABEL REF_FOLDED OUT_FOLDED REF_SCRIPT: the call
 # paths perf report shows for a stacktrace output (OUT_FOLDED) against
 # those it shows for the raw recording (REF_FOLDED), from
-# perf_report_folded: the user part of each path (trailing kernel frames
-# removed: unresolved addresses, or the kernel symbols of REF_SCRIPT,
-# since a converted capture has no kernel map) must agree for >= 98% of
-# the reference samples (sum over paths of the smaller count).
+# perf_report_folded.  Only the user part of a path counts (trailing
+# kernel frames removed: unresolved addresses, or the kernel symbols of
+# REF_SCRIPT, since a converted capture has no kernel map).  Reference
+# paths without a user part, or whose user part does not start at a root
+# (perf's unwinding stopped early), are logged, not compared, as in
+# compare_perf_scripts.  The others must agree for >= 98% of their
+# samples (sum over paths of the smaller count).
 compare_perf_reports ()
 {
-  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" '
+  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" "$ST_AWK_PERF_SCRIPT"'
     function user_path(p,    n, f, i, out) {
       n = split(p, f, ";")
       while (n > 0 && (f[n] ~ /^0xffff/ || (f[n] in ksym)))
@@ -541,7 +544,7 @@ compare_perf_reports ()
     FILENAME == ARGV[1] {
       # perf script lines "\tffff... SYMBOL": kernel symbol names.
       if ($0 ~ /^[ \t]+ffff[0-9a-f]+ /) {
-        name = $0; sub(/^[ \t]+[0-9a-f]+ /, "", name); sub(/\+0x.*/, "", name)
+        name = $0; sub(/^[ \t]+[0-9a-f]+ /, "", name)
         ksym[name] = 1
       }
       next
@@ -550,21 +553,36 @@ compare_perf_reports ()
       count = $1
       path = $0; sub(/^[0-9]+ /, "", path)
       path = user_path(path)
-      if (FILENAME == ARGV[2]) { ref[path] += count; ref_total += count }
-      else { out[path] += count; out_total += count }
+      if (FILENAME == ARGV[2]) {
+        ref_total += count
+        root = path; sub(/;.*/, "", root)
+        if (path == "")
+          no_user += count
+        else if (!is_root(root))
+          cut += count
+        else
+          ref[path] += count
+      } else {
+        out[path] += count
+        out_total += count
+      }
     }
     END {
-      for (p in ref)
+      for (p in ref) {
+        compared += ref[p]
         if (p in out)
           same += ref[p] < out[p] ? ref[p] : out[p]
-      printf "%s: perf report: %d reference samples, %d in the output, " \
-             "%d on the same user path (%.2f%%)\n", label, ref_total,
-             out_total, same, ref_total ? 100 * same / ref_total : 0
-      if (ref_total < min) {
-        printf "%s: FAIL: fewer than %d reference samples\n", label, min
+      }
+      printf "%s: perf report: %d reference samples (%d without a user " \
+             "path, %d cut short by perf: not compared), %d in the " \
+             "output; %d compared, %d on the same user path (%.2f%%)\n",
+             label, ref_total, no_user, cut, out_total, compared, same,
+             compared ? 100 * same / compared : 0
+      if (compared < min) {
+        printf "%s: FAIL: fewer than %d samples compared\n", label, min
         exit 1
       }
-      if (same * 100 < ref_total * 98) {
+      if (same * 100 < compared * 98) {
         print label ": FAIL: perf report shows other user paths for more than 2% of the samples"
         for (p in ref)
           if (ref[p] != out[p] && shown++ < 5)
