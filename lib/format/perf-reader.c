@@ -4,7 +4,7 @@
    forward from the bytes before the data section (perf puts them there),
    then exactly the data section's records.  The feature sections lie
    behind the data: they are pread() up front when the input is a regular
-   file, and left alone otherwise.
+   file, and read forward after the data otherwise.
 
    Pipe mode: a 16-byte header, then records until EOF; attributes arrive
    as HEADER_ATTR records.  */
