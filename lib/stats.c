@@ -175,7 +175,8 @@ print_no_counterpart (const StStats *s, FILE *out)
   fprintf (out, "stacktrace: %" PRIu64 " event(s) have no counterpart in the "
            "output format and were not written:", s->n_no_counterpart);
   for (guint i = 0; i < names->len; i++)
-    fprintf (out, "%s %s=%zu", i > 0 ? "," : "", (const char *) names->pdata[i],
+    fprintf (out, "%s %s=%zu", i > 0 ? "," : "",
+             (const char *) names->pdata[i],
              GPOINTER_TO_SIZE (g_hash_table_lookup (s->no_counterpart,
                                                     names->pdata[i])));
   fputc ('\n', out);

@@ -103,5 +103,6 @@ gboolean
 st_perf_event_desc_patch_unwound (uint8_t *sec, size_t size)
 {
   /* Check the whole section before changing any of it.  */
-  return walk_event_desc (sec, size, FALSE) && walk_event_desc (sec, size, TRUE);
+  return (walk_event_desc (sec, size, FALSE)
+          && walk_event_desc (sec, size, TRUE));
 }

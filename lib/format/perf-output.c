@@ -305,7 +305,8 @@ perf_event (PerfOutput *o, const StEvent *ev)
         st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
       return TRUE;
     }
-  if (st_perf_reader_is_pipe (o->perf_in) && type >= ST_PERF_RECORD_HEADER_ATTR)
+  if (st_perf_reader_is_pipe (o->perf_in)
+      && type >= ST_PERF_RECORD_HEADER_ATTR)
     return pipe_header_record (o, ev);
   if (type == ST_PERF_RECORD_HEADER_ATTR && o->unwinding)
     {

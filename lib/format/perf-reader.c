@@ -66,22 +66,6 @@ popcount64 (uint64_t v)
   return __builtin_popcountll (v);
 }
 
-static uint64_t
-get_u64 (const uint8_t *p)
-{
-  uint64_t v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
-static uint32_t
-get_u32 (const uint8_t *p)
-{
-  uint32_t v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
 static void
 bad_header (GError **error, int code, const char *fmt, ...)
   G_GNUC_PRINTF (3, 4);
@@ -139,7 +123,7 @@ attr_free (gpointer data)
 static uint64_t
 attr_u64 (const uint8_t *raw, size_t valid, size_t off)
 {
-  return off + 8 <= valid ? get_u64 (raw + off) : 0;
+  return off + 8 <= valid ? st_perf_get_u64 (raw + off) : 0;
 }
 
 /* Adds the attribute in RAW (SIZE bytes of perf_event_attr) with the
@@ -153,11 +137,11 @@ add_attr (StPerfReader *r, const uint8_t *raw, size_t size,
 
   a->raw = g_memdup2 (raw, size);
   a->raw_size = size;
-  a->size = get_u32 (raw + ST_PERF_ATTR_SIZE);
+  a->size = st_perf_get_u32 (raw + ST_PERF_ATTR_SIZE);
   /* Bytes past the attr's own size are not part of it (size 0 is the
      first version, 64 bytes).  */
   valid = MIN (valid, a->size != 0 ? a->size : ST_PERF_ATTR_SIZE_VER0);
-  a->type = get_u32 (raw + ST_PERF_ATTR_TYPE);
+  a->type = st_perf_get_u32 (raw + ST_PERF_ATTR_TYPE);
   a->config = attr_u64 (raw, valid, ST_PERF_ATTR_CONFIG);
   a->sample_type = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_TYPE);
   a->read_format = attr_u64 (raw, valid, ST_PERF_ATTR_READ_FORMAT);
@@ -166,7 +150,8 @@ add_attr (StPerfReader *r, const uint8_t *raw, size_t size,
                                     ST_PERF_ATTR_BRANCH_SAMPLE_TYPE);
   a->sample_regs_user = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_REGS_USER);
   if (ST_PERF_ATTR_SAMPLE_STACK_USER + 4 <= valid)
-    a->sample_stack_user = get_u32 (raw + ST_PERF_ATTR_SAMPLE_STACK_USER);
+    a->sample_stack_user = st_perf_get_u32 (raw
+                                            + ST_PERF_ATTR_SAMPLE_STACK_USER);
   a->ids = g_new (uint64_t, MAX (n_ids, 1));
   if (n_ids > 0)
     memcpy (a->ids, ids, n_ids * sizeof (uint64_t));
@@ -658,7 +643,7 @@ st_perf_reader_new (StInput *in, GError **error)
                    "offset 0: bad perf.data magic (expected \"PERFILE2\")");
       return NULL;
     }
-  size = get_u64 (p + 8);
+  size = st_perf_get_u64 (p + 8);
   if (size != ST_PERF_PIPE_HEADER_SIZE && size != ST_PERF_FILE_HEADER_SIZE
       && size != ST_PERF_FILE_HEADER_V0)
     {
@@ -774,7 +759,7 @@ find_attr (StPerfReader *r, const uint8_t *rec, size_t size,
         return first;
       pos = size - back;
     }
-  id = get_u64 (rec + pos);
+  id = st_perf_get_u64 (rec + pos);
   found = g_hash_table_lookup (r->by_id, &id);
   if (found == NULL && !is_sample)
     return first;
@@ -804,13 +789,13 @@ parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
   t = rec + size - len;
   if (st & ST_PERF_SAMPLE_TID)
     {
-      ev->pid = (int32_t) get_u32 (t);
-      ev->tid = (int32_t) get_u32 (t + 4);
+      ev->pid = (int32_t) st_perf_get_u32 (t);
+      ev->tid = (int32_t) st_perf_get_u32 (t + 4);
       t += 8;
     }
   if (st & ST_PERF_SAMPLE_TIME)
     {
-      ev->time = (int64_t) get_u64 (t);
+      ev->time = (int64_t) st_perf_get_u64 (t);
       t += 8;
     }
   if (st & ST_PERF_SAMPLE_ID)
@@ -818,7 +803,7 @@ parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
   if (st & ST_PERF_SAMPLE_STREAM_ID)
     t += 8;
   if (st & ST_PERF_SAMPLE_CPU)
-    ev->cpu = (int32_t) get_u32 (t);
+    ev->cpu = (int32_t) st_perf_get_u32 (t);
   *body_end = size - len;
   return TRUE;
 }
@@ -872,7 +857,7 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
       /* The kernel part only: a user part (exclude_callchain_user unset)
          is what unwinding replaces.  */
       while (n_kernel < s.nr
-             && get_u64 (s.ips + 8 * n_kernel) != ST_CONTEXT_USER)
+             && st_perf_get_u64 (s.ips + 8 * n_kernel) != ST_CONTEXT_USER)
         n_kernel++;
       ev->kind = ST_EVENT_STACK_USER;
       ev->stack.callchain = n_kernel ? (const uint64_t *) s.ips : NULL;
@@ -1017,7 +1002,7 @@ decode_header_attr (StPerfReader *r, const uint8_t *rec, size_t size,
     return bad_record (error, ST_ERROR_FORMAT, ev->offset,
                        ST_PERF_RECORD_HEADER_ATTR, size,
                        "too short for an event attribute");
-  attr_size = get_u32 (rec + hdr + ST_PERF_ATTR_SIZE);
+  attr_size = st_perf_get_u32 (rec + hdr + ST_PERF_ATTR_SIZE);
   if (attr_size == 0)
     attr_size = ST_PERF_ATTR_SIZE_VER0;
   if (attr_size < ST_PERF_ATTR_SIZE_VER0 || attr_size > size - hdr)

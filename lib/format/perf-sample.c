@@ -15,22 +15,6 @@ typedef struct
   size_t size;
 } Cursor;
 
-static uint64_t
-get_u64 (const uint8_t *p)
-{
-  uint64_t v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
-static uint32_t
-get_u32 (const uint8_t *p)
-{
-  uint32_t v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
 static gboolean
 cur_take (Cursor *c, uint64_t n, const uint8_t **out)
 {
@@ -49,7 +33,7 @@ cur_u64 (Cursor *c, uint64_t *v)
 
   if (!cur_take (c, 8, &p))
     return FALSE;
-  *v = get_u64 (p);
+  *v = st_perf_get_u64 (p);
   return TRUE;
 }
 
@@ -104,8 +88,8 @@ st_perf_sample_parse (const StPerfAttr *a, const uint8_t *rec, size_t size,
   TAKE (ST_PERF_SAMPLE_TID, "TID", cur_take (&c, 8, &p));
   if (st & ST_PERF_SAMPLE_TID)
     {
-      s->pid = get_u32 (p);
-      s->tid = get_u32 (p + 4);
+      s->pid = st_perf_get_u32 (p);
+      s->tid = st_perf_get_u32 (p + 4);
     }
   TAKE (ST_PERF_SAMPLE_TIME, "TIME", cur_u64 (&c, &s->time));
   TAKE (ST_PERF_SAMPLE_ADDR, "ADDR", cur_u64 (&c, &v));
@@ -113,7 +97,7 @@ st_perf_sample_parse (const StPerfAttr *a, const uint8_t *rec, size_t size,
   TAKE (ST_PERF_SAMPLE_STREAM_ID, "STREAM_ID", cur_u64 (&c, &v));
   TAKE (ST_PERF_SAMPLE_CPU, "CPU", cur_take (&c, 8, &p));
   if (st & ST_PERF_SAMPLE_CPU)
-    s->cpu = get_u32 (p);
+    s->cpu = st_perf_get_u32 (p);
   TAKE (ST_PERF_SAMPLE_PERIOD, "PERIOD", cur_u64 (&c, &v));
   TAKE (ST_PERF_SAMPLE_READ, "READ", skip_read_values (&c, a->read_format));
   s->callchain_at = c.pos;
@@ -123,7 +107,7 @@ st_perf_sample_parse (const StPerfAttr *a, const uint8_t *rec, size_t size,
   TAKE (ST_PERF_SAMPLE_RAW, "RAW", cur_take (&c, 4, &p));
   if (st & ST_PERF_SAMPLE_RAW)
     {
-      uint32_t raw_size = get_u32 (p);
+      uint32_t raw_size = st_perf_get_u32 (p);
 
       /* The kernel pads the data so that size + 4 is 8-aligned; the u64
          fields after it rely on that.  */

@@ -5,6 +5,24 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <string.h>
+
+/* Loads from record bytes, which need not be aligned.  */
+static inline uint64_t
+st_perf_get_u64 (const uint8_t *p)
+{
+  uint64_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline uint32_t
+st_perf_get_u32 (const uint8_t *p)
+{
+  uint32_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
 
 #define ST_PERF_MAGIC             "PERFILE2"
 #define ST_PERF_MAGIC_SWAPPED     "2ELIFREP"

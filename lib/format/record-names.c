@@ -68,7 +68,8 @@ st_record_type_name (const StEvent *ev)
 
   if (ev->raw == NULL)
     return st_event_kind_name (ev->kind);
-  if (ev->source == ST_FORMAT_SYSPROF && ev->raw_len >= sizeof (StCaptureFrame))
+  if (ev->source == ST_FORMAT_SYSPROF
+      && ev->raw_len >= sizeof (StCaptureFrame))
     {
       type = ((const StCaptureFrame *) ev->raw)->type;
       name = capture_name (type);

@@ -19,9 +19,7 @@
 #include "format/capture-writer.h"
 #include "format/input.h"
 #include "format/output.h"
-#include "format/reader.h"
-#include "format/writer.h"
-#include "pipeline.h"
+#include "pipeline-run.h"
 
 static const uint64_t ips[] = {
   (uint64_t) -128, 0xffffffff81000010ull, (uint64_t) -512, 0x401000, 0x401234,
@@ -362,9 +360,6 @@ test_libsysprof_reads_unwound_recording (void)
   size_t chains_len = 0;
   FILE *mem;
   int in_fd, out_fd;
-  StReader *reader;
-  StWriter *writer;
-  StPipeline *p;
   SysprofCaptureReader *r;
   SysprofCaptureFrameType type;
   guint n_frames = 0, n_ours = 0, n_unwound = 0, n_line = 0, n_rooted = 0;
@@ -387,16 +382,7 @@ test_libsysprof_reads_unwound_recording (void)
                                .chains = mem, .stitch = TRUE,
                                .output_format = ST_FORMAT_SYSPROF };
 
-    reader = st_reader_new (in_fd, ST_FORMAT_AUTO, &error);
-    g_assert_no_error (error);
-    writer = st_writer_new (out_fd, ST_FORMAT_SYSPROF, reader, TRUE, &error);
-    g_assert_no_error (error);
-    p = st_pipeline_new (reader, writer, &opts);
-    g_assert_true (st_pipeline_run (p, &error));
-    g_assert_no_error (error);
-    st_pipeline_free (p);
-    st_writer_free (writer);
-    st_reader_free (reader);
+    g_free (run_pipeline (in_fd, out_fd, &opts));
   }
   fclose (mem);
   close (in_fd);

@@ -23,6 +23,7 @@
 #include "pipeline.h"
 
 #include "perf-stream.h"
+#include "pipeline-run.h"
 #include "test-io.h"
 
 #define PID 4242
@@ -244,8 +245,8 @@ check_attrs (const Result *res)
   GArray *ids;
 
   g_assert_cmpuint (res->n_attrs, ==, 2);
-  g_assert_cmphex (attr_u64 (res->attrs->pdata[0], ST_PERF_ATTR_SAMPLE_REGS_USER),
-                   ==, MASK_X86_64);
+  g_assert_cmphex (attr_u64 (res->attrs->pdata[0],
+                             ST_PERF_ATTR_SAMPLE_REGS_USER), ==, MASK_X86_64);
   /* The small attribute, zero-extended to 128 bytes.  */
   g_assert_cmpuint (g_bytes_get_size (res->attrs->pdata[1]), ==, 128);
   g_assert_cmpuint (attr_u64 (res->attrs->pdata[1], 0) >> 32, ==, 128);
@@ -677,63 +678,86 @@ feature_record (const Result *res, guint bit, gsize *len)
   return NULL;
 }
 
-static void
-free_features (Feature feats[3])
+/* The same recording as a file-mode and a pipe-mode input, and what our
+   reader makes of each.  */
+typedef struct
 {
+  Feature feats[3];
+  GByteArray *records;
+  GByteArray *file;
+  GByteArray *pipe;
+  Result *in_file;
+  Result *in_pipe;
+} Inputs;
+
+static void
+inputs_make (Inputs *in)
+{
+  three_attr_features (in->feats);
+  in->records = three_attr_records ();
+  in->file = make_file (three_attrs, 3, in->records, in->feats, 3, 0);
+  in->pipe = three_attr_pipe (in->feats, FALSE);
+  in->in_file = read_bytes (in->file, FALSE);
+  in->in_pipe = read_bytes (in->pipe, TRUE);
+}
+
+static void
+inputs_free (Inputs *in)
+{
+  result_free (in->in_file);
+  result_free (in->in_pipe);
+  g_byte_array_free (in->file, TRUE);
+  g_byte_array_free (in->pipe, TRUE);
+  g_byte_array_free (in->records, TRUE);
   for (int i = 0; i < 3; i++)
-    g_byte_array_free (feats[i].bytes, TRUE);
+    g_byte_array_free (in->feats[i].bytes, TRUE);
 }
 
 static void
 test_passthru (void)
 {
-  Feature feats[3];
-  GByteArray *records = three_attr_records ();
-  GByteArray *file, *pipe, *out;
-  Result *in_file, *in_pipe, *res;
+  Inputs in;
+  GByteArray *out;
+  Result *res;
 
-  three_attr_features (feats);
-  file = make_file (three_attrs, 3, records, feats, 3, 0);
-  pipe = three_attr_pipe (feats, FALSE);
-  in_file = read_bytes (file, FALSE);
-  in_pipe = read_bytes (pipe, TRUE);
+  inputs_make (&in);
 
   /* file -> file, read through a file and through a pipe: the same
      records, attributes and features.  */
   for (int via_pipe = 0; via_pipe <= 1; via_pipe++)
     {
-      out = convert (file, via_pipe, TRUE, FALSE);
+      out = convert (in.file, via_pipe, TRUE, FALSE);
       res = read_bytes (out, FALSE);
-      assert_same_records (in_file, 0, res, 0);
+      assert_same_records (in.in_file, 0, res, 0);
       g_assert_cmpuint (res->n_attrs, ==, 3);
       for (guint i = 0; i < 3; i++)
-        g_assert_true (g_bytes_equal (in_file->attrs->pdata[i],
+        g_assert_true (g_bytes_equal (in.in_file->attrs->pdata[i],
                                       res->attrs->pdata[i]));
       for (guint bit = 0; bit < ST_PERF_FEATURE_BITS; bit++)
-        g_assert_true ((in_file->features[bit] == NULL)
+        g_assert_true ((in.in_file->features[bit] == NULL)
                        == (res->features[bit] == NULL)
                        && (res->features[bit] == NULL
-                           || g_bytes_equal (in_file->features[bit],
+                           || g_bytes_equal (in.in_file->features[bit],
                                              res->features[bit])));
       result_free (res);
       g_byte_array_free (out, TRUE);
     }
 
   /* pipe -> pipe: byte-identical.  */
-  out = convert (pipe, TRUE, FALSE, FALSE);
-  g_assert_cmpmem (out->data, out->len, pipe->data, pipe->len);
+  out = convert (in.pipe, TRUE, FALSE, FALSE);
+  g_assert_cmpmem (out->data, out->len, in.pipe->data, in.pipe->len);
   g_byte_array_free (out, TRUE);
 
   /* file -> pipe: the header parts as records first.  */
-  out = convert (file, FALSE, FALSE, FALSE);
+  out = convert (in.file, FALSE, FALSE, FALSE);
   res = read_bytes (out, TRUE);
   g_assert_cmpuint (first_data_record (res), ==, 3 + 2 + 1);
   g_assert_cmpuint (count_type (res, ST_PERF_RECORD_HEADER_ATTR), ==, 3);
   g_assert_cmpuint (count_type (res, ST_PERF_RECORD_HEADER_FEATURE), ==, 2);
   g_assert_cmpuint (count_type (res, ST_PERF_RECORD_HEADER_BUILD_ID), ==, 1);
-  assert_same_records (in_file, 0, res, first_data_record (res));
+  assert_same_records (in.in_file, 0, res, first_data_record (res));
   for (guint i = 0; i < 3; i++)
-    g_assert_true (g_bytes_equal (in_file->attrs->pdata[i],
+    g_assert_true (g_bytes_equal (in.in_file->attrs->pdata[i],
                                   res->attrs->pdata[i]));
   /* ... and the MMAP2 gets its build-id from the HEADER_BUILD_ID.  */
   g_assert_cmpuint (ev_at (res, first_data_record (res) + 1)->build_id_len,
@@ -742,17 +766,17 @@ test_passthru (void)
   g_byte_array_free (out, TRUE);
 
   /* pipe -> file: the header records become the header parts.  */
-  out = convert (pipe, TRUE, TRUE, FALSE);
+  out = convert (in.pipe, TRUE, TRUE, FALSE);
   res = read_bytes (out, FALSE);
-  assert_same_records (in_pipe, first_data_record (in_pipe), res, 0);
+  assert_same_records (in.in_pipe, first_data_record (in.in_pipe), res, 0);
   g_assert_cmpuint (res->n_attrs, ==, 3);
   for (guint bit = 0; bit < ST_PERF_FEATURE_BITS; bit++)
     {
       const Feature *f = NULL;
 
       for (int i = 0; i < 3; i++)
-        if (feats[i].bit == (int) bit)
-          f = &feats[i];
+        if (in.feats[i].bit == (int) bit)
+          f = &in.feats[i];
       if (f == NULL)
         {
           g_assert_null (res->features[bit]);
@@ -769,12 +793,7 @@ test_passthru (void)
   result_free (res);
   g_byte_array_free (out, TRUE);
 
-  result_free (in_file);
-  result_free (in_pipe);
-  g_byte_array_free (file, TRUE);
-  g_byte_array_free (pipe, TRUE);
-  g_byte_array_free (records, TRUE);
-  free_features (feats);
+  inputs_free (&in);
 }
 
 static AttrSpec
@@ -891,7 +910,8 @@ check_unwound (const Result *in, const Result *res)
           g_byte_array_free (want, TRUE);
         }
       else
-        g_assert_true (g_bytes_equal (in->raws->pdata[j], res->raws->pdata[i]));
+        g_assert_true (g_bytes_equal (in->raws->pdata[j],
+                                      res->raws->pdata[i]));
     }
   g_assert_cmpuint (k, ==, G_N_ELEMENTS (samples));
   g_assert_cmpuint (res->n_attrs, ==, 3);
@@ -917,36 +937,22 @@ check_unwound (const Result *in, const Result *res)
 static void
 test_unwound (void)
 {
-  Feature feats[3];
-  GByteArray *records = three_attr_records ();
-  GByteArray *file, *pipe;
-  Result *in_file, *in_pipe;
+  Inputs in;
 
-  three_attr_features (feats);
-  file = make_file (three_attrs, 3, records, feats, 3, 0);
-  pipe = three_attr_pipe (feats, FALSE);
-  in_file = read_bytes (file, FALSE);
-  in_pipe = read_bytes (pipe, TRUE);
-
+  inputs_make (&in);
   for (int in_mode = 0; in_mode < 3; in_mode++)
     for (int out_file = 0; out_file <= 1; out_file++)
       {
         /* 0: a file read as a file, 1: through a pipe, 2: pipe mode.  */
-        const GByteArray *input = in_mode < 2 ? file : pipe;
+        const GByteArray *input = in_mode < 2 ? in.file : in.pipe;
         GByteArray *out = convert (input, in_mode > 0, out_file, TRUE);
         Result *res = read_bytes (out, !out_file);
 
-        check_unwound (in_mode < 2 ? in_file : in_pipe, res);
+        check_unwound (in_mode < 2 ? in.in_file : in.in_pipe, res);
         result_free (res);
         g_byte_array_free (out, TRUE);
       }
-
-  result_free (in_file);
-  result_free (in_pipe);
-  g_byte_array_free (file, TRUE);
-  g_byte_array_free (pipe, TRUE);
-  g_byte_array_free (records, TRUE);
-  free_features (feats);
+  inputs_free (&in);
 }
 
 /* pipe -> file: the obsolete HEADER_EVENT_TYPE has no place in a file;
@@ -954,47 +960,30 @@ test_unwound (void)
 static void
 test_no_counterpart (void)
 {
-  Feature feats[3];
+  Inputs in;
   GByteArray *pipe;
   GBytes *in_bytes;
   Source src;
   Sink sink;
-  StReader *reader;
-  StWriter *writer;
-  StPipeline *p;
   StPipelineOptions opts = { .mode = ST_MODE_PASSTHRU,
                              .output_format = ST_FORMAT_PERF };
-  GError *error = NULL;
-  char *text = NULL;
-  size_t text_len = 0;
-  FILE *mem;
+  char *stats;
 
-  three_attr_features (feats);
-  pipe = three_attr_pipe (feats, TRUE);
+  inputs_make (&in);
+  pipe = three_attr_pipe (in.feats, TRUE);
   in_bytes = g_bytes_new (pipe->data, pipe->len);
   source_open (&src, in_bytes, TRUE);
   sink_open (&sink, TRUE);
-  reader = st_reader_new (src.fd, ST_FORMAT_AUTO, &error);
-  writer = st_writer_new (sink.fd, ST_FORMAT_PERF, reader, FALSE, &error);
-  g_assert_no_error (error);
-  p = st_pipeline_new (reader, writer, &opts);
-  g_assert_true (st_pipeline_run (p, &error));
-  g_assert_no_error (error);
-  mem = open_memstream (&text, &text_len);
-  st_stats_print (st_pipeline_stats (p), mem, FALSE);
-  fclose (mem);
-  g_assert_nonnull (strstr (text, "1 event(s) have no counterpart in the "
-                                  "output format and were not written: "
-                                  "HEADER_EVENT_TYPE=1\n"));
-  free (text);
-  st_pipeline_free (p);
-  st_writer_free (writer);
-  st_reader_free (reader);
+  stats = run_pipeline (src.fd, sink.fd, &opts);
+  g_assert_nonnull (strstr (stats, "1 event(s) have no counterpart in the "
+                                   "output format and were not written: "
+                                   "HEADER_EVENT_TYPE=1\n"));
+  g_free (stats);
   source_close (&src);
   g_bytes_unref (sink_close (&sink));
   g_bytes_unref (in_bytes);
   g_byte_array_free (pipe, TRUE);
-  free_features (feats);
+  inputs_free (&in);
 }
 
 /* --- Sysprof capture to perf.data ---------------------------------------- */
@@ -1099,30 +1088,11 @@ capture_to_perf (GBytes *capture, gboolean output_file, StMode mode,
 {
   Source src;
   Sink sink;
-  StReader *reader;
-  StWriter *writer;
-  StPipeline *p;
   StPipelineOptions opts = { .mode = mode, .output_format = ST_FORMAT_PERF };
-  GError *error = NULL;
-  size_t len = 0;
-  FILE *mem;
 
   source_open (&src, capture, TRUE);
   sink_open (&sink, output_file);
-  reader = st_reader_new (src.fd, ST_FORMAT_AUTO, &error);
-  g_assert_no_error (error);
-  writer = st_writer_new (sink.fd, ST_FORMAT_PERF, reader,
-                          mode == ST_MODE_NAIVE, &error);
-  g_assert_no_error (error);
-  p = st_pipeline_new (reader, writer, &opts);
-  g_assert_true (st_pipeline_run (p, &error));
-  g_assert_no_error (error);
-  mem = open_memstream (stats, &len);
-  st_stats_print (st_pipeline_stats (p), mem, FALSE);
-  fclose (mem);
-  st_pipeline_free (p);
-  st_writer_free (writer);
-  st_reader_free (reader);
+  *stats = run_pipeline (src.fd, sink.fd, &opts);
   source_close (&src);
   return bytes_to_array (sink_close (&sink));
 }
@@ -1244,7 +1214,7 @@ test_from_capture (void)
                                          "the output format and were not "
                                          "written: LOG=1, MARK=1, "
                                          "TIMESTAMP=1\n"));
-        free (stats);
+        g_free (stats);
         result_free (res);
         g_byte_array_free (out, TRUE);
       }
@@ -1283,16 +1253,12 @@ test_fixture (void)
       GBytes *in_bytes = g_bytes_new (input->data, input->len);
       Source src;
       Sink sink;
-      StReader *reader;
-      StWriter *writer;
-      StPipeline *p;
       char *chains = NULL;
       size_t chains_len = 0;
       FILE *mem = open_memstream (&chains, &chains_len);
       StPipelineOptions opts = { .mode = ST_MODE_NAIVE, .symfs = symfs,
                                  .chains = mem, .stitch = TRUE,
                                  .output_format = ST_FORMAT_PERF };
-      GError *error = NULL;
       GByteArray *out;
       Result *res;
       char **lines;
@@ -1300,15 +1266,7 @@ test_fixture (void)
 
       source_open (&src, in_bytes, TRUE);
       sink_open (&sink, out_file);
-      reader = st_reader_new (src.fd, ST_FORMAT_AUTO, &error);
-      writer = st_writer_new (sink.fd, ST_FORMAT_PERF, reader, TRUE, &error);
-      g_assert_no_error (error);
-      p = st_pipeline_new (reader, writer, &opts);
-      g_assert_true (st_pipeline_run (p, &error));
-      g_assert_no_error (error);
-      st_pipeline_free (p);
-      st_writer_free (writer);
-      st_reader_free (reader);
+      g_free (run_pipeline (src.fd, sink.fd, &opts));
       source_close (&src);
       g_bytes_unref (in_bytes);
       fclose (mem);
