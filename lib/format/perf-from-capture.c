@@ -231,7 +231,9 @@ st_perf_output_capture_event (StPerfOutput *o, const StEvent *ev)
       /* Sysprof records executable mappings only.  */
       st_perf_writer_mmap2 (o->writer, ST_PERF_MISC_USER, (uint32_t) ev->pid,
                             (uint32_t) ev->pid, ev->map.start,
-                            ev->map.end - ev->map.start, ev->map.pgoff,
+                            ev->map.end > ev->map.start
+                              ? ev->map.end - ev->map.start : 0,
+                            ev->map.pgoff,
                             ev->map.inode, ev->map.build_id,
                             ev->map.build_id_len, PROT_READ | PROT_EXEC,
                             MAP_PRIVATE, ev->map.filename, &sid);
