@@ -955,6 +955,99 @@ test_unwound (void)
   inputs_free (&in);
 }
 
+/* The features that live elsewhere in pipe mode: TRACING_DATA becomes a
+   HEADER_TRACING_DATA record (its data padded to 8) and back; the
+   AUXTRACE index follows its records when a sample before them
+   shrinks.  */
+static void
+test_tracing_and_auxtrace (void)
+{
+  static const char tracing[] = "tracing!";    /* 9 bytes */
+  AttrEntry attr = { &attr_a, ids_a, 2 };
+  GByteArray *d = g_byte_array_new ();
+  Feature feats[2] = { { ST_PERF_FEAT_TRACING_DATA, g_byte_array_new () },
+                       { ST_PERF_FEAT_AUXTRACE, g_byte_array_new () } };
+  uint64_t data_offset = ST_PERF_FILE_HEADER_SIZE + 2 * 8 + ATTR_BYTES + 16;
+  uint64_t aux_at;
+  GByteArray *file, *out, *back;
+  Result *res, *file_res;
+  guint at, i;
+  gsize len;
+  const uint8_t *raw;
+  uint64_t entry[3];
+
+  for (int k = 0; k < 17; k++)
+    regs17[k] = 0x1000 + k;
+  put_sample (d, &attr_a, &samples[0]);         /* shrinks when unwound */
+  aux_at = data_offset + d->len;
+  at = begin_record (d, ST_PERF_RECORD_AUXTRACE, 0);
+  put_u64 (d, 16);                              /* payload size */
+  put_u64 (d, 0);
+  put_u64 (d, 0);
+  put_u32 (d, 0);
+  put_u32 (d, PID);
+  put_u32 (d, 1);
+  put_u32 (d, 0);
+  end_record (d, at);
+  put (d, "0123456789abcdef", 16);
+  put (feats[0].bytes, tracing, sizeof tracing);
+  put_u64 (feats[1].bytes, 1);
+  put_u64 (feats[1].bytes, aux_at);
+  put_u64 (feats[1].bytes, 48 + 16);
+  file = make_file (&attr, 1, d, feats, 2, 0);
+
+  /* file -> pipe: HEADER_TRACING_DATA with the padded data; AUXTRACE has
+     no pipe-mode record.  */
+  out = convert (file, FALSE, FALSE, FALSE);
+  res = read_bytes (out, TRUE);
+  g_assert_no_error (res->error);
+  g_assert_cmpuint (count_type (res, ST_PERF_RECORD_HEADER_TRACING_DATA), ==,
+                    1);
+  for (i = 0; ev_at (res, i)->raw_type != ST_PERF_RECORD_HEADER_TRACING_DATA;
+       i++)
+    ;
+  raw = raw_at (res, i, &len);
+  g_assert_cmpuint (len, ==, 16 + 16);
+  g_assert_cmpmem (raw + 16, sizeof tracing, tracing, sizeof tracing);
+  g_assert_cmpuint (count_type (res, ST_PERF_RECORD_HEADER_FEATURE), ==, 0);
+
+  /* ... and back into a file: the TRACING_DATA section again.  */
+  back = convert (out, TRUE, TRUE, FALSE);
+  result_free (res);
+  res = read_bytes (back, FALSE);
+  g_assert_no_error (res->error);
+  raw = g_bytes_get_data (res->features[ST_PERF_FEAT_TRACING_DATA], &len);
+  g_assert_cmpuint (len, ==, 16);
+  g_assert_cmpmem (raw, sizeof tracing, tracing, sizeof tracing);
+  result_free (res);
+  g_byte_array_free (back, TRUE);
+  g_byte_array_free (out, TRUE);
+
+  /* file -> file, unwound: the AUXTRACE record moves, its index too.  */
+  file_res = read_bytes (file, FALSE);
+  g_assert_cmpuint (ev_at (file_res, 1)->offset, ==, aux_at);
+  out = convert (file, FALSE, TRUE, TRUE);
+  res = read_bytes (out, FALSE);
+  g_assert_no_error (res->error);
+  g_assert_cmpuint (ev_at (res, 1)->raw_type, ==, ST_PERF_RECORD_AUXTRACE);
+  g_assert_cmpuint (ev_at (res, 1)->offset, <, aux_at);
+  g_assert_true (g_bytes_equal (res->raws->pdata[1],
+                                file_res->raws->pdata[1]));
+  raw = g_bytes_get_data (res->features[ST_PERF_FEAT_AUXTRACE], &len);
+  g_assert_cmpuint (len, ==, 24);
+  memcpy (entry, raw, 24);
+  g_assert_cmpuint (entry[0], ==, 1);
+  g_assert_cmpuint (entry[1], ==, ev_at (res, 1)->offset);
+  g_assert_cmpuint (entry[2], ==, 48 + 16);
+  result_free (res);
+  result_free (file_res);
+  g_byte_array_free (out, TRUE);
+  g_byte_array_free (file, TRUE);
+  g_byte_array_free (feats[0].bytes, TRUE);
+  g_byte_array_free (feats[1].bytes, TRUE);
+  g_byte_array_free (d, TRUE);
+}
+
 /* pipe -> file: the obsolete HEADER_EVENT_TYPE has no place in a file;
    the pipeline reports it by name.  */
 static void
@@ -1349,6 +1442,8 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-writer/oversized", test_writer_oversized);
   g_test_add_func ("/perf-output/passthru", test_passthru);
   g_test_add_func ("/perf-output/unwound", test_unwound);
+  g_test_add_func ("/perf-output/tracing-and-auxtrace",
+                   test_tracing_and_auxtrace);
   g_test_add_func ("/perf-output/no-counterpart", test_no_counterpart);
   g_test_add_func ("/perf-output/from-capture", test_from_capture);
   g_test_add_func ("/perf-output/fixture", test_fixture);
