@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "format/domain.h"
+#include "format/record-names.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "pipeline.h"
@@ -114,7 +115,7 @@ pass (StPipeline *p, const StEvent *ev)
     {
       written = st_writer_event (p->writer, ev);
       if (!written)
-        st_stats_no_counterpart (p->stats, ev);
+        st_stats_no_counterpart (p->stats, st_record_type_name (ev));
     }
   st_stats_event (p->stats, ev, written);
 }
@@ -228,8 +229,10 @@ process_event (const StEvent *ev, void *user)
   return NULL;
 }
 
-static void
-emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
+/* Raw-stack event EV with the kernel part of the held SAMPLE, when that
+   is its kernel part (the held SAMPLE is then consumed); else EV.  */
+static StEvent
+merge_held (StPipeline *p, const StEvent *ev)
 {
   StEvent merged = *ev;
 
@@ -242,6 +245,14 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
     }
   else
     release_held (p);
+  return merged;
+}
+
+static void
+emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
+{
+  StEvent merged = merge_held (p, ev);
+
   if (u->chain_line != NULL)
     fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
@@ -292,6 +303,16 @@ maybe_counters (StPipeline *p, int64_t time)
     write_counters (p, p->last_time);
 }
 
+/* Whether a capture's kernel-only SAMPLE frames are held back to join
+   the STACK_USER frame that may follow: to unwind, and when converting
+   raw stacks to perf.data, where the two are one sample.  */
+static gboolean
+holds_kernel_parts (const StPipeline *p)
+{
+  return p->options.mode == ST_MODE_NAIVE
+         || p->options.output_format == ST_FORMAT_PERF;
+}
+
 /* In input order: writing.  */
 static void
 emit_event (const StEvent *ev, void *result, void *user)
@@ -305,10 +326,17 @@ emit_event (const StEvent *ev, void *result, void *user)
       g_free (u->chain_line);
       g_free (u);
     }
+  else if (ev->kind == ST_EVENT_STACK_USER && p->held != NULL)
+    {
+      StEvent merged = merge_held (p, ev);
+
+      pass (p, &merged);
+      g_clear_pointer (&p->held, g_free);
+    }
   else
     {
       release_held (p);
-      if (p->options.mode == ST_MODE_NAIVE && is_kernel_only (ev))
+      if (holds_kernel_parts (p) && is_kernel_only (ev))
         p->held = st_event_copy (ev); /* may be the kernel part of a raw stack */
       else
         pass (p, ev);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "glib-compat.h"
 #include "stats.h"
@@ -13,7 +14,8 @@ struct StStats
   uint64_t events_in;
   uint64_t events_out;
   uint64_t by_kind_in[ST_EVENT_LOST + 1];
-  uint64_t no_counterpart[ST_EVENT_LOST + 1];
+  GHashTable *no_counterpart;  /* type name -> count (in the pointer) */
+  uint64_t n_no_counterpart;
   uint64_t lost_by_recorder;   /* records the recorder said it lost */
 };
 
@@ -31,6 +33,7 @@ st_stats_new (void)
   StStats *s = g_new0 (StStats, 1);
   s->by_pid = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                      process_stats_free);
+  s->no_counterpart = g_hash_table_new (g_str_hash, g_str_equal);
   return s;
 }
 
@@ -40,6 +43,7 @@ st_stats_free (StStats *s)
   if (s == NULL)
     return;
   g_hash_table_destroy (s->by_pid);
+  g_hash_table_destroy (s->no_counterpart);
   g_free (s);
 }
 
@@ -56,10 +60,13 @@ st_stats_event (StStats *s, const StEvent *ev, gboolean written)
 }
 
 void
-st_stats_no_counterpart (StStats *s, const StEvent *ev)
+st_stats_no_counterpart (StStats *s, const char *type_name)
 {
-  if (ev->kind <= ST_EVENT_LOST)
-    s->no_counterpart[ev->kind]++;
+  gpointer n = g_hash_table_lookup (s->no_counterpart, type_name);
+
+  g_hash_table_insert (s->no_counterpart, (gpointer) type_name,
+                       GSIZE_TO_POINTER (GPOINTER_TO_SIZE (n) + 1));
+  s->n_no_counterpart++;
 }
 
 static void
@@ -153,6 +160,35 @@ by_samples_desc (gconstpointer a, gconstpointer b)
   return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static gint
+by_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* One line: how many, then the count of each type, by name.  */
+static void
+print_no_counterpart (const StStats *s, FILE *out)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, s->no_counterpart);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (names, key);
+  g_ptr_array_sort (names, by_name);
+  fprintf (out, "stacktrace: %" PRIu64 " event(s) have no counterpart in the "
+           "output format and were not written:", s->n_no_counterpart);
+  for (guint i = 0; i < names->len; i++)
+    fprintf (out, "%s %s=%zu", i > 0 ? "," : "",
+             (const char *) names->pdata[i],
+             GPOINTER_TO_SIZE (g_hash_table_lookup (s->no_counterpart,
+                                                    names->pdata[i])));
+  fputc ('\n', out);
+  g_ptr_array_unref (names);
+}
+
 void
 st_stats_print (const StStats *s, FILE *out, gboolean per_process)
 {
@@ -180,11 +216,8 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
                    t->by_cause[i]);
       fputc ('\n', out);
     }
-  for (int k = 0; k <= ST_EVENT_LOST; k++)
-    if (s->no_counterpart[k])
-      fprintf (out, "stacktrace: %" PRIu64 " %s event(s) have no counterpart "
-               "in the output format and were not written\n",
-               s->no_counterpart[k], st_event_kind_name (k));
+  if (s->n_no_counterpart > 0)
+    print_no_counterpart (s, out);
   if (s->lost_by_recorder > 0)
     fprintf (out, "stacktrace: the recorder lost %" PRIu64 " record(s) "
              "(reported in %" PRIu64 " LOST record(s))\n", s->lost_by_recorder,

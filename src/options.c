@@ -67,7 +67,9 @@ static const char description[] =
   "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
   "mode) and turns every raw user-stack sample (registers plus a copy of\n"
   "the stack) into a callchain sample by unwinding it with DWARF CFI.\n"
-  "Every other frame passes through unchanged and in order.\n"
+  "Every other frame passes through unchanged and in order.  Writes a\n"
+  "Sysprof capture or perf.data (--output-format perf: file mode on a\n"
+  "regular file, pipe mode otherwise), converting the format if needed.\n"
   "\n"
   "Modes:\n"
   "  none      read and check the input, write nothing\n"
@@ -86,6 +88,9 @@ static const char description[] =
   "Examples:\n"
   "  perf record --call-graph=dwarf -o - -- prog | stacktrace -o out.syscap\n"
   "  stacktrace -m passthru -i perf.data -o raw.syscap\n"
+  "  stacktrace -i perf.data --output-format perf -o unwound.data\n"
+  "  perf record --call-graph=dwarf -o - -- prog \\\n"
+  "    | stacktrace -f perf --output-format perf | perf report -i -\n"
   "  stacktrace -i raw.syscap -o unwound.syscap --summary\n"
   "  stacktrace --input-fd 3 --output-fd 4 --stats-file run.stats\n"
   "\n"
@@ -112,7 +117,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
       "Input format: auto (default), sysprof, perf", "FMT" },
     { "output-format", 0, 0, G_OPTION_ARG_STRING, &output_format,
-      "Output format: sysprof (default)", "FMT" },
+      "Output format: sysprof (default) or perf", "FMT" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       "none, passthru or naive (default)", "MODE" },
     { "symfs", 0, 0, G_OPTION_ARG_FILENAME, &opts->symfs,
@@ -175,13 +180,6 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       || (stats_format
           && !parse_stats_format (stats_format, &opts->stats_format, error)))
     return FALSE;
-  if (opts->output_format == ST_FORMAT_PERF)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--output-format=perf is not available yet; "
-                   "use sysprof");
-      return FALSE;
-    }
   if ((opts->input && input_fd >= 0) || (opts->output && output_fd >= 0))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,

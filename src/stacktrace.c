@@ -105,7 +105,8 @@ main (int argc, char **argv)
         }
       if ((out_fd = open_output (&opts)) < 0)
         goto out;
-      writer = st_writer_new (out_fd, opts.output_format, reader, &error);
+      writer = st_writer_new (out_fd, opts.output_format, reader,
+                              opts.mode == ST_MODE_NAIVE, &error);
       if (writer == NULL)
         {
           fprintf (stderr, "stacktrace: %s\n", error->message);

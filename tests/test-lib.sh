@@ -265,20 +265,14 @@ check_chains ()
     }' "$3"
 }
 
-# compare_perf LABEL SCRIPT CHAINS: compare the user part of the chains
-# in the --chains file CHAINS with perf'"'"'s own unwinding, SCRIPT being the
-# output of perf_script.  Samples are matched by tid and time; only those
-# where both have a user chain count (our empty chains are logged, with
-# how many of them perf did unwind).  perf prints user addresses as file
-# offsets (address - map start + pgoff), so ours are converted with the
-# MMAP2 records in SCRIPT.  A perf chain that does not end in a root
-# (_start, clone3: perf'"'"'s unwinding stopped early) is logged but left out
-# of the denominator.  Requires >= 98% identical by address; the share
-# identical by symbol (ignoring symbol versions, leading "__GI_" and "__":
-# glibc aliases) is logged.
-compare_perf ()
-{
-  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" '
+# Awk functions shared by the comparisons with perf below: hex numbers,
+# symbol names, and reading perf_script output.  perf_script_line takes
+# one line: MMAP2 events go to nmaps/mstart/mend/mpgoff (by pid), samples
+# to pchain (user addresses as perf prints them, comma-separated; kernel
+# frames left out), psyms (their symbols, normalized, ';'-separated) and
+# plast (the last frame's symbol), keyed by "TID TIME"; dup marks keys seen
+# twice.  Call perf_script_end after the last line.
+ST_AWK_PERF_SCRIPT='
     function hex2num(s,    i, n) {
       s = tolower(s)
       sub(/^0x/, "", s)
@@ -309,19 +303,11 @@ compare_perf ()
       s = norm_sym(s)
       return s == "_start" || s == "clone3" || s == "clone"
     }
-    # File offset of absolute address a in process pid, as perf prints it.
-    function to_offset(pid, a,    k, x) {
-      x = hex2num(a)
-      for (k = nmaps[pid]; k >= 1; k--)
-        if (x >= mstart[pid, k] && x < mend[pid, k])
-          return num2hex(x - mstart[pid, k] + mpgoff[pid, k])
-      return num2hex(x)
-    }
     function time_key(t) {
       sub(/^0+/, "", t)
       return t == "" ? "0" : t
     }
-    function end_perf_sample() {
+    function perf_script_end() {
       if (cur == "")
         return
       if (cur in pchain)
@@ -331,11 +317,9 @@ compare_perf ()
       plast[cur] = plast_sym
       cur = ""
     }
-    # First file: perf script output.
-    FNR == NR {
-      if ($0 ~ /PERF_RECORD_MMAP2 /) {
+    function perf_script_line(line,    f, pid, rest, st, len, pg, k, t, ip, name) {
+      if (line ~ /PERF_RECORD_MMAP2 /) {
         # "... PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ PGOFF ...": PROT PATH"
-        line = $0
         sub(/.*PERF_RECORD_MMAP2 /, "", line)
         pid = line; sub(/\/.*/, "", pid)
         rest = line; sub(/^[^[]*\[/, "", rest)
@@ -346,31 +330,70 @@ compare_perf ()
         mstart[pid, k] = hex2num(st)
         mend[pid, k] = hex2num(st) + hex2num(len)
         mpgoff[pid, k] = hex2num(pg)
-        next
+        return
       }
-      if ($0 ~ /^ *[0-9]+ +[0-9]+\.[0-9]+: *$/) {
-        end_perf_sample()
-        t = $2; sub(/:$/, "", t); sub(/\./, "", t)
-        cur = $1 " " time_key(t)
+      if (line ~ /^ *[0-9]+ +[0-9]+\.[0-9]+: *$/) {
+        perf_script_end()
+        split(line, f, " ")
+        t = f[2]; sub(/:$/, "", t); sub(/\./, "", t)
+        cur = f[1] " " time_key(t)
         paddr = ""; psym = ""; plast_sym = ""
-        next
+        return
       }
-      if (cur != "" && $0 ~ /^[ \t]+[0-9a-f]+ /) {
-        ip = $1
+      if (cur != "" && line ~ /^[ \t]+[0-9a-f]+ /) {
+        split(line, f, " ")
+        ip = f[1]
         # Kernel frames are not ours to compare.
         if (length(ip) == 16 && ip ~ /^ffff/)
-          next
-        name = $0; sub(/^[ \t]+[0-9a-f]+ /, "", name)
+          return
+        name = line; sub(/^[ \t]+[0-9a-f]+ /, "", name)
         paddr = paddr (paddr == "" ? "" : ",") ip
         psym = psym (psym == "" ? "" : ";") norm_sym(name)
         plast_sym = name
-        next
+        return
       }
-      end_perf_sample()
-      next
+      perf_script_end()
     }
+    # Moves what perf_script_line collected into the arrays given.
+    function perf_script_take(chain, syms, last, dups,    k) {
+      perf_script_end()
+      for (k in pchain) {
+        chain[k] = pchain[k]; syms[k] = psyms[k]; last[k] = plast[k]
+        delete pchain[k]; delete psyms[k]; delete plast[k]
+      }
+      for (k in dup) {
+        dups[k] = 1
+        delete dup[k]
+      }
+    }
+'
+
+# compare_perf LABEL SCRIPT CHAINS: compare the user part of the chains
+# in the --chains file CHAINS with perf'"'"'s own unwinding, SCRIPT being the
+# output of perf_script.  Samples are matched by tid and time; only those
+# where both have a user chain count (our empty chains are logged, with
+# how many of them perf did unwind).  perf prints user addresses as file
+# offsets (address - map start + pgoff), so ours are converted with the
+# MMAP2 records in SCRIPT.  A perf chain that does not end in a root
+# (_start, clone3: perf'"'"'s unwinding stopped early) is logged but left out
+# of the denominator.  Requires >= 98% identical by address; the share
+# identical by symbol (ignoring symbol versions, leading "__GI_" and "__":
+# glibc aliases) is logged.
+compare_perf ()
+{
+  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" "$ST_AWK_PERF_SCRIPT"'
+    # File offset of absolute address a in process pid, as perf prints it.
+    function to_offset(pid, a,    k, x) {
+      x = hex2num(a)
+      for (k = nmaps[pid]; k >= 1; k--)
+        if (x >= mstart[pid, k] && x < mend[pid, k])
+          return num2hex(x - mstart[pid, k] + mpgoff[pid, k])
+      return num2hex(x)
+    }
+    # First file: perf script output.
+    FNR == NR { perf_script_line($0); next }
     # Second file: our chains, PID TID TIME ADDRS SYMBOLS.
-    FNR == 1 { end_perf_sample(); FS = "\t"; $0 = $0 }
+    FNR == 1 { perf_script_end(); FS = "\t"; $0 = $0 }
     {
       ours++
       key = $2 " " time_key($3)
@@ -435,6 +458,138 @@ compare_perf ()
         exit 1
       }
     }' "$2" "$3"
+}
+
+# compare_perf_scripts LABEL REF OUT: perf script on a stacktrace output
+# (OUT) against perf script on the raw recording (REF, perf'"'"'s own
+# unwinding), both from perf_script: of the REF samples with a user chain
+# that reaches a root, >= 98% must have the same user addresses in OUT
+# (matched by tid and time; missing ones count as different).  REF samples
+# without a user chain or cut short by perf are logged, not compared.
+compare_perf_scripts ()
+{
+  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" "$ST_AWK_PERF_SCRIPT"'
+    FNR == NR { perf_script_line($0); next }
+    FNR == 1 { perf_script_take(rchain, rsyms, rlast, rdup) }
+    { perf_script_line($0) }
+    END {
+      perf_script_take(ochain, osyms, olast, odup)
+      for (k in rchain) {
+        total++
+        if (rchain[k] == "") { no_user++; continue }
+        if (k in rdup) { ambiguous++; continue }
+        if (!is_root(rlast[k])) { perf_truncated++; continue }
+        compared++
+        if (!(k in ochain)) {
+          missing++
+        } else if (ochain[k] == rchain[k]) {
+          same++
+        } else if (shown++ < 5) {
+          print label ": differs at tid/time " k ":"
+          print label ":   out: " ochain[k] " " osyms[k]
+          print label ":   ref: " rchain[k] " " rsyms[k]
+        }
+      }
+      for (k in ochain)
+        out_total++
+      printf "%s: %d reference samples (%d without a user chain, %d " \
+             "ambiguous, %d cut short by perf: not compared), %d in the " \
+             "output; %d compared: %d missing, %d with the same user path " \
+             "(%.2f%%)\n", label, total, no_user, ambiguous, perf_truncated,
+             out_total, compared, missing, same,
+             compared ? 100 * same / compared : 0
+      if (compared < min) {
+        printf "%s: FAIL: fewer than %d samples compared\n", label, min
+        exit 1
+      }
+      if (same * 100 < compared * 98) {
+        print label ": FAIL: less than 98% of the samples have perf'"'"'s user path"
+        exit 1
+      }
+    }' "$2" "$3"
+}
+
+# perf_report_folded DATA OUT: perf report'"'"'s call paths of DATA (a
+# file, or - for standard input), one "COUNT caller;...;callee" line per
+# path (folded, root first, without inlined frames).
+perf_report_folded ()
+{
+  perf report -i "$1" --stdio --no-children --no-inline --percent-limit 0 \
+    -g folded,0,caller,count >"$2.raw" 2>"$2.err" || return 1
+  grep -E '^[0-9]+ ' "$2.raw" >"$2"
+}
+
+# compare_perf_reports LABEL REF_FOLDED OUT_FOLDED REF_SCRIPT: the call
+# paths perf report shows for a stacktrace output (OUT_FOLDED) against
+# those it shows for the raw recording (REF_FOLDED), from
+# perf_report_folded.  Only the user part of a path counts (trailing
+# kernel frames removed: unresolved addresses, or the kernel symbols of
+# REF_SCRIPT, since a converted capture has no kernel map).  Reference
+# paths without a user part, or whose user part does not start at a root
+# (perf's unwinding stopped early), are logged, not compared, as in
+# compare_perf_scripts.  The others must agree for >= 98% of their
+# samples (sum over paths of the smaller count).
+compare_perf_reports ()
+{
+  awk -v label="$1" -v min="${ST_MIN_COMPARED:-50}" "$ST_AWK_PERF_SCRIPT"'
+    function user_path(p,    n, f, i, out) {
+      n = split(p, f, ";")
+      while (n > 0 && (f[n] ~ /^0xffff/ || (f[n] in ksym)))
+        n--
+      out = ""
+      for (i = 1; i <= n; i++)
+        out = out (i > 1 ? ";" : "") f[i]
+      return out
+    }
+    FILENAME == ARGV[1] {
+      # perf script lines "\tffff... SYMBOL": kernel symbol names.
+      if ($0 ~ /^[ \t]+ffff[0-9a-f]+ /) {
+        name = $0; sub(/^[ \t]+[0-9a-f]+ /, "", name)
+        ksym[name] = 1
+      }
+      next
+    }
+    {
+      count = $1
+      path = $0; sub(/^[0-9]+ /, "", path)
+      path = user_path(path)
+      if (FILENAME == ARGV[2]) {
+        ref_total += count
+        root = path; sub(/;.*/, "", root)
+        if (path == "")
+          no_user += count
+        else if (!is_root(root))
+          cut += count
+        else
+          ref[path] += count
+      } else {
+        out[path] += count
+        out_total += count
+      }
+    }
+    END {
+      for (p in ref) {
+        compared += ref[p]
+        if (p in out)
+          same += ref[p] < out[p] ? ref[p] : out[p]
+      }
+      printf "%s: perf report: %d reference samples (%d without a user " \
+             "path, %d cut short by perf: not compared), %d in the " \
+             "output; %d compared, %d on the same user path (%.2f%%)\n",
+             label, ref_total, no_user, cut, out_total, compared, same,
+             compared ? 100 * same / compared : 0
+      if (compared < min) {
+        printf "%s: FAIL: fewer than %d samples compared\n", label, min
+        exit 1
+      }
+      if (same * 100 < compared * 98) {
+        print label ": FAIL: perf report shows other user paths for more than 2% of the samples"
+        for (p in ref)
+          if (ref[p] != out[p] && shown++ < 5)
+            print label ":   " ref[p] " ref / " out[p] " out: " p
+        exit 1
+      }
+    }' "$4" "$2" "$3"
 }
 
 # perf_script DATA OUT: perf's own unwinding of DATA (file or pipe mode),

@@ -13,7 +13,6 @@
 
 /* Sysprof shows LOG severities as GLogLevelFlags.  */
 #define LOST_SEVERITY G_LOG_LEVEL_WARNING
-#define LOG_DOMAIN    "stacktrace"
 
 /* Our counters' ids: far above the small sequential ids Sysprof's writer
    hands out (from 1), so a capture that has counters of its own keeps
@@ -95,6 +94,13 @@ kernel_part (const uint64_t *chain, uint32_t n)
   return n;
 }
 
+/* A mapping of a file (perf names anonymous ones "//anon").  */
+static gboolean
+file_backed (const char *filename)
+{
+  return filename != NULL && filename[0] == '/' && filename[1] != '/';
+}
+
 static gboolean
 convert (CaptureOutput *o, const StEvent *ev)
 {
@@ -121,8 +127,11 @@ convert (CaptureOutput *o, const StEvent *ev)
       }
 
     case ST_EVENT_MAP:
-      /* Data mappings do not matter for unwinding.  */
-      if (ev->map.exec_known && (ev->map.prot & PROT_EXEC) == 0)
+      /* Anonymous data mappings do not matter; those of files do, to a
+         converter back to perf.data: perf's own unwinding reads the
+         .eh_frame_hdr of a library through its read-only mapping.  */
+      if (ev->map.exec_known && (ev->map.prot & PROT_EXEC) == 0
+          && !file_backed (ev->map.filename))
         return TRUE;
       st_capture_writer_map (w, ev->cpu, ev->pid, ev->time, ev->map.start,
                              ev->map.end, ev->map.pgoff, ev->map.inode,
@@ -152,10 +161,10 @@ convert (CaptureOutput *o, const StEvent *ev)
     case ST_EVENT_LOST:
       {
         char *msg = g_strdup_printf ("%" G_GUINT64_FORMAT
-                                     " events lost by the recorder",
+                                     ST_CAPTURE_LOST_MESSAGE,
                                      ev->lost.count);
         st_capture_writer_log (w, ev->cpu, ev->pid, ev->time, LOST_SEVERITY,
-                               LOG_DOMAIN, msg);
+                               ST_CAPTURE_LOST_DOMAIN, msg);
         g_free (msg);
         return TRUE;
       }

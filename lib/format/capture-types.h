@@ -170,8 +170,16 @@ typedef struct __attribute__ ((packed))
 } StCaptureUserRegs;
 static_assert (sizeof (StCaptureUserRegs) == 8, "user regs");
 
-/* Register sets of STACK_USER frames, as perf register masks.  */
+/* Register sets of STACK_USER frames, as perf register masks.  The i386
+   set is the first 9 of the x86_64 set.  */
 #define ST_CAPTURE_REGS_X86_64_MASK 0xff01ffull  /* AX..IP, R8..R15: 17 */
 #define ST_CAPTURE_REGS_I386_MASK   0x1ffull     /* AX..IP: 9 */
+#define ST_CAPTURE_REGS_X86_64_N    17
+#define ST_CAPTURE_REGS_IP_INDEX    8            /* IP in both sets */
+
+/* The LOG frame stacktrace writes for records the recorder lost (perf's
+   LOST): domain, and the message after the count.  */
+#define ST_CAPTURE_LOST_DOMAIN  "stacktrace"
+#define ST_CAPTURE_LOST_MESSAGE " events lost by the recorder"
 
 #endif /* ST_CAPTURE_TYPES_H */

@@ -4,7 +4,7 @@
    forward from the bytes before the data section (perf puts them there),
    then exactly the data section's records.  The feature sections lie
    behind the data: they are pread() up front when the input is a regular
-   file, and left alone otherwise.
+   file, and read forward after the data otherwise.
 
    Pipe mode: a 16-byte header, then records until EOF; attributes arrive
    as HEADER_ATTR records.  */
@@ -18,6 +18,7 @@
 
 #include "format/domain.h"
 #include "format/perf-reader.h"
+#include "format/perf-sample.h"
 #include "format/perf-types.h"
 
 #define UNTIL_EOF G_MAXUINT64
@@ -52,6 +53,7 @@ struct StPerfReader
   GHashTable *by_id;          /* uint64_t * (into attr ids) -> StPerfAttr * */
   GHashTable *build_ids;      /* file name -> BuildId * */
   uint8_t *features[ST_PERF_FEATURE_BITS];
+  gboolean features_known;    /* the feature sections have been read */
   uint64_t feature_size[ST_PERF_FEATURE_BITS];
   GByteArray *head;           /* file bytes [0, len) while reading headers */
   uint8_t *scratch;           /* aligned copy of a misaligned record */
@@ -62,22 +64,6 @@ static int
 popcount64 (uint64_t v)
 {
   return __builtin_popcountll (v);
-}
-
-static uint64_t
-get_u64 (const uint8_t *p)
-{
-  uint64_t v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
-static uint32_t
-get_u32 (const uint8_t *p)
-{
-  uint32_t v;
-  memcpy (&v, p, sizeof v);
-  return v;
 }
 
 static void
@@ -137,7 +123,7 @@ attr_free (gpointer data)
 static uint64_t
 attr_u64 (const uint8_t *raw, size_t valid, size_t off)
 {
-  return off + 8 <= valid ? get_u64 (raw + off) : 0;
+  return off + 8 <= valid ? st_perf_get_u64 (raw + off) : 0;
 }
 
 /* Adds the attribute in RAW (SIZE bytes of perf_event_attr) with the
@@ -151,11 +137,11 @@ add_attr (StPerfReader *r, const uint8_t *raw, size_t size,
 
   a->raw = g_memdup2 (raw, size);
   a->raw_size = size;
-  a->size = get_u32 (raw + ST_PERF_ATTR_SIZE);
+  a->size = st_perf_get_u32 (raw + ST_PERF_ATTR_SIZE);
   /* Bytes past the attr's own size are not part of it (size 0 is the
      first version, 64 bytes).  */
   valid = MIN (valid, a->size != 0 ? a->size : ST_PERF_ATTR_SIZE_VER0);
-  a->type = get_u32 (raw + ST_PERF_ATTR_TYPE);
+  a->type = st_perf_get_u32 (raw + ST_PERF_ATTR_TYPE);
   a->config = attr_u64 (raw, valid, ST_PERF_ATTR_CONFIG);
   a->sample_type = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_TYPE);
   a->read_format = attr_u64 (raw, valid, ST_PERF_ATTR_READ_FORMAT);
@@ -164,7 +150,8 @@ add_attr (StPerfReader *r, const uint8_t *raw, size_t size,
                                     ST_PERF_ATTR_BRANCH_SAMPLE_TYPE);
   a->sample_regs_user = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_REGS_USER);
   if (ST_PERF_ATTR_SAMPLE_STACK_USER + 4 <= valid)
-    a->sample_stack_user = get_u32 (raw + ST_PERF_ATTR_SAMPLE_STACK_USER);
+    a->sample_stack_user = st_perf_get_u32 (raw
+                                            + ST_PERF_ATTR_SAMPLE_STACK_USER);
   a->ids = g_new (uint64_t, MAX (n_ids, 1));
   if (n_ids > 0)
     memcpy (a->ids, ids, n_ids * sizeof (uint64_t));
@@ -199,6 +186,9 @@ add_build_id (StPerfReader *r, const uint8_t *entry, size_t len)
   g_hash_table_insert (r->build_ids, g_strdup (name), id);
   return NULL;
 }
+
+static int input_error (GError **error, GError *local, uint64_t offset,
+                        size_t avail, uint64_t need, const char *what);
 
 /* --- file mode: header sections ----------------------------------------- */
 
@@ -520,9 +510,102 @@ read_file_header (StPerfReader *r, const uint8_t *p, uint64_t size,
     return FALSE;
   g_byte_array_free (r->head, TRUE);
   r->head = NULL;
-  if (r->seekable && h->data.size != 0 && size == ST_PERF_FILE_HEADER_SIZE)
-    return read_features (r, error);
+  if (h->data.size == 0 || size != ST_PERF_FILE_HEADER_SIZE)
+    r->features_known = TRUE;   /* there are none */
+  else if (r->seekable)
+    {
+      r->features_known = TRUE;
+      return read_features (r, error);
+    }
   return TRUE;
+}
+
+/* The end of the data section of a file-mode input that is not seekable:
+   the feature table and sections follow (perf puts the table right
+   behind the data), so they are read forward now.  Returns 0, or -1 with
+   ERROR set.  */
+static int
+read_tail_features (StPerfReader *r, GError **error)
+{
+  const StPerfFileHeader *h = &r->header;
+  uint64_t table_off = r->data_end, sections_off, end;
+  StPerfSection *table;
+  GByteArray *tail;
+  GError *local = NULL;
+  const uint8_t *p;
+  size_t avail = 0;
+  int n = 0;
+
+  if (r->features_known)
+    return 0;
+  r->features_known = TRUE;
+  for (int w = 0; w < 4; w++)
+    n += popcount64 (h->adds_features[w]);
+  if (n == 0)
+    return 0;
+  p = st_input_peek (r->in, n * sizeof *table, &avail, &local);
+  if (p == NULL)
+    return input_error (error, local, table_off, avail, n * sizeof *table,
+                        "feature table");
+  table = g_memdup2 (p, n * sizeof *table);
+  st_input_consume (r->in, n * sizeof *table);
+  sections_off = end = table_off + n * sizeof *table;
+  for (int k = 0; k < n; k++)
+    {
+      const StPerfSection *s = &table[k];
+
+      if (s->offset < sections_off || s->offset - sections_off > MAX_PAYLOAD
+          || s->size > MAX_PAYLOAD - (s->offset - sections_off))
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                       "offset %" G_GUINT64_FORMAT ": bad perf.data feature "
+                       "table: section at offset %" G_GUINT64_FORMAT
+                       " (size %" G_GUINT64_FORMAT ") is not in the %u MiB "
+                       "behind the table", table_off + k * sizeof *table,
+                       s->offset, s->size, (unsigned) (MAX_PAYLOAD >> 20));
+          g_free (table);
+          return -1;
+        }
+      end = MAX (end, s->offset + s->size);
+    }
+  tail = g_byte_array_sized_new (end - sections_off);
+  while (tail->len < end - sections_off)
+    {
+      size_t want = MIN (end - sections_off - tail->len, 65536);
+
+      p = st_input_peek (r->in, want, &avail, &local);
+      if (p == NULL)
+        {
+          g_byte_array_free (tail, TRUE);
+          g_free (table);
+          return input_error (error, local, sections_off + tail->len, avail,
+                              want, "feature section");
+        }
+      g_byte_array_append (tail, p, want);
+      st_input_consume (r->in, want);
+    }
+  for (int bit = 0, k = 0; bit < ST_PERF_FEATURE_BITS; bit++)
+    {
+      const StPerfSection *s;
+
+      if (!(h->adds_features[bit / 64] & (1ull << (bit % 64))))
+        continue;
+      s = &table[k++];
+      r->features[bit] = g_memdup2 (tail->data + (s->offset - sections_off),
+                                    MAX (s->size, 1));
+      r->feature_size[bit] = s->size;
+      if (bit == ST_PERF_FEAT_BUILD_ID
+          && !parse_build_id_feature (r, r->features[bit], s->size, s->offset,
+                                      error))
+        {
+          g_byte_array_free (tail, TRUE);
+          g_free (table);
+          return -1;
+        }
+    }
+  g_byte_array_free (tail, TRUE);
+  g_free (table);
+  return 0;
 }
 
 /* --- the reader ---------------------------------------------------------- */
@@ -560,7 +643,7 @@ st_perf_reader_new (StInput *in, GError **error)
                    "offset 0: bad perf.data magic (expected \"PERFILE2\")");
       return NULL;
     }
-  size = get_u64 (p + 8);
+  size = st_perf_get_u64 (p + 8);
   if (size != ST_PERF_PIPE_HEADER_SIZE && size != ST_PERF_FILE_HEADER_SIZE
       && size != ST_PERF_FILE_HEADER_V0)
     {
@@ -676,7 +759,7 @@ find_attr (StPerfReader *r, const uint8_t *rec, size_t size,
         return first;
       pos = size - back;
     }
-  id = get_u64 (rec + pos);
+  id = st_perf_get_u64 (rec + pos);
   found = g_hash_table_lookup (r->by_id, &id);
   if (found == NULL && !is_sample)
     return first;
@@ -706,13 +789,13 @@ parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
   t = rec + size - len;
   if (st & ST_PERF_SAMPLE_TID)
     {
-      ev->pid = (int32_t) get_u32 (t);
-      ev->tid = (int32_t) get_u32 (t + 4);
+      ev->pid = (int32_t) st_perf_get_u32 (t);
+      ev->tid = (int32_t) st_perf_get_u32 (t + 4);
       t += 8;
     }
   if (st & ST_PERF_SAMPLE_TIME)
     {
-      ev->time = (int64_t) get_u64 (t);
+      ev->time = (int64_t) st_perf_get_u64 (t);
       t += 8;
     }
   if (st & ST_PERF_SAMPLE_ID)
@@ -720,65 +803,9 @@ parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
   if (st & ST_PERF_SAMPLE_STREAM_ID)
     t += 8;
   if (st & ST_PERF_SAMPLE_CPU)
-    ev->cpu = (int32_t) get_u32 (t);
+    ev->cpu = (int32_t) st_perf_get_u32 (t);
   *body_end = size - len;
   return TRUE;
-}
-
-/* Reading a sample's fields in order, bounds-checked.  */
-typedef struct
-{
-  const uint8_t *rec;
-  size_t pos;
-  size_t size;
-} Cursor;
-
-static gboolean
-cur_take (Cursor *c, uint64_t n, const uint8_t **out)
-{
-  if (n > c->size - c->pos)
-    return FALSE;
-  if (out != NULL)
-    *out = c->rec + c->pos;
-  c->pos += n;
-  return TRUE;
-}
-
-static gboolean
-cur_u64 (Cursor *c, uint64_t *v)
-{
-  const uint8_t *p;
-
-  if (!cur_take (c, 8, &p))
-    return FALSE;
-  *v = get_u64 (p);
-  return TRUE;
-}
-
-/* Skips N items of ITEM bytes each.  */
-static gboolean
-cur_skip_array (Cursor *c, uint64_t n, uint64_t item, const uint8_t **out)
-{
-  if (n > (c->size - c->pos) / item)
-    return FALSE;
-  return cur_take (c, n * item, out);
-}
-
-static gboolean
-skip_read_values (Cursor *c, uint64_t read_format)
-{
-  uint64_t extra = 8 * popcount64 (read_format
-                                   & (ST_PERF_FORMAT_TOTAL_TIME_ENABLED
-                                      | ST_PERF_FORMAT_TOTAL_TIME_RUNNING));
-  uint64_t per_value = 8 * (1 + popcount64 (read_format
-                                            & (ST_PERF_FORMAT_ID
-                                               | ST_PERF_FORMAT_LOST)));
-  uint64_t nr;
-
-  if (!(read_format & ST_PERF_FORMAT_GROUP))
-    return cur_take (c, extra + per_value, NULL);
-  return (cur_u64 (c, &nr) && cur_take (c, extra, NULL)
-          && cur_skip_array (c, nr, per_value, NULL));
 }
 
 static int
@@ -786,12 +813,10 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
                StEvent *ev, GError **error)
 {
   const StPerfAttr *a;
-  uint64_t st, v, nr = 0, abi = 0, stack_size = 0, dyn_size = 0;
-  const uint8_t *ips = NULL, *regs = NULL, *stack = NULL, *p = NULL;
-  Cursor c = { rec, sizeof (StPerfEventHeader), size };
-  const char *field = NULL;
-  uint32_t n_regs = 0;
+  StPerfSample s;
   gboolean too_short = FALSE;
+  char *why;
+  uint64_t st;
 
   if (r->attrs->len == 0)
     return bad_record (error, ST_ERROR_FORMAT, ev->offset,
@@ -806,107 +831,51 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
                            "too short to hold its sample id");
       return 1;   /* unknown id: perf skips it, we pass it through */
     }
-  st = a->sample_type;
-
-#define TAKE(bit, name, stmt)                   \
-  if (st & (bit))                               \
-    {                                           \
-      field = (name);                           \
-      if (!(stmt))                              \
-        goto short_record;                      \
+  why = st_perf_sample_parse (a, rec, size, &s);
+  if (why != NULL)
+    {
+      bad_record (error, ST_ERROR_FORMAT, ev->offset, ST_PERF_RECORD_SAMPLE,
+                  size, "%s", why);
+      g_free (why);
+      return -1;
     }
-
-  TAKE (ST_PERF_SAMPLE_IDENTIFIER, "IDENTIFIER", cur_u64 (&c, &v));
-  TAKE (ST_PERF_SAMPLE_IP, "IP", cur_u64 (&c, &v));
-  TAKE (ST_PERF_SAMPLE_TID, "TID", cur_take (&c, 8, &p));
+  st = a->sample_type;
   if (st & ST_PERF_SAMPLE_TID)
     {
-      ev->pid = (int32_t) get_u32 (p);
-      ev->tid = (int32_t) get_u32 (p + 4);
+      ev->pid = (int32_t) s.pid;
+      ev->tid = (int32_t) s.tid;
     }
-  TAKE (ST_PERF_SAMPLE_TIME, "TIME", cur_u64 (&c, &v));
   if (st & ST_PERF_SAMPLE_TIME)
-    ev->time = (int64_t) v;
-  TAKE (ST_PERF_SAMPLE_ADDR, "ADDR", cur_u64 (&c, &v));
-  TAKE (ST_PERF_SAMPLE_ID, "ID", cur_u64 (&c, &v));
-  TAKE (ST_PERF_SAMPLE_STREAM_ID, "STREAM_ID", cur_u64 (&c, &v));
-  TAKE (ST_PERF_SAMPLE_CPU, "CPU", cur_take (&c, 8, &p));
+    ev->time = (int64_t) s.time;
   if (st & ST_PERF_SAMPLE_CPU)
-    ev->cpu = (int32_t) get_u32 (p);
-  TAKE (ST_PERF_SAMPLE_PERIOD, "PERIOD", cur_u64 (&c, &v));
-  TAKE (ST_PERF_SAMPLE_READ, "READ", skip_read_values (&c, a->read_format));
-  TAKE (ST_PERF_SAMPLE_CALLCHAIN, "CALLCHAIN",
-        cur_u64 (&c, &nr) && cur_skip_array (&c, nr, 8, &ips));
-  TAKE (ST_PERF_SAMPLE_RAW, "RAW", cur_take (&c, 4, &p));
-  if (st & ST_PERF_SAMPLE_RAW)
-    {
-      uint32_t raw_size = get_u32 (p);
+    ev->cpu = (int32_t) s.cpu;
 
-      /* The kernel pads the data so that size + 4 is 8-aligned; the u64
-         fields after it rely on that.  */
-      if ((raw_size + 4ull) % 8 != 0)
-        return bad_record (error, ST_ERROR_FORMAT, ev->offset,
-                           ST_PERF_RECORD_SAMPLE, size,
-                           "RAW size %u + 4 is not a multiple of 8",
-                           raw_size);
-      TAKE (ST_PERF_SAMPLE_RAW, "RAW", cur_take (&c, raw_size, NULL));
-    }
-  if (st & ST_PERF_SAMPLE_BRANCH_STACK)
-    {
-      uint64_t n_branches = 0;
-
-      TAKE (ST_PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK",
-            cur_u64 (&c, &n_branches));
-      if (a->branch_sample_type & ST_PERF_BRANCH_HW_INDEX)
-        TAKE (ST_PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", cur_u64 (&c, &v));
-      TAKE (ST_PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK",
-            cur_skip_array (&c, n_branches, ST_PERF_BRANCH_ENTRY_SIZE, NULL));
-    }
-  TAKE (ST_PERF_SAMPLE_REGS_USER, "REGS_USER", cur_u64 (&c, &abi));
-  if ((st & ST_PERF_SAMPLE_REGS_USER) && abi != 0)
-    {
-      n_regs = popcount64 (a->sample_regs_user);
-      TAKE (ST_PERF_SAMPLE_REGS_USER, "REGS_USER",
-            cur_skip_array (&c, n_regs, 8, &regs));
-    }
-  TAKE (ST_PERF_SAMPLE_STACK_USER, "STACK_USER",
-        cur_u64 (&c, &stack_size) && cur_take (&c, stack_size, &stack));
-  if ((st & ST_PERF_SAMPLE_STACK_USER) && stack_size != 0)
-    TAKE (ST_PERF_SAMPLE_STACK_USER, "STACK_USER", cur_u64 (&c, &dyn_size));
-  /* Later fields are not needed.  */
-#undef TAKE
-
-  if ((st & ST_PERF_SAMPLE_REGS_USER) && abi != 0 && dyn_size > 0)
+  if ((st & ST_PERF_SAMPLE_REGS_USER) && s.abi != 0 && s.dyn_size > 0)
     {
       uint32_t n_kernel = 0;
 
       /* The kernel part only: a user part (exclude_callchain_user unset)
          is what unwinding replaces.  */
-      while (n_kernel < nr
-             && get_u64 (ips + 8 * n_kernel) != ST_CONTEXT_USER)
+      while (n_kernel < s.nr
+             && st_perf_get_u64 (s.ips + 8 * n_kernel) != ST_CONTEXT_USER)
         n_kernel++;
       ev->kind = ST_EVENT_STACK_USER;
-      ev->stack.callchain = n_kernel ? (const uint64_t *) ips : NULL;
+      ev->stack.callchain = n_kernel ? (const uint64_t *) s.ips : NULL;
       ev->stack.n_callchain = n_kernel;
-      ev->stack.abi = (uint32_t) abi;
+      ev->stack.abi = (uint32_t) s.abi;
       ev->stack.regs_mask = a->sample_regs_user;
-      ev->stack.regs = n_regs ? (const uint64_t *) regs : NULL;
-      ev->stack.n_regs = n_regs;
-      ev->stack.stack = stack;
-      ev->stack.stack_size = MIN (dyn_size, stack_size);
+      ev->stack.regs = s.n_regs ? (const uint64_t *) s.regs : NULL;
+      ev->stack.n_regs = s.n_regs;
+      ev->stack.stack = s.stack;
+      ev->stack.stack_size = MIN (s.dyn_size, s.stack_size);
     }
   else
     {
       ev->kind = ST_EVENT_SAMPLE;
-      ev->sample.ips = nr ? (const uint64_t *) ips : NULL;
-      ev->sample.n_ips = (uint32_t) nr;
+      ev->sample.ips = s.nr ? (const uint64_t *) s.ips : NULL;
+      ev->sample.n_ips = (uint32_t) s.nr;
     }
   return 1;
-
-short_record:
-  return bad_record (error, ST_ERROR_FORMAT, ev->offset,
-                     ST_PERF_RECORD_SAMPLE, size,
-                     "%s field runs past the end of the record", field);
 }
 
 /* MMAP, MMAP2, COMM, FORK, EXIT, LOST.  */
@@ -1033,7 +1002,7 @@ decode_header_attr (StPerfReader *r, const uint8_t *rec, size_t size,
     return bad_record (error, ST_ERROR_FORMAT, ev->offset,
                        ST_PERF_RECORD_HEADER_ATTR, size,
                        "too short for an event attribute");
-  attr_size = get_u32 (rec + hdr + ST_PERF_ATTR_SIZE);
+  attr_size = st_perf_get_u32 (rec + hdr + ST_PERF_ATTR_SIZE);
   if (attr_size == 0)
     attr_size = ST_PERF_ATTR_SIZE_VER0;
   if (attr_size < ST_PERF_ATTR_SIZE_VER0 || attr_size > size - hdr)
@@ -1103,7 +1072,7 @@ st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
     }
   off = st_input_offset (r->in);
   if (off >= r->data_end)
-    return 0;
+    return read_tail_features (r, error);
 
   p = st_input_peek (r->in, sizeof h, &avail, &local);
   if (p == NULL)
@@ -1244,6 +1213,25 @@ st_perf_reader_feature (const StPerfReader *r, guint bit, uint64_t *size)
   if (size != NULL)
     *size = r->feature_size[bit];
   return r->features[bit];
+}
+
+gboolean
+st_perf_reader_features_known (const StPerfReader *r)
+{
+  return r->pipe || r->features_known;
+}
+
+const StPerfAttr *
+st_perf_reader_record_attr (StPerfReader *r, const uint8_t *rec, size_t size)
+{
+  StPerfEventHeader h;
+  gboolean too_short = FALSE;
+
+  if (size < sizeof h)
+    return NULL;
+  memcpy (&h, rec, sizeof h);
+  return find_attr (r, rec, size, h.type == ST_PERF_RECORD_SAMPLE,
+                    &too_short);
 }
 
 const uint8_t *

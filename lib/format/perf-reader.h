@@ -31,11 +31,22 @@ const StPerfAttr *st_perf_reader_attr (const StPerfReader *r, guint i);
 /* File mode: the 104-byte file header as read (with the feature bitmap;
    zero bitmap for old 72-byte headers).  NULL in pipe mode.  */
 const StPerfFileHeader *st_perf_reader_file_header (const StPerfReader *r);
-/* The raw bytes of feature section BIT (0..255) of a file-mode input that
-   is a seekable regular file with a complete header; NULL (and *SIZE 0)
-   when absent or not readable.  SIZE may be NULL.  */
+/* The raw bytes of feature section BIT (0..255) of a file-mode input;
+   NULL (and *SIZE 0) when absent or not read yet.  SIZE may be NULL.
+   The sections lie behind the data: a seekable regular file has them
+   from the start, another input (a pipe) once st_perf_reader_next has
+   returned 0.  */
 const uint8_t *st_perf_reader_feature (const StPerfReader *r, guint bit,
                                        uint64_t *size);
+/* Whether the feature sections have been read (always TRUE in pipe
+   mode, which has none).  */
+gboolean st_perf_reader_features_known (const StPerfReader *r);
+/* The attribute of record REC (SIZE bytes, as returned in an event's
+   raw bytes): by its sample id, else the first attribute; NULL for a
+   sample of an unknown id.  */
+const StPerfAttr *st_perf_reader_record_attr (StPerfReader *r,
+                                              const uint8_t *rec,
+                                              size_t size);
 /* The build-id of FILENAME from the BUILD_ID feature or HEADER_BUILD_ID
    records seen so far; NULL when unknown.  */
 const uint8_t *st_perf_reader_build_id (const StPerfReader *r,

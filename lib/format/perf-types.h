@@ -5,6 +5,24 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <string.h>
+
+/* Loads from record bytes, which need not be aligned.  */
+static inline uint64_t
+st_perf_get_u64 (const uint8_t *p)
+{
+  uint64_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline uint32_t
+st_perf_get_u32 (const uint8_t *p)
+{
+  uint32_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
 
 #define ST_PERF_MAGIC             "PERFILE2"
 #define ST_PERF_MAGIC_SWAPPED     "2ELIFREP"
@@ -130,9 +148,16 @@ typedef enum
 #define ST_PERF_FORMAT_LOST               (1ull << 4)
 
 /* perf_event_attr flag bits (the u64 bitfield word at byte 40).  */
+#define ST_PERF_ATTR_FLAG_DISABLED               (1ull << 0)
+#define ST_PERF_ATTR_FLAG_INHERIT                (1ull << 1)
+#define ST_PERF_ATTR_FLAG_MMAP                   (1ull << 8)
+#define ST_PERF_ATTR_FLAG_COMM                   (1ull << 9)
+#define ST_PERF_ATTR_FLAG_TASK                   (1ull << 13)
 #define ST_PERF_ATTR_FLAG_SAMPLE_ID_ALL          (1ull << 18)
+#define ST_PERF_ATTR_FLAG_EXCLUDE_GUEST          (1ull << 20)
 #define ST_PERF_ATTR_FLAG_EXCLUDE_CALLCHAIN_USER (1ull << 22)
 #define ST_PERF_ATTR_FLAG_MMAP2                  (1ull << 23)
+#define ST_PERF_ATTR_FLAG_COMM_EXEC              (1ull << 24)
 
 /* branch_sample_type bit that adds hw_idx to BRANCH_STACK.  */
 #define ST_PERF_BRANCH_HW_INDEX  (1ull << 17)
@@ -152,7 +177,58 @@ typedef enum
 #define ST_PERF_ATTR_SAMPLE_STACK_USER  88   /* u32 */
 #define ST_PERF_ATTR_SIZE_VER0          64   /* smallest attr */
 
-/* misc bits of records.  */
+/* perf_event_attr as of PERF_ATTR_SIZE_VER7 (perf 6.1 writes this size),
+   for attributes stacktrace makes itself.  Attributes read from a file
+   may be smaller or larger; they are handled as bytes with the offsets
+   above.  */
+#define ST_PERF_ATTR_SIZE_VER7          128
+typedef struct __attribute__ ((packed))
+{
+  uint32_t type;
+  uint32_t size;
+  uint64_t config;
+  uint64_t sample_period;       /* or sample_freq */
+  uint64_t sample_type;
+  uint64_t read_format;
+  uint64_t flags;               /* ST_PERF_ATTR_FLAG_* */
+  uint32_t wakeup_events;
+  uint32_t bp_type;
+  uint64_t config1;
+  uint64_t config2;
+  uint64_t branch_sample_type;
+  uint64_t sample_regs_user;
+  uint32_t sample_stack_user;
+  int32_t clockid;
+  uint64_t sample_regs_intr;
+  uint32_t aux_watermark;
+  uint16_t sample_max_stack;
+  uint16_t reserved2;
+  uint32_t aux_sample_size;
+  uint32_t reserved3;
+  uint64_t sig_data;
+} StPerfEventAttr;
+static_assert (sizeof (StPerfEventAttr) == ST_PERF_ATTR_SIZE_VER7, "attr");
+static_assert (__builtin_offsetof (StPerfEventAttr, sample_type)
+               == ST_PERF_ATTR_SAMPLE_TYPE, "attr sample_type");
+static_assert (__builtin_offsetof (StPerfEventAttr, flags)
+               == ST_PERF_ATTR_FLAGS, "attr flags");
+static_assert (__builtin_offsetof (StPerfEventAttr, sample_regs_user)
+               == ST_PERF_ATTR_SAMPLE_REGS_USER, "attr sample_regs_user");
+static_assert (__builtin_offsetof (StPerfEventAttr, sample_stack_user)
+               == ST_PERF_ATTR_SAMPLE_STACK_USER, "attr sample_stack_user");
+
+/* perf_event_attr.type and the software event stacktrace's synthesized
+   attribute uses.  */
+#define ST_PERF_TYPE_SOFTWARE        1
+#define ST_PERF_COUNT_SW_CPU_CLOCK   0
+
+/* The largest stack copy the kernel accepts (sample_stack_user).  */
+#define ST_PERF_STACK_USER_MAX       65528
+
+/* misc bits of records.  The low three are the cpumode.  */
+#define ST_PERF_MISC_CPUMODE_MASK  7u
+#define ST_PERF_MISC_KERNEL        1u
+#define ST_PERF_MISC_USER          2u
 #define ST_PERF_MISC_COMM_EXEC     (1u << 13)
 #define ST_PERF_MISC_MMAP_DATA     (1u << 13)  /* MMAP: not executable */
 #define ST_PERF_MISC_MMAP_BUILD_ID (1u << 14)
@@ -161,9 +237,34 @@ typedef enum
 /* Feature bits of adds_features used here.  */
 #define ST_PERF_FEAT_TRACING_DATA  1
 #define ST_PERF_FEAT_BUILD_ID      2
+#define ST_PERF_FEAT_ARCH          6
+#define ST_PERF_FEAT_EVENT_DESC    12
+#define ST_PERF_FEAT_BRANCH_STACK  15
+#define ST_PERF_FEAT_AUXTRACE      18
+#define ST_PERF_FEAT_STAT          19
+#define ST_PERF_FEAT_CACHE         20
+#define ST_PERF_FEAT_DIR_FORMAT    24
 #define ST_PERF_FEAT_COMPRESSED    27
+/* HEADER_LAST_FEATURE of perf 6.1: in pipe mode, perf 6.1 refuses a
+   HEADER_FEATURE record with a higher feature id.  */
+#define ST_PERF_FEAT_LAST_6_1      32
+
+/* Strings in BUILD_ID entries and in string features are padded to
+   this.  */
+#define ST_PERF_NAME_ALIGN   64
 
 #define ST_PERF_BUILD_ID_MAX 20
+
+/* HEADER_FEATURE (pipe mode): the bytes of feature section FEAT_ID as a
+   record.  A record without data and with the last feature id marks the
+   end of the features.  */
+typedef struct __attribute__ ((packed))
+{
+  StPerfEventHeader header;
+  uint64_t feat_id;
+  uint8_t data[];
+} StPerfFeatureRecord;
+static_assert (sizeof (StPerfFeatureRecord) == 16, "feature record");
 
 /* MMAP: then char filename[] and the sample_id trailer.  */
 typedef struct __attribute__ ((packed))

@@ -4,6 +4,7 @@
 #include "format/capture-output.h"
 #include "format/domain.h"
 #include "format/output.h"
+#include "format/perf-output.h"
 #include "format/writer.h"
 
 struct StWriter
@@ -14,20 +15,30 @@ struct StWriter
 };
 
 StWriter *
-st_writer_new (int fd, StFormat format, StReader *reader, GError **error)
+st_writer_new (int fd, StFormat format, StReader *reader, gboolean unwinding,
+               GError **error)
 {
-  if (format != ST_FORMAT_SYSPROF)
+  StWriter *w;
+
+  if (format != ST_FORMAT_SYSPROF && format != ST_FORMAT_PERF)
     {
       g_set_error (error, ST_ERROR, ST_ERROR_UNSUPPORTED,
-                   "output format '%s' is not supported yet; use sysprof",
+                   "output format '%s' is not supported; use sysprof or perf",
                    st_format_name (format));
       return NULL;
     }
-
-  StWriter *w = g_new0 (StWriter, 1);
+  w = g_new0 (StWriter, 1);
   w->output = st_output_new (fd);
-  w->ops = &st_capture_output_ops;
-  w->impl = st_capture_output_new (w->output, reader);
+  if (format == ST_FORMAT_PERF)
+    {
+      w->ops = &st_perf_output_ops;
+      w->impl = st_perf_output_new (w->output, reader, unwinding);
+    }
+  else
+    {
+      w->ops = &st_capture_output_ops;
+      w->impl = st_capture_output_new (w->output, reader);
+    }
   return w;
 }
 

@@ -39,9 +39,11 @@ typedef struct
 } StWriterOps;
 
 /* READER gives the input's format and headers the output may copy.
+   UNWINDING: raw-stack events will come through st_writer_unwound (a
+   perf.data output then drops the raw stacks from the attributes).
    Takes no ownership of FD.  */
 StWriter *st_writer_new (int fd, StFormat format, StReader *reader,
-                         GError **error);
+                         gboolean unwinding, GError **error);
 void st_writer_free (StWriter *writer);
 gboolean st_writer_event (StWriter *writer, const StEvent *ev);
 void st_writer_unwound (StWriter *writer, const StEvent *ev,

@@ -1,10 +1,13 @@
 /* Interoperability with libsysprof-capture-4: captures written by our
    writer, read back by Sysprof's own reader (only frame types it knows: it
-   stops at types >= 16, so no STACK_USER), and captures written by
-   Sysprof's writer, read by our reader and copied byte for byte.  */
+   stops at types >= 16, so no STACK_USER), a capture converted from a real
+   perf recording and unwound, read back whole by it, and captures written
+   by Sysprof's writer, read by our reader and copied byte for byte.  */
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include "format/input.h"
 #include "format/output.h"
 #include "format/writer.h"
+#include "pipeline-run.h"
 
 static const uint64_t ips[] = {
   (uint64_t) -128, 0xffffffff81000010ull, (uint64_t) -512, 0x401000, 0x401234,
@@ -331,7 +335,7 @@ test_libsysprof_reads_counters (void)
   int fd = g_file_open_tmp ("st-counters-XXXXXX", &path, &error);
 
   g_assert_no_error (error);
-  StWriter *w = st_writer_new (fd, ST_FORMAT_SYSPROF, NULL, &error);
+  StWriter *w = st_writer_new (fd, ST_FORMAT_SYSPROF, NULL, TRUE, &error);
   g_assert_no_error (error);
   g_assert_true (st_writer_counters (w, 5000, &first));
   g_assert_true (st_writer_counters (w, 1000005000, &second));
@@ -399,6 +403,143 @@ test_libsysprof_reads_counters (void)
   sysprof_capture_reader_unref (r);
   g_unlink (path);
   g_free (path);
+
+/* Reads the frame at R's position with the reader of its type; FALSE
+   when that fails.  Types without a reader here are skipped.  */
+static gboolean
+read_frame (SysprofCaptureReader *r, SysprofCaptureFrameType type,
+            const SysprofCaptureSample **sample)
+{
+  *sample = NULL;
+  switch (type)
+    {
+    case SYSPROF_CAPTURE_FRAME_SAMPLE:
+      return (*sample = sysprof_capture_reader_read_sample (r)) != NULL;
+    case SYSPROF_CAPTURE_FRAME_MAP:
+      return sysprof_capture_reader_read_map (r) != NULL;
+    case SYSPROF_CAPTURE_FRAME_PROCESS:
+      return sysprof_capture_reader_read_process (r) != NULL;
+    case SYSPROF_CAPTURE_FRAME_FORK:
+      return sysprof_capture_reader_read_fork (r) != NULL;
+    case SYSPROF_CAPTURE_FRAME_EXIT:
+      return sysprof_capture_reader_read_exit (r) != NULL;
+    case SYSPROF_CAPTURE_FRAME_LOG:
+      return sysprof_capture_reader_read_log (r) != NULL;
+    case SYSPROF_CAPTURE_FRAME_TIMESTAMP:
+      return sysprof_capture_reader_read_timestamp (r) != NULL;
+    default:
+      return sysprof_capture_reader_skip (r);
+    }
+}
+
+/* The committed real recording (perf record --call-graph=dwarf of a
+   static program, tests/data/fixture), unwound into a capture by the
+   library, read back by libsysprof-capture: every frame readable, and
+   each unwound SAMPLE with the user addresses of its --chains line.  */
+static void
+test_libsysprof_reads_unwound_recording (void)
+{
+  const char *data_dir = g_getenv ("TESTS_DATA");
+  GError *error = NULL;
+  char *symfs, *input, *path = NULL, *chains = NULL, **lines;
+  size_t chains_len = 0;
+  FILE *mem;
+  int in_fd, out_fd;
+  SysprofCaptureReader *r;
+  SysprofCaptureFrameType type;
+  guint n_frames = 0, n_ours = 0, n_unwound = 0, n_line = 0, n_rooted = 0;
+  StEvent ev;
+
+  if (data_dir == NULL)
+    {
+      g_test_skip ("TESTS_DATA not set (run through make check)");
+      return;
+    }
+  symfs = g_build_filename (data_dir, "fixture", NULL);
+  input = g_build_filename (symfs, "fixture.data", NULL);
+  in_fd = open (input, O_RDONLY);
+  g_assert_cmpint (in_fd, >=, 0);
+  out_fd = g_file_open_tmp ("st-libsysprof-unwound-XXXXXX", &path, &error);
+  g_assert_no_error (error);
+  mem = open_memstream (&chains, &chains_len);
+  {
+    StPipelineOptions opts = { .mode = ST_MODE_NAIVE, .symfs = symfs,
+                               .chains = mem, .stitch = TRUE,
+                               .output_format = ST_FORMAT_SYSPROF };
+
+    g_free (run_pipeline (in_fd, out_fd, &opts));
+  }
+  fclose (mem);
+  close (in_fd);
+  close (out_fd);
+
+  /* How many frames our own reader sees.  */
+  in_fd = open (path, O_RDONLY);
+  {
+    StInput *in = st_input_new (in_fd);
+    StCaptureReader *cr = st_capture_reader_new (in, &error);
+
+    g_assert_no_error (error);
+    while (st_capture_reader_next (cr, &ev, &error) > 0)
+      n_ours++;
+    g_assert_no_error (error);
+    st_capture_reader_free (cr);
+    st_input_free (in);
+  }
+  close (in_fd);
+
+  lines = g_strsplit (chains, "\n", -1);
+  r = sysprof_capture_reader_new (path);
+  g_assert_nonnull (r);
+  while (sysprof_capture_reader_peek_type (r, &type))
+    {
+      const SysprofCaptureSample *s;
+      char **fields, **addrs;
+      guint user = 0;
+
+      g_assert_true (read_frame (r, type, &s));
+      n_frames++;
+      if (s == NULL)
+        continue;
+      while (user < s->n_addrs && s->addrs[user] != (uint64_t) -512)
+        user++;
+      if (user == s->n_addrs)
+        continue;               /* not a raw-stack sample */
+      user++;
+      n_unwound++;
+      g_assert_nonnull (lines[n_line]);
+      fields = g_strsplit (lines[n_line++], "\t", -1);
+      g_assert_cmpuint (g_strv_length (fields), ==, 5);
+      g_assert_cmpint (g_ascii_strtoll (fields[1], NULL, 10), ==, s->tid);
+      g_assert_cmpint (g_ascii_strtoll (fields[2], NULL, 10), ==,
+                       s->frame.time);
+      addrs = g_strsplit (fields[3], ",", -1);
+      g_assert_cmpuint (fields[3][0] ? g_strv_length (addrs) : 0, ==,
+                        s->n_addrs - user);
+      for (guint k = 0; fields[3][0] && addrs[k] != NULL; k++)
+        g_assert_cmphex (g_ascii_strtoull (addrs[k], NULL, 16), ==,
+                         s->addrs[user + k]);
+      n_rooted += g_str_has_suffix (fields[4], "_start");
+      g_strfreev (addrs);
+      g_strfreev (fields);
+    }
+  g_test_message ("libsysprof-capture read %u frames (ours: %u), %u unwound "
+                  "samples, %u of them down to _start", n_frames, n_ours,
+                  n_unwound, n_rooted);
+  /* Every frame, every unwound sample.  */
+  g_assert_cmpuint (n_frames, ==, n_ours);
+  g_assert_cmpuint (n_unwound, ==, n_line);
+  g_assert_true (lines[n_line] == NULL || lines[n_line][0] == '\0');
+  g_assert_cmpuint (n_unwound, >, 200);
+  g_assert_cmpuint (n_rooted * 100, >=, n_unwound * 95);
+
+  sysprof_capture_reader_unref (r);
+  g_strfreev (lines);
+  free (chains);
+  g_unlink (path);
+  g_free (path);
+  g_free (input);
+  g_free (symfs);
 }
 
 int
@@ -411,5 +552,7 @@ main (int argc, char **argv)
                    test_libsysprof_reads_counters);
   g_test_add_func ("/capture/ours-reads-libsysprof",
                    test_ours_reads_libsysprof);
+  g_test_add_func ("/capture/libsysprof-reads-unwound-recording",
+                   test_libsysprof_reads_unwound_recording);
   return g_test_run ();
 }

@@ -1,0 +1,13 @@
+/* Running the library's whole filter (reader, pipeline, writer) from one
+   fd to another, as the command does, for the tests.  */
+#ifndef ST_TEST_PIPELINE_RUN_H
+#define ST_TEST_PIPELINE_RUN_H
+
+#include "pipeline.h"
+
+/* Reads IN_FD (format detected), writes OUT_FD in OPTS->output_format;
+   asserts success.  Returns the final statistics as text (free with
+   g_free).  */
+char *run_pipeline (int in_fd, int out_fd, const StPipelineOptions *opts);
+
+#endif /* ST_TEST_PIPELINE_RUN_H */
