@@ -403,6 +403,7 @@ test_libsysprof_reads_counters (void)
   sysprof_capture_reader_unref (r);
   g_unlink (path);
   g_free (path);
+}
 
 /* Reads the frame at R's position with the reader of its type; FALSE
    when that fails.  Types without a reader here are skipped.  */
