@@ -13,7 +13,7 @@
 #include "model/process-table.h"
 #include "pipeline.h"
 #include "report/chain-dump.h"
-#include "unwind/dwfl-unwinder.h"
+#include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
 #include "reorder.h"
 
@@ -32,7 +32,7 @@ struct StPipeline
   StCallgraph *callgraph;
   StProcessTable *processes;
   StModuleCache *modules;
-  StDwflUnwinder *unwinder;
+  StUnwinder *unwinder;
   StStitcher *stitcher;       /* NULL when stitching is off */
 
   /* The held-back kernel-only SAMPLE (a copy), or NULL.  */
@@ -57,7 +57,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     p->callgraph = st_callgraph_new ();
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new (options->symfs);
-  p->unwinder = st_dwfl_unwinder_new (p->modules);
+  p->unwinder = st_unwinder_new (options->engine, p->modules);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
   return p;
@@ -70,7 +70,7 @@ st_pipeline_free (StPipeline *p)
     return;
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
-  st_dwfl_unwinder_free (p->unwinder);
+  st_unwinder_free (p->unwinder);
   st_module_cache_free (p->modules);
   st_stitcher_free (p->stitcher);
   st_callgraph_free (p->callgraph);
@@ -173,7 +173,7 @@ unwind (StPipeline *p, const StEvent *raw_ev)
       cut.stack.stack_size = p->options.truncate_stack;
       ev = &cut;
     }
-  st_dwfl_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
+  st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
                            ST_UNWIND_MAX_FRAMES, &r);
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
@@ -189,7 +189,7 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   /* Symbolize now: the process's mappings are those of the sample's time.  */
   Dwfl *dwfl = NULL;
   if (p->options.chains != NULL || p->callgraph != NULL)
-    dwfl = st_dwfl_unwinder_dwfl (p->unwinder, proc);
+    dwfl = st_unwinder_dwfl (p->unwinder, proc);
   if (p->options.chains != NULL)
     u->chain_line = st_chain_dump_line (dwfl, ev, p->ips, r.n_ips);
   if (p->callgraph != NULL)

@@ -46,6 +46,22 @@ parse_mode (const char *value, StMode *out, GError **error)
   return TRUE;
 }
 
+static gboolean
+parse_engine (const char *value, StEngine *out, GError **error)
+{
+  if (g_strcmp0 (value, "fast") == 0)
+    *out = ST_ENGINE_FAST;
+  else if (g_strcmp0 (value, "dwfl") == 0)
+    *out = ST_ENGINE_DWFL;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown engine '%s' (expected fast or dwfl)", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static const char description[] =
   "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
   "mode) and turns every raw user-stack sample (registers plus a copy of\n"
@@ -55,7 +71,12 @@ static const char description[] =
   "Modes:\n"
   "  none      read and check the input, write nothing\n"
   "  passthru  copy frames (converting the format if needed), raw stacks kept\n"
-  "  naive     unwind raw stacks with libdwfl (default)\n"
+  "  naive     unwind raw stacks (default)\n"
+  "\n"
+  "Engines (how raw stacks are unwound; both give the same chains):\n"
+  "  fast      cached CFI rules per module, libdwfl for what they cannot\n"
+  "            express (default)\n"
+  "  dwfl      libdwfl for every sample (the reference)\n"
   "\n"
   "Examples:\n"
   "  perf record --call-graph=dwarf -o - -- prog | stacktrace -o out.syscap\n"
@@ -69,6 +90,7 @@ gboolean
 st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
 {
   g_autofree char *format = NULL, *output_format = NULL, *mode = NULL;
+  g_autofree char *engine = NULL;
   gboolean version = FALSE;
   int input_fd = -1, output_fd = -1;
   GOptionEntry entries[] = {
@@ -86,6 +108,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Output format: sysprof (default)", "FMT" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       "none, passthru or naive (default)", "MODE" },
+    { "engine", 0, 0, G_OPTION_ARG_STRING, &engine,
+      "Unwinding engine: fast (default) or dwfl", "ENGINE" },
     { "symfs", 0, 0, G_OPTION_ARG_FILENAME, &opts->symfs,
       "Look for mapped files under DIR (DIR/PATH, then DIR/BASENAME)", "DIR" },
     { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
@@ -113,6 +137,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   opts->format = ST_FORMAT_AUTO;
   opts->output_format = ST_FORMAT_SYSPROF;
   opts->mode = ST_MODE_NAIVE;
+  opts->engine = ST_ENGINE_FAST;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, description);
@@ -132,7 +157,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   if ((format && !parse_format (format, &opts->format, TRUE, error))
       || (output_format
           && !parse_format (output_format, &opts->output_format, FALSE, error))
-      || (mode && !parse_mode (mode, &opts->mode, error)))
+      || (mode && !parse_mode (mode, &opts->mode, error))
+      || (engine && !parse_engine (engine, &opts->engine, error)))
     return FALSE;
   if (opts->output_format == ST_FORMAT_PERF)
     {

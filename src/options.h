@@ -16,6 +16,7 @@ typedef struct
   StFormat format;
   StFormat output_format;
   StMode mode;
+  StEngine engine;
   char *symfs;
   char *chains;
   gboolean summary;
