@@ -138,6 +138,11 @@ st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
         }
       if (!keep)
         continue;
+      if (r.kind == ST_REG_SAME)
+        {
+          rule->same |= 1u << regno;
+          continue;
+        }
       if (rule->n_regs == ST_RULE_MAX_REGS)
         {
           fallback (rule, ST_FALLBACK_OTHER);
@@ -158,7 +163,10 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
 
   if (cfa_known)
     cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
-  next->set = 0;
+  /* Unchanged registers in one go: copying them all costs less than
+     picking them out.  */
+  memcpy (next->regs, cur->regs, sizeof next->regs);
+  next->set = cur->set & rule->same;
   for (unsigned i = 0; i < rule->n_regs; i++)
     {
       const StRegRule *r = &rule->regs[i];
@@ -166,11 +174,6 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
 
       switch (r->kind)
         {
-        case ST_REG_SAME:
-          if (!(cur->set & (1u << r->reg)))
-            continue;
-          v = cur->regs[r->reg];
-          break;
         case ST_REG_AT_CFA:
           if (!cfa_known
               || !st_sample_memory_read (mem, cfa + (int64_t) r->offset, &v))

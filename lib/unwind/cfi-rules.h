@@ -50,15 +50,17 @@ typedef struct
   int32_t offset;
 } StRegRule;
 
-/* Registers not listed are undefined in the caller.  */
+/* Registers neither in SAME nor listed are undefined in the caller.  */
 typedef struct
 {
   uint8_t kind;         /* StRuleKind */
   uint8_t fallback;     /* StFallbackReason, for ST_RULE_FALLBACK */
   uint8_t cfa_reg;      /* ST_RULE_NO_CFA when unknown */
-  uint8_t n_regs;
+  uint8_t n_regs;       /* entries of REGS */
   int32_t cfa_offset;
-  StRegRule regs[ST_RULE_MAX_REGS];
+  uint32_t same;        /* bit R: register R keeps the callee's value */
+  uint32_t pad;
+  StRegRule regs[ST_RULE_MAX_REGS];   /* the other defined registers */
 } StUnwindRule;
 
 /* The registers of one frame, as libdwfl's Dwfl_Frame holds them.  */

@@ -292,19 +292,26 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
       return;
     }
 
-  uint64_t sp, pc;
-  if (!st_event_register (ev, layout->perf_sp, &sp)
-      || !st_event_register (ev, layout->perf_ip, &pc))
+  uint64_t by_perf[64];
+  uint64_t present = st_event_registers (ev, by_perf);
+  if (!(present & (1ull << layout->perf_sp))
+      || !(present & (1ull << layout->perf_ip)))
     {
       res->cause = ST_CAUSE_NO_REGS;
       return;
     }
+  uint64_t sp = by_perf[layout->perf_sp], pc = by_perf[layout->perf_ip];
   StFrameRegs regs;
   regs.set = 0;
   for (guint i = 0; i < layout->n_dwarf; i++)
-    if (layout->perf_of_dwarf[i] >= 0
-        && st_event_register (ev, layout->perf_of_dwarf[i], &regs.regs[i]))
-      regs.set |= 1u << i;
+    {
+      int perf = layout->perf_of_dwarf[i];
+      if (perf >= 0 && (present & (1ull << perf)))
+        {
+          regs.regs[i] = by_perf[perf];
+          regs.set |= 1u << i;
+        }
+    }
 
   Walk w = { .s = s, .arch = s->arch };
   st_sample_memory_init (&w.mem, ev, sp, p, u->modules);

@@ -43,6 +43,11 @@ struct StRuleCache
   GTree *ranges;          /* Range* -> index + 1 */
   guint n_ranges;
   GHashTable *entry_memo; /* address -> at entry point + 1 */
+  gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
+  uint64_t entry;         /* e_entry + bias; 0: none */
+  uint64_t bias;          /* of the private Dwfl's module (0) */
+  uint64_t entry_window;  /* answers outside [ENTRY, ENTRY + this) are
+                             FALSE; 0: no such shortcut */
 };
 
 static guint
@@ -236,30 +241,67 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
   return &c->pub.rules[id];
 }
 
-gboolean
-st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
+/* libdwfl's answer (the libdwfl engine's at_entry_point) is a symbol
+   lookup, a linear search in big symbol tables: too slow for every
+   truncated walk.  It can only be TRUE for an address in a symbol that
+   starts at the entry point, or within 64 bytes of it when no symbol
+   covers it; so when every symbol at the entry point has a size (no
+   sizeless one, which libdwfl could pick for any address after it), the
+   answer is FALSE outside [entry, entry + max (largest size, 64)), and
+   only addresses inside need the lookup (memoized).  */
+static void
+find_entry_window (StRuleCache *c)
 {
-  gpointer memo = g_hash_table_lookup (c->entry_memo, &addr);
-
-  if (memo != NULL)
-    return GPOINTER_TO_UINT (memo) - 1;
-
-  gboolean at = FALSE;
   Dwarf_Addr bias;
   Elf *elf = c->dmod != NULL ? dwfl_module_getelf (c->dmod, &bias) : NULL;
   GElf_Ehdr ehdr;
+
+  c->entry_known = TRUE;
+  if (elf == NULL || gelf_getehdr (elf, &ehdr) == NULL || ehdr.e_entry == 0)
+    return;
+  c->bias = bias;
+  c->entry = ehdr.e_entry + bias;
+
+  uint64_t window = 64;
+  int n = dwfl_module_getsymtab (c->dmod);
+  for (int i = 1; i < n; i++)
+    {
+      GElf_Sym sym;
+      GElf_Addr value;
+      if (dwfl_module_getsym_info (c->dmod, i, &sym, &value, NULL, NULL,
+                                   NULL) == NULL
+          || value != c->entry)
+        continue;
+      if (sym.st_size == 0)
+        return;         /* no shortcut */
+      window = MAX (window, sym.st_size);
+    }
+  c->entry_window = window;
+}
+
+gboolean
+st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
+{
+  if (!c->entry_known)
+    find_entry_window (c);
+
+  uint64_t pc = addr + c->bias;
+  if (c->entry == 0 || pc < c->entry
+      || (c->entry_window != 0 && pc - c->entry >= c->entry_window))
+    return FALSE;
+
+  gpointer memo = g_hash_table_lookup (c->entry_memo, &addr);
+  if (memo != NULL)
+    return GPOINTER_TO_UINT (memo) - 1;
+
+  gboolean at;
   GElf_Sym sym;
   GElf_Off off;
-
-  if (elf != NULL && gelf_getehdr (elf, &ehdr) != NULL && ehdr.e_entry != 0)
-    {
-      uint64_t entry = ehdr.e_entry + bias, pc = addr + bias;
-      if (dwfl_module_addrinfo (c->dmod, pc, &off, &sym, NULL, NULL, NULL)
-          != NULL)
-        at = pc - off == entry;
-      else
-        at = pc >= entry && pc - entry < 64;
-    }
+  if (dwfl_module_addrinfo (c->dmod, pc, &off, &sym, NULL, NULL, NULL)
+      != NULL)
+    at = pc - off == c->entry;
+  else
+    at = pc >= c->entry && pc - c->entry < 64;
   uint64_t *key = g_new (uint64_t, 1);
   *key = addr;
   g_hash_table_insert (c->entry_memo, key, GUINT_TO_POINTER (at + 1));
