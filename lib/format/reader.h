@@ -21,6 +21,11 @@ const uint8_t *st_reader_capture_header (const StReader *reader);
 /* The perf.data reader behind READER (for a perf writer copying its
    attributes and features), or NULL for other formats.  */
 struct StPerfReader *st_reader_perf (const StReader *reader);
+/* Whether LEN bytes at PTR (from an event) outlive the next
+   st_reader_next call, until released: true of a mapped input file.  */
+bool st_reader_stable (const void *ptr, size_t len, void *reader);
+/* Nothing before input OFFSET is held any more.  */
+void st_reader_release (StReader *reader, uint64_t offset);
 /* Input bytes consumed so far.  */
 uint64_t st_reader_offset (const StReader *reader);
 
