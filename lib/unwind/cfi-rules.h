@@ -22,7 +22,9 @@
 #include "unwind/sample-memory.h"
 #include "unwind/unwind-result.h"
 
-#define ST_FRAME_MAX_REGS 32
+/* Registers of a frame: enough for x86_64 (17), the one architecture
+   the fast engine walks (fast-arch.h).  */
+#define ST_FRAME_MAX_REGS 17
 #define ST_RULE_MAX_REGS 12
 #define ST_RULE_NO_CFA 0xff   /* cfa_reg: the CFA cannot be computed */
 

@@ -42,6 +42,7 @@ struct StRuleCache
   GHashTable *rule_ids;   /* StUnwindRule bytes -> index + 1 */
   GTree *ranges;          /* Range* -> index + 1 */
   guint n_ranges;
+  guint misses;           /* hot table misses since its last resize */
   GHashTable *entry_memo; /* address -> at entry point + 1 */
   gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
   uint64_t entry;         /* e_entry + bias; 0: none */
@@ -231,9 +232,13 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
       c->n_ranges++;
       st_module_account (c->module, sizeof *r + 48);
-      /* Keep the table at most half full of distinct ranges.  */
-      if (c->n_ranges > (1u << c->hot_bits) / 2 && c->hot_bits < HOT_MAX_BITS)
-        hot_resize (c, c->hot_bits + 2);
+    }
+  /* Misses by the thousand for a small table: the module's hot addresses
+     do not fit, make it bigger.  */
+  if (++c->misses > (1u << c->hot_bits) && c->hot_bits < HOT_MAX_BITS)
+    {
+      hot_resize (c, c->hot_bits + 2);
+      c->misses = 0;
     }
   StRuleHot *h = &c->pub.hot[(addr * 0x9e3779b97f4a7c15ull) >> c->pub.hot_shift];
   h->addr = addr;

@@ -45,6 +45,8 @@ x86_64_frame_pointer_step (const StFrameRegs *cur, StFrameRegs *next,
   return sp < fp + 16;
 }
 
+G_STATIC_ASSERT (X86_64_N_REGS <= ST_FRAME_MAX_REGS);
+
 static const StFastArch x86_64_arch = {
   "x86_64", EM_X86_64, X86_64_N_REGS, X86_64_RIP, X86_64_RSP,
   x86_64_frame_pointer_step
