@@ -207,6 +207,10 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
       fputc ('\n', out);
     }
   print_engine (out, t);
+  if (t->samples > 0)
+    fprintf (out, "stacktrace: %" PRIu64 " user frames in the unwound "
+             "samples (%.1f per sample)\n", t->frames,
+             (double) t->frames / (double) t->samples);
   for (int k = 0; k <= ST_EVENT_LOST; k++)
     if (s->no_counterpart[k])
       fprintf (out, "stacktrace: %" PRIu64 " %s event(s) have no counterpart "
