@@ -150,6 +150,21 @@ st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
         }
       rule->regs[rule->n_regs++] = r;
     }
+
+  /* Grouped by kind, so applying the rule needs no switch; the order of
+     registers does not matter (each rule reads only the callee's).  */
+  StRegRule sorted[ST_RULE_MAX_REGS];
+  unsigned n = 0;
+  for (int kind = ST_REG_AT_CFA; kind <= ST_REG_IN_REG; kind++)
+    for (unsigned i = 0; i < rule->n_regs; i++)
+      if (rule->regs[i].kind == kind)
+        sorted[n++] = rule->regs[i];
+  for (unsigned i = 0; i < n; i++)
+    {
+      rule->n_at_cfa += sorted[i].kind == ST_REG_AT_CFA;
+      rule->n_is_cfa += sorted[i].kind == ST_REG_IS_CFA;
+    }
+  memcpy (rule->regs, sorted, n * sizeof *sorted);
 }
 
 gboolean
@@ -157,44 +172,36 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
                    StFrameRegs *next, unsigned ra, StSampleMemory *mem,
                    uint64_t *pc)
 {
-  uint64_t cfa = 0;
-  gboolean cfa_known = rule->cfa_reg != ST_RULE_NO_CFA
-                       && (cur->set & (1u << rule->cfa_reg));
+  const StRegRule *r = rule->regs;
+  const StRegRule *at_end = r + rule->n_at_cfa;
+  const StRegRule *is_end = at_end + rule->n_is_cfa;
+  const StRegRule *end = r + rule->n_regs;
 
-  if (cfa_known)
-    cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
   /* Unchanged registers in one go: copying them all costs less than
      picking them out.  */
   memcpy (next->regs, cur->regs, sizeof next->regs);
   next->set = cur->set & rule->same;
-  for (unsigned i = 0; i < rule->n_regs; i++)
+  if (rule->cfa_reg != ST_RULE_NO_CFA && (cur->set & (1u << rule->cfa_reg)))
     {
-      const StRegRule *r = &rule->regs[i];
-      uint64_t v;
-
-      switch (r->kind)
+      uint64_t cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
+      for (; r < at_end; r++)
+        if (st_sample_memory_read (mem, cfa + (int64_t) r->offset,
+                                   &next->regs[r->reg]))
+          next->set |= 1u << r->reg;
+      for (; r < is_end; r++)
         {
-        case ST_REG_AT_CFA:
-          if (!cfa_known
-              || !st_sample_memory_read (mem, cfa + (int64_t) r->offset, &v))
-            continue;
-          break;
-        case ST_REG_IS_CFA:
-          if (!cfa_known)
-            continue;
-          v = cfa + (int64_t) r->offset;
-          break;
-        case ST_REG_IN_REG:
-          if (!(cur->set & (1u << r->src)))
-            continue;
-          v = cur->regs[r->src];
-          break;
-        default:
-          continue;
+          next->regs[r->reg] = cfa + (int64_t) r->offset;
+          next->set |= 1u << r->reg;
         }
-      next->regs[r->reg] = v;
-      next->set |= 1u << r->reg;
     }
+  else
+    r = is_end;   /* nothing relative to an unknown CFA is known */
+  for (; r < end; r++)
+    if (cur->set & (1u << r->src))
+      {
+        next->regs[r->reg] = cur->regs[r->src];
+        next->set |= 1u << r->reg;
+      }
   if (!(next->set & (1u << ra)) || next->regs[ra] == 0)
     return FALSE;
   *pc = next->regs[ra];

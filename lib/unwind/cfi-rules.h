@@ -61,7 +61,9 @@ typedef struct
   uint8_t n_regs;       /* entries of REGS */
   int32_t cfa_offset;
   uint32_t same;        /* bit R: register R keeps the callee's value */
-  uint32_t pad;
+  uint8_t n_at_cfa;     /* REGS: first the ST_REG_AT_CFA ones, */
+  uint8_t n_is_cfa;     /* then the ST_REG_IS_CFA ones, then IN_REG */
+  uint16_t pad;
   StRegRule regs[ST_RULE_MAX_REGS];   /* the other defined registers */
 } StUnwindRule;
 

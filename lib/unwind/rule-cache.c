@@ -137,7 +137,13 @@ st_rule_cache_prepare (StModule *m, void *user_data)
   m->tables = c;
   m->tables_free = rule_cache_free;
   st_module_account (m, sizeof *c);
-  hot_resize (c, HOT_MIN_BITS);
+  /* A slot per 256 bytes of code, within bounds: a big program's table
+     starts big, rather than growing (and emptying) on the hot path.  */
+  guint bits = HOT_MIN_BITS;
+  while (bits < HOT_MAX_BITS
+         && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
+    bits++;
+  hot_resize (c, bits);
 
   c->dwfl = dwfl_begin (&st_dwfl_offline_callbacks);
   dwfl_report_begin (c->dwfl);
@@ -219,12 +225,15 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
 const StUnwindRule *
 st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
 {
-  /* g_tree_search gives the value: index + 1.  */
-  gpointer found = g_tree_search (c->ranges, range_contains, &addr);
+  GTreeNode *node = g_tree_search_node (c->ranges, range_contains, &addr);
+  const Range *range;
   guint id;
 
-  if (found != NULL)
-    id = GPOINTER_TO_UINT (found) - 1;
+  if (node != NULL)
+    {
+      range = g_tree_node_key (node);
+      id = GPOINTER_TO_UINT (g_tree_node_value (node)) - 1;
+    }
   else
     {
       Range *r = g_new (Range, 1);
@@ -232,6 +241,7 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
       c->n_ranges++;
       st_module_account (c->module, sizeof *r + 48);
+      range = r;
     }
   /* Misses by the thousand for a small table: the module's hot addresses
      do not fit, make it bigger.  */
@@ -240,9 +250,10 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       hot_resize (c, c->hot_bits + 2);
       c->misses = 0;
     }
-  StRuleHot *h = &c->pub.hot[(addr * 0x9e3779b97f4a7c15ull) >> c->pub.hot_shift];
-  h->addr = addr;
-  h->rule = id + 1;
+  StRuleHot *h = st_rule_cache_hot_slot (&c->pub, addr);
+  h->start = range->start;
+  h->len = (uint32_t) MIN (range->end - range->start, (uint64_t) G_MAXUINT32);
+  h->rule = id;
   return &c->pub.rules[id];
 }
 

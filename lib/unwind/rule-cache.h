@@ -36,12 +36,14 @@ gboolean st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr);
 guint st_rule_cache_n_rules (const StRuleCache *c);
 guint st_rule_cache_n_ranges (const StRuleCache *c);
 
-/* The hot path: a direct-mapped table of recently used addresses.  */
+/* The hot path: a direct-mapped table of recently used ranges, indexed
+   by the address's 16-byte granule, so that the PCs of a hot loop share
+   an entry.  An entry holds its range and is checked against it.  */
 typedef struct
 {
-  uint64_t addr;
-  uint32_t rule;        /* index + 1; 0: empty slot */
-  uint32_t pad;
+  uint64_t start;
+  uint32_t len;         /* 0: empty slot */
+  uint32_t rule;        /* index */
 } StRuleHot;
 
 struct StRuleCachePublic
@@ -51,14 +53,20 @@ struct StRuleCachePublic
   StUnwindRule *rules;  /* by index */
 };
 
+static inline StRuleHot *
+st_rule_cache_hot_slot (struct StRuleCachePublic *p, uint64_t addr)
+{
+  return &p->hot[((addr >> 4) * 0x9e3779b97f4a7c15ull) >> p->hot_shift];
+}
+
 static inline const StUnwindRule *
 st_rule_cache_lookup (StRuleCache *c, uint64_t addr)
 {
   struct StRuleCachePublic *p = (struct StRuleCachePublic *) c;
-  const StRuleHot *h = &p->hot[(addr * 0x9e3779b97f4a7c15ull) >> p->hot_shift];
+  const StRuleHot *h = st_rule_cache_hot_slot (p, addr);
 
-  if (h->addr == addr && h->rule != 0)
-    return &p->rules[h->rule - 1];
+  if (addr - h->start < h->len)
+    return &p->rules[h->rule];
   return st_rule_cache_lookup_slow (c, addr);
 }
 

@@ -12,6 +12,7 @@ st_sample_memory_init (StSampleMemory *m, const StEvent *ev, uint64_t sp,
   m->stack = ev->stack.stack;
   m->stack_size = ev->stack.stack_size;
   m->width = ev->stack.abi == ST_REGS_ABI_32 ? 4 : 8;
+  m->fast_end = m->width == 8 && m->stack_size >= 8 ? m->stack_size - 7 : 0;
   m->process = process;
   m->modules = modules;
 }

@@ -22,6 +22,8 @@ typedef struct
   const uint8_t *stack;
   uint64_t stack_size;
   unsigned width;              /* bytes per word: 4 or 8 */
+  uint64_t fast_end;           /* 64-bit words at offsets below this
+                                  are read inline */
   StProcess *process;          /* for reads outside the stack copy */
   StModuleCache *modules;
 
@@ -44,10 +46,10 @@ gboolean st_sample_memory_read_slow (StSampleMemory *m, uint64_t addr,
 static inline gboolean
 st_sample_memory_read (StSampleMemory *m, uint64_t addr, uint64_t *value)
 {
+  /* Below SP, the offset wraps and is never below FAST_END.  */
   uint64_t off = addr - m->sp;
 
-  if (addr >= m->sp && off <= m->stack_size && m->stack_size - off >= 8
-      && m->width == 8)
+  if (off < m->fast_end)
     {
       memcpy (value, m->stack + off, 8);
       return TRUE;

@@ -13,8 +13,9 @@
 #   cc1      gcc -O2 -c of a large generated C file (gen-large-c.awk):
 #            the single-process compile, cc1 is the process that matters
 #   python   a CPU-bound python3 run
-#   multi    400 short-lived processes (sh, sort, gzip, md5sum, sed)
-#   procs1k  1,000 short-lived processes, for the peak RSS target
+#   multi    400 short-lived processes (sort, gzip, md5sum, sed: ~20 ms
+#            each), for the rate of a multi-process capture
+#   procs1k  1,000 shorter-lived processes, for the peak RSS target
 #
 # Times are wall-clock seconds of the whole command (reading the
 # capture, unwinding, writing a capture to /dev/null); fast is the best
@@ -79,11 +80,12 @@ for r in range(60):
 print(total)' >/dev/null
 }
 
-# N short-lived processes, each a few milliseconds of work.
+# N short-lived processes, each working on BYTES of text (150 kB: a few
+# milliseconds; 1 MB: some 20 ms).
 record_procs ()
 {
   local n=$2
-  head -c 150000 /dev/urandom | base64 >"$cache/input.txt"
+  head -c "$3" /dev/urandom | base64 >"$cache/input.txt"
   "${record[@]}" -o "$1" -- sh -c '
     i=0
     while [ $i -lt '"$n"' ]; do
@@ -105,8 +107,8 @@ capture ()
     case $name in
       cc1) record_cc1 "$data" ;;
       python) record_python "$data" ;;
-      multi) record_procs "$data" 400 ;;
-      procs1k) record_procs "$data" 1000 ;;
+      multi) record_procs "$data" 400 1000000 ;;
+      procs1k) record_procs "$data" 1000 150000 ;;
     esac >"$cache/$name.record.log" 2>&1 || { cat "$cache/$name.record.log" >&2; die "recording $name failed"; }
   fi
   echo "$data"

@@ -58,9 +58,12 @@ typical_rule (void)
   rule.cfa_reg = RSP;
   rule.cfa_offset = 16;
   rule.same = 1u << RBX;
+  /* Grouped by kind, as st_cfi_rule_from_frame leaves them.  */
   rule.regs[rule.n_regs++] = (StRegRule) { RBP, ST_REG_AT_CFA, 0, 0, -16 };
-  rule.regs[rule.n_regs++] = (StRegRule) { RSP, ST_REG_IS_CFA, 0, 0, 0 };
   rule.regs[rule.n_regs++] = (StRegRule) { RIP, ST_REG_AT_CFA, 0, 0, -8 };
+  rule.regs[rule.n_regs++] = (StRegRule) { RSP, ST_REG_IS_CFA, 0, 0, 0 };
+  rule.n_at_cfa = 2;
+  rule.n_is_cfa = 1;
   return rule;
 }
 
