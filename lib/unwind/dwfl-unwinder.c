@@ -290,23 +290,10 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
 {
   SampleContext c = { .ev = ev, .ips = ips, .sps = sps, .max_ips = max_ips };
 
-  memset (res, 0, sizeof *res);
-  res->status = ST_UNWIND_FAILED;
-  res->path = ST_PATH_DWFL;
-
   ProcessState *s = process_state (u, p);
   const StRegisterLayout *layout = s->modules.layout;
-  if (st_address_space_size (p->maps) == 0)
-    {
-      res->cause = ST_CAUSE_NO_MAPS;
-      return;
-    }
-  if (layout == NULL)
-    {
-      /* No usable module, or none of a supported architecture.  */
-      res->cause = s->modules.n == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
-      return;
-    }
+  if (!st_walk_start (res, ST_PATH_DWFL, p, &s->modules))
+    return;
   uint64_t ip;
   if (ev->stack.abi == ST_REGS_ABI_NONE
       || !st_event_register (ev, layout->perf_sp, &c.sp)

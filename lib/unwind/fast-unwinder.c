@@ -270,22 +270,10 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *res)
 {
-  memset (res, 0, sizeof *res);
-  res->status = ST_UNWIND_FAILED;
-  res->path = ST_PATH_RULES;
-
   ProcessState *s = process_state (u, p);
   const StRegisterLayout *layout = s->modules.layout;
-  if (st_address_space_size (p->maps) == 0)
-    {
-      res->cause = ST_CAUSE_NO_MAPS;
-      return;
-    }
-  if (layout == NULL)
-    {
-      res->cause = s->modules.n == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
-      return;
-    }
+  if (!st_walk_start (res, ST_PATH_RULES, p, &s->modules))
+    return;
   if (s->arch == NULL || ev->stack.abi != ST_REGS_ABI_64)
     {
       hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, ST_FALLBACK_ARCH);

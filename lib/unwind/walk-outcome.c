@@ -1,6 +1,25 @@
 #include "config.h"
 
+#include <string.h>
+
 #include "unwind/walk-outcome.h"
+
+gboolean
+st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
+               const StProcessModules *pm)
+{
+  memset (res, 0, sizeof *res);
+  res->status = ST_UNWIND_FAILED;
+  res->path = path;
+  if (st_address_space_size (p->maps) == 0)
+    res->cause = ST_CAUSE_NO_MAPS;
+  else if (pm->layout == NULL)
+    /* No usable module, or none of a supported architecture.  */
+    res->cause = pm->n == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
+  else
+    return TRUE;
+  return FALSE;
+}
 
 void
 st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,

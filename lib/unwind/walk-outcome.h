@@ -7,8 +7,16 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "unwind/process-modules.h"
 #include "unwind/sample-memory.h"
 #include "unwind/unwind-result.h"
+
+/* Starts RES for a sample of process P, whose modules are PM, unwound
+   along PATH: FALSE (RES failed, with its cause) when nothing can be
+   unwound in P, because nothing is known of its mappings or none of its
+   modules is usable and of a supported architecture.  */
+gboolean st_walk_start (StUnwindResult *res, StUnwindPath path,
+                        const StProcess *p, const StProcessModules *pm);
 
 /* What the engine answers about addresses of the sampled process.  */
 typedef struct
