@@ -1,8 +1,9 @@
 /* Reordering window: a queue in input order, processed in time order.
    Each held event is one block: its Pending record followed by its copy.
    With a mapped input (STABLE accepts the event's memory) the copy is
-   just the StEvent, and the blocks, all of one size then, are recycled
-   through a free list: no allocation per event.  */
+   just the StEvent; from a pipe it holds the record too.  Blocks are
+   recycled through free lists by power-of-two size: no allocation per
+   event once the window has been as full as it gets.  */
 #include "config.h"
 
 #include "reorder.h"
@@ -20,8 +21,10 @@ struct Pending
   void *result;
 };
 
-/* Blocks of up to this size are recycled.  */
-#define POOL_BLOCK 512
+/* Blocks of 2^POOL_MIN_BITS .. 2^POOL_MAX_BITS bytes are recycled.  */
+#define POOL_MIN_BITS 9
+#define POOL_MAX_BITS 17
+#define POOL_CLASSES (POOL_MAX_BITS - POOL_MIN_BITS + 1)
 
 struct StReorder
 {
@@ -34,7 +37,7 @@ struct StReorder
   void *stable_user;
 
   Pending *head, *tail;     /* input order */
-  Pending *pool;            /* free blocks of POOL_BLOCK bytes */
+  Pending *pool[POOL_CLASSES];  /* free blocks by size class */
   size_t bytes;
   uint64_t seq;
   int64_t last_time;        /* newest time seen so far */
@@ -65,16 +68,46 @@ st_reorder_set_stable (StReorder *r, StEventStable stable, void *user)
   r->stable_user = user;
 }
 
+/* The size class of a block of BYTES, or -1 when too big to recycle.  */
+static int
+size_class (size_t bytes)
+{
+  int k = 0;
+
+  while (((size_t) 1 << (POOL_MIN_BITS + k)) < bytes)
+    if (++k == POOL_CLASSES)
+      return -1;
+  return k;
+}
+
+static Pending *
+block_new (StReorder *r, size_t *bytes)
+{
+  int k = size_class (*bytes);
+  Pending *p;
+
+  if (k < 0)
+    return g_malloc (*bytes);
+  *bytes = (size_t) 1 << (POOL_MIN_BITS + k);
+  p = r->pool[k];
+  if (p == NULL)
+    return g_malloc (*bytes);
+  r->pool[k] = p->next;
+  return p;
+}
+
 static void
 block_free (StReorder *r, Pending *p)
 {
-  if (p->bytes == POOL_BLOCK)
+  int k = size_class (p->bytes);
+
+  if (k < 0)
     {
-      p->next = r->pool;
-      r->pool = p;
+      g_free (p);
+      return;
     }
-  else
-    g_free (p);
+  p->next = r->pool[k];
+  r->pool[k] = p;
 }
 
 void
@@ -90,12 +123,13 @@ st_reorder_free (StReorder *r)
       r->head = p->next;
       g_free (p);
     }
-  while (r->pool != NULL)
-    {
-      Pending *p = r->pool;
-      r->pool = p->next;
-      g_free (p);
-    }
+  for (int k = 0; k < POOL_CLASSES; k++)
+    while (r->pool[k] != NULL)
+      {
+        Pending *p = r->pool[k];
+        r->pool[k] = p->next;
+        g_free (p);
+      }
   g_ptr_array_unref (r->ready);
   g_free (r);
 }
@@ -163,19 +197,8 @@ st_reorder_push (StReorder *r, const StEvent *ev)
 {
   size_t head = (sizeof (Pending) + 7) & ~(size_t) 7;
   size_t bytes = head + st_event_copy_size (ev, r->stable, r->stable_user);
-  Pending *p;
+  Pending *p = block_new (r, &bytes);
 
-  if (bytes <= POOL_BLOCK)
-    {
-      bytes = POOL_BLOCK;
-      p = r->pool;
-      if (p != NULL)
-        r->pool = p->next;
-      else
-        p = g_malloc (POOL_BLOCK);
-    }
-  else
-    p = g_malloc (bytes);
   p->bytes = bytes;
   p->ev = st_event_copy_to (ev, (uint8_t *) p + head, r->stable,
                             r->stable_user);
