@@ -17,7 +17,9 @@
    Preparation.  Opening a module (find the file: --symfs, the recorded
    path, then the fallback finder; check its build-id; read its program
    headers) and preparing it (the PREPARE hook: CFI and unwind tables)
-   touch only that module, so they can later move to a worker thread.  */
+   touch only that module, so they can later move to a worker thread;
+   only the byte accounting (st_module_account) reaches the cache's
+   total, which would then need an atomic or a lock.  */
 #ifndef ST_MODULE_CACHE_H
 #define ST_MODULE_CACHE_H
 
