@@ -14,7 +14,7 @@
 #include "model/process-table.h"
 #include "pipeline.h"
 #include "report/chain-dump.h"
-#include "unwind/dwfl-unwinder.h"
+#include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
 #include "reorder.h"
 
@@ -27,6 +27,18 @@
 /* Counters in the output: at most one set per second of sample time.  */
 #define ST_COUNTERS_PERIOD_NS 1000000000
 
+/* What processing a raw-stack sample leaves for its emission.  Recycled
+   through free lists of a few capacities: no allocation per sample.  */
+typedef struct Unwound Unwound;
+struct Unwound
+{
+  char *chain_line;     /* the --chains line, symbolized at its time */
+  uint32_t n_ips;
+  uint32_t size_class;  /* capacity 16 << size_class */
+  Unwound *next_free;
+  uint64_t ips[];
+};
+
 struct StPipeline
 {
   StReader *reader;
@@ -37,12 +49,15 @@ struct StPipeline
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
-  StDwflUnwinder *unwinder;
+  StUnwinder *unwinder;
   StStitcher *stitcher;       /* NULL when stitching is off */
 
-  /* The held-back kernel-only SAMPLE (a copy), or NULL.  */
+  /* The held-back kernel-only SAMPLE (a copy in HELD_BUF), or NULL.  */
   StEvent *held;
+  uint8_t *held_buf;
+  size_t held_cap;
   StReorder *reorder;         /* perf input: time order for processing */
+  Unwound *unwound_free[5];   /* recycled results, by size class */
 
   gboolean stopped;           /* the check function asked to stop */
 
@@ -73,8 +88,9 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->modules = st_module_cache_new (options->symfs);
   if (options->debuginfod)
     p->debuginfod = st_debuginfod_new ();
-  st_module_cache_set_debuginfod (p->modules, p->debuginfod);
-  p->unwinder = st_dwfl_unwinder_new (p->modules);
+  st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
+                              p->debuginfod);
+  p->unwinder = st_unwinder_new (options->engine, p->modules);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
   return p;
@@ -87,24 +103,51 @@ st_pipeline_free (StPipeline *p)
     return;
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
-  st_dwfl_unwinder_free (p->unwinder);
+  st_unwinder_free (p->unwinder);
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
   st_callgraph_free (p->callgraph);
   st_stats_free (p->stats);
-  g_free (p->held);
+  g_free (p->held_buf);
   st_reorder_free (p->reorder);
+  for (guint i = 0; i < G_N_ELEMENTS (p->unwound_free); i++)
+    while (p->unwound_free[i] != NULL)
+      {
+        Unwound *u = p->unwound_free[i];
+        p->unwound_free[i] = u->next_free;
+        g_free (u);
+      }
   g_free (p);
 }
 
-/* What processing a raw-stack sample leaves for its emission.  */
-typedef struct
+static Unwound *
+unwound_new (StPipeline *p, uint32_t n_ips)
 {
-  char *chain_line;     /* the --chains line, symbolized at its time */
-  uint32_t n_ips;
-  uint64_t ips[];
-} Unwound;
+  uint32_t k = 0;
+
+  while ((16u << k) < n_ips)
+    k++;
+  Unwound *u = p->unwound_free[k];
+  if (u != NULL)
+    p->unwound_free[k] = u->next_free;
+  else
+    {
+      u = g_malloc (sizeof *u + (16u << k) * sizeof (uint64_t));
+      u->size_class = k;
+    }
+  u->n_ips = n_ips;
+  u->chain_line = NULL;
+  return u;
+}
+
+static void
+unwound_free (StPipeline *p, Unwound *u)
+{
+  g_free (u->chain_line);
+  u->next_free = p->unwound_free[u->size_class];
+  p->unwound_free[u->size_class] = u;
+}
 
 static void
 pass (StPipeline *p, const StEvent *ev)
@@ -137,7 +180,22 @@ release_held (StPipeline *p)
 {
   if (p->held != NULL)
     pass (p, p->held);
-  g_clear_pointer (&p->held, g_free);
+  p->held = NULL;
+}
+
+/* Copies EV into the held-back slot (its buffer is reused).  */
+static void
+hold (StPipeline *p, const StEvent *ev)
+{
+  size_t size = st_event_copy_size (ev, NULL, NULL);
+
+  if (size > p->held_cap)
+    {
+      p->held_cap = MAX (size, 2 * p->held_cap);
+      g_free (p->held_buf);
+      p->held_buf = g_malloc (p->held_cap);
+    }
+  p->held = st_event_copy_to (ev, p->held_buf, NULL, NULL);
 }
 
 static void
@@ -191,7 +249,7 @@ unwind (StPipeline *p, const StEvent *raw_ev)
       cut.stack.stack_size = p->options.truncate_stack;
       ev = &cut;
     }
-  st_dwfl_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
+  st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
                            ST_UNWIND_MAX_FRAMES, &r);
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
@@ -199,15 +257,13 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   if (r.status != ST_UNWIND_COMPLETE && p->options.debug != NULL)
     debug_line (p, ev, &r);
 
-  Unwound *u = g_malloc (sizeof *u + r.n_ips * sizeof (uint64_t));
-  u->n_ips = r.n_ips;
+  Unwound *u = unwound_new (p, r.n_ips);
   memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));
-  u->chain_line = NULL;
 
   /* Symbolize now: the process's mappings are those of the sample's time.  */
   Dwfl *dwfl = NULL;
   if (p->options.chains != NULL || p->callgraph != NULL)
-    dwfl = st_dwfl_unwinder_dwfl (p->unwinder, proc);
+    dwfl = st_unwinder_dwfl (p->unwinder, proc);
   if (p->options.chains != NULL)
     u->chain_line = st_chain_dump_line (dwfl, ev, p->ips, r.n_ips);
   if (p->callgraph != NULL)
@@ -258,7 +314,7 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   if (p->writer != NULL)
     st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
-  g_clear_pointer (&p->held, g_free);
+  p->held = NULL;
 }
 
 /* Writes the counters at TIME if they changed since the last set.  */
@@ -323,21 +379,20 @@ emit_event (const StEvent *ev, void *result, void *user)
   if (u != NULL)
     {
       emit_unwound (p, ev, u);
-      g_free (u->chain_line);
-      g_free (u);
+      unwound_free (p, u);
     }
   else if (ev->kind == ST_EVENT_STACK_USER && p->held != NULL)
     {
       StEvent merged = merge_held (p, ev);
 
       pass (p, &merged);
-      g_clear_pointer (&p->held, g_free);
+      p->held = NULL;
     }
   else
     {
       release_held (p);
       if (holds_kernel_parts (p) && is_kernel_only (ev))
-        p->held = st_event_copy (ev); /* may be the kernel part of a raw stack */
+        hold (p, ev);   /* may be the kernel part of a raw stack */
       else
         pass (p, ev);
     }
@@ -348,9 +403,16 @@ static void
 handle (StPipeline *p, const StEvent *ev)
 {
   if (p->reorder != NULL)
-    st_reorder_push (p->reorder, ev);
+    {
+      st_reorder_push (p->reorder, ev);
+      /* A mapped input gives back what no held event points into.  */
+      st_reader_release (p->reader, st_reorder_oldest_offset (p->reorder));
+    }
   else
-    emit_event (ev, process_event (ev, p), p);
+    {
+      emit_event (ev, process_event (ev, p), p);
+      st_reader_release (p->reader, ev->offset);
+    }
 }
 
 static gboolean
@@ -390,9 +452,13 @@ st_pipeline_run (StPipeline *p, GError **error)
   /* perf.data is time-ordered only per CPU; a capture is written in
      order, and so is what we convert into one.  */
   if (st_reader_format (p->reader) == ST_FORMAT_PERF)
-    p->reorder = st_reorder_new (process_event, emit_event, p,
-                                 ST_REORDER_MAX_BYTES,
-                                 p->options.output_format == ST_FORMAT_SYSPROF);
+    {
+      p->reorder = st_reorder_new (process_event, emit_event, p,
+                                   ST_REORDER_MAX_BYTES,
+                                   p->options.output_format == ST_FORMAT_SYSPROF);
+      /* Events of a mapped file are held in place, not copied.  */
+      st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
+    }
 
   st_reader_set_wait_func (p->reader,
                            p->options.check_ms ? p->options.check_ms : 1000,

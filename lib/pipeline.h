@@ -9,6 +9,7 @@
 #include "model/debuginfod-fetch.h"
 #include "report/callgraph-summary.h"
 #include "stats.h"
+#include "unwind/unwinder.h"
 
 typedef enum
 {
@@ -20,6 +21,7 @@ typedef enum
 typedef struct
 {
   StMode mode;
+  StEngine engine;            /* how raw stacks are unwound */
   const char *symfs;          /* may be NULL */
   FILE *chains;               /* --chains output, may be NULL */
   FILE *debug;                /* per-sample diagnostics, may be NULL */

@@ -1,17 +1,30 @@
-/* Reordering window: a queue in input order, processed in time order.  */
+/* Reordering window: a queue in input order, processed in time order.
+   Each held event is one block: its Pending record followed by its copy.
+   With a mapped input (STABLE accepts the event's memory) the copy is
+   just the StEvent; from a pipe it holds the record too.  Blocks are
+   recycled through free lists by power-of-two size: no allocation per
+   event once the window has been as full as it gets.  */
 #include "config.h"
 
 #include "reorder.h"
 
-typedef struct
+typedef struct Pending Pending;
+struct Pending
 {
-  StEvent *ev;        /* owned copy */
-  int64_t key;        /* time, or the last time seen when it has none */
-  uint64_t seq;       /* input order, to keep the sort stable */
+  Pending *prev, *next;   /* the queue, input order */
+  StEvent *ev;            /* the copy, right after this record */
+  size_t bytes;           /* of the block */
+  size_t held;            /* counted against MAX_BYTES */
+  int64_t key;            /* time, or the last time seen when it has none */
+  uint64_t seq;           /* input order, to keep the sort stable */
   gboolean processed;
   void *result;
-  GList *link;        /* in StReorder.queue */
-} Pending;
+};
+
+/* Blocks of 2^POOL_MIN_BITS .. 2^POOL_MAX_BITS bytes are recycled.  */
+#define POOL_MIN_BITS 9
+#define POOL_MAX_BITS 17
+#define POOL_CLASSES (POOL_MAX_BITS - POOL_MIN_BITS + 1)
 
 struct StReorder
 {
@@ -20,14 +33,18 @@ struct StReorder
   void *user;
   size_t max_bytes;
   gboolean emit_in_time_order;
+  StEventStable stable;
+  void *stable_user;
 
-  GQueue queue;             /* Pending*, input order */
+  Pending *head, *tail;     /* input order */
+  Pending *pool[POOL_CLASSES];  /* free blocks by size class */
   size_t bytes;
   uint64_t seq;
   int64_t last_time;        /* newest time seen so far */
   int64_t watermark;        /* newest time seen before the last round_end */
   gboolean have_watermark;
   guint overflows;
+  GPtrArray *ready;         /* scratch for release () */
 };
 
 StReorder *
@@ -40,8 +57,57 @@ st_reorder_new (StReorderProcess process, StReorderEmit emit, void *user,
   r->user = user;
   r->max_bytes = max_bytes;
   r->emit_in_time_order = emit_in_time_order;
-  g_queue_init (&r->queue);
+  r->ready = g_ptr_array_new ();
   return r;
+}
+
+void
+st_reorder_set_stable (StReorder *r, StEventStable stable, void *user)
+{
+  r->stable = stable;
+  r->stable_user = user;
+}
+
+/* The size class of a block of BYTES, or -1 when too big to recycle.  */
+static int
+size_class (size_t bytes)
+{
+  int k = 0;
+
+  while (((size_t) 1 << (POOL_MIN_BITS + k)) < bytes)
+    if (++k == POOL_CLASSES)
+      return -1;
+  return k;
+}
+
+static Pending *
+block_new (StReorder *r, size_t *bytes)
+{
+  int k = size_class (*bytes);
+  Pending *p;
+
+  if (k < 0)
+    return g_malloc (*bytes);
+  *bytes = (size_t) 1 << (POOL_MIN_BITS + k);
+  p = r->pool[k];
+  if (p == NULL)
+    return g_malloc (*bytes);
+  r->pool[k] = p->next;
+  return p;
+}
+
+static void
+block_free (StReorder *r, Pending *p)
+{
+  int k = size_class (p->bytes);
+
+  if (k < 0)
+    {
+      g_free (p);
+      return;
+    }
+  p->next = r->pool[k];
+  r->pool[k] = p;
 }
 
 void
@@ -51,24 +117,44 @@ st_reorder_free (StReorder *r)
     return;
   /* Unflushed events are dropped only when the caller chose not to flush
      (e.g. after a write error).  */
-  Pending *p;
-  while ((p = g_queue_pop_head (&r->queue)) != NULL)
+  while (r->head != NULL)
     {
-      g_free (p->ev);
+      Pending *p = r->head;
+      r->head = p->next;
       g_free (p);
     }
+  for (int k = 0; k < POOL_CLASSES; k++)
+    while (r->pool[k] != NULL)
+      {
+        Pending *p = r->pool[k];
+        r->pool[k] = p->next;
+        g_free (p);
+      }
+  g_ptr_array_unref (r->ready);
   g_free (r);
+}
+
+static void
+unlink_pending (StReorder *r, Pending *p)
+{
+  if (p->prev != NULL)
+    p->prev->next = p->next;
+  else
+    r->head = p->next;
+  if (p->next != NULL)
+    p->next->prev = p->prev;
+  else
+    r->tail = p->prev;
 }
 
 /* Emits P and forgets it.  */
 static void
 done (StReorder *r, Pending *p)
 {
-  g_queue_delete_link (&r->queue, p->link);
+  unlink_pending (r, p);
   r->emit (p->ev, p->result, r->user);
-  r->bytes -= sizeof *p + sizeof *p->ev + p->ev->raw_len;
-  g_free (p->ev);
-  g_free (p);
+  r->bytes -= p->held;
+  block_free (r, p);
 }
 
 static gint
@@ -85,14 +171,12 @@ by_key (gconstpointer a, gconstpointer b)
 static void
 release (StReorder *r, int64_t limit, gboolean all)
 {
-  GPtrArray *ready = g_ptr_array_new ();
+  GPtrArray *ready = r->ready;
 
-  for (GList *l = r->queue.head; l != NULL; l = l->next)
-    {
-      Pending *p = l->data;
-      if (!p->processed && (all || p->key <= limit))
-        g_ptr_array_add (ready, p);
-    }
+  g_ptr_array_set_size (ready, 0);
+  for (Pending *p = r->head; p != NULL; p = p->next)
+    if (!p->processed && (all || p->key <= limit))
+      g_ptr_array_add (ready, p);
   g_ptr_array_sort (ready, by_key);
   for (guint i = 0; i < ready->len; i++)
     {
@@ -102,26 +186,38 @@ release (StReorder *r, int64_t limit, gboolean all)
       if (r->emit_in_time_order)
         done (r, p);
     }
-  g_ptr_array_unref (ready);
+  g_ptr_array_set_size (ready, 0);
 
-  Pending *p;
-  while ((p = g_queue_peek_head (&r->queue)) != NULL && p->processed)
-    done (r, p);
+  while (r->head != NULL && r->head->processed)
+    done (r, r->head);
 }
 
 void
 st_reorder_push (StReorder *r, const StEvent *ev)
 {
-  Pending *p = g_new0 (Pending, 1);
+  size_t head = (sizeof (Pending) + 7) & ~(size_t) 7;
+  size_t bytes = head + st_event_copy_size (ev, r->stable, r->stable_user);
+  Pending *p = block_new (r, &bytes);
 
-  p->ev = st_event_copy (ev);
+  p->bytes = bytes;
+  p->ev = st_event_copy_to (ev, (uint8_t *) p + head, r->stable,
+                            r->stable_user);
+  p->processed = FALSE;
+  p->result = NULL;
   p->seq = r->seq++;
   if (ev->time > 0)
     r->last_time = MAX (r->last_time, ev->time);
   p->key = ev->time > 0 ? ev->time : r->last_time;
-  g_queue_push_tail (&r->queue, p);
-  p->link = r->queue.tail;
-  r->bytes += sizeof *p + sizeof *p->ev + ev->raw_len;
+  p->next = NULL;
+  p->prev = r->tail;
+  if (r->tail != NULL)
+    r->tail->next = p;
+  else
+    r->head = p;
+  r->tail = p;
+  /* Held input counts even when it stays in the mapped file.  */
+  p->held = bytes + (p->ev->raw == ev->raw ? ev->raw_len : 0);
+  r->bytes += p->held;
 
   if (ev->round_end)
     {
@@ -147,4 +243,10 @@ guint
 st_reorder_overflows (const StReorder *r)
 {
   return r->overflows;
+}
+
+uint64_t
+st_reorder_oldest_offset (const StReorder *r)
+{
+  return r->head != NULL ? r->head->ev->offset : G_MAXUINT64;
 }

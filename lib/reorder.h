@@ -29,11 +29,17 @@ StReorder *st_reorder_new (StReorderProcess process, StReorderEmit emit,
                            gboolean emit_in_time_order);
 void st_reorder_free (StReorder *r);
 
+/* Events whose memory STABLE accepts are held without copying it.  */
+void st_reorder_set_stable (StReorder *r, StEventStable stable, void *user);
+
 void st_reorder_push (StReorder *r, const StEvent *ev);
 /* Processes and emits everything buffered (at the end of the input).  */
 void st_reorder_flush (StReorder *r);
 
 /* Times the buffer cap forced a flush.  */
 guint st_reorder_overflows (const StReorder *r);
+
+/* Input offset of the oldest event still held, G_MAXUINT64 if none.  */
+uint64_t st_reorder_oldest_offset (const StReorder *r);
 
 #endif /* ST_REORDER_H */

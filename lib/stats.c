@@ -84,6 +84,38 @@ count (StUnwindCounters *c, const StUnwindResult *r)
     }
   if (r->cause < ST_CAUSE_N)
     c->by_cause[r->cause]++;
+  if (r->path < ST_PATH_N)
+    c->by_path[r->path]++;
+  if (r->fallback < ST_FALLBACK_N)
+    c->by_fallback[r->fallback]++;
+  c->fp_frames += r->n_fp_frames;
+}
+
+/* What the fast engine did, when it ran.  */
+static void
+print_engine (FILE *out, const StUnwindCounters *c)
+{
+  uint64_t rules = c->by_path[ST_PATH_RULES];
+  uint64_t handed = c->by_path[ST_PATH_FALLBACK];
+
+  if (rules + handed == 0)
+    return;
+  fprintf (out, "stacktrace: fast engine: %" PRIu64 " samples by cached CFI "
+           "rules, %" PRIu64 " handed to libdwfl", rules, handed);
+  if (handed > 0)
+    {
+      const char *sep = " (";
+      for (int i = 1; i < ST_FALLBACK_N; i++)
+        if (c->by_fallback[i])
+          {
+            fprintf (out, "%s%s=%" PRIu64, sep, st_fallback_reason_name (i),
+                     c->by_fallback[i]);
+            sep = " ";
+          }
+      fputc (')', out);
+    }
+  fprintf (out, ", %" PRIu64 " frame(s) by frame pointer (no CFI)\n",
+           c->fp_frames);
 }
 
 void
@@ -216,6 +248,11 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
                    t->by_cause[i]);
       fputc ('\n', out);
     }
+  print_engine (out, t);
+  if (t->samples > 0)
+    fprintf (out, "stacktrace: %" PRIu64 " user frames in the unwound "
+             "samples (%.1f per sample)\n", t->frames,
+             (double) t->frames / (double) t->samples);
   if (s->n_no_counterpart > 0)
     print_no_counterpart (s, out);
   if (s->lost_by_recorder > 0)

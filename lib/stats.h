@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "model/event.h"
-#include "unwind/dwfl-unwinder.h"
+#include "unwind/unwind-result.h"
 
 typedef struct
 {
@@ -20,6 +20,9 @@ typedef struct
   uint64_t unprimed;    /* emitted before their modules were ready
                            (JIT-style priming; 0 until it exists) */
   uint64_t by_cause[ST_CAUSE_N];
+  uint64_t by_path[ST_PATH_N];          /* which engine did the work */
+  uint64_t by_fallback[ST_FALLBACK_N];  /* why fast handed over */
+  uint64_t fp_frames;   /* frames unwound by frame pointer (no CFI) */
 } StUnwindCounters;
 
 typedef struct

@@ -63,6 +63,22 @@ parse_stats_format (const char *value, StStatsFormat *out, GError **error)
   return TRUE;
 }
 
+static gboolean
+parse_engine (const char *value, StEngine *out, GError **error)
+{
+  if (g_strcmp0 (value, "fast") == 0)
+    *out = ST_ENGINE_FAST;
+  else if (g_strcmp0 (value, "dwfl") == 0)
+    *out = ST_ENGINE_DWFL;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown engine '%s' (expected fast or dwfl)", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static const char description[] =
   "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
   "mode) and turns every raw user-stack sample (registers plus a copy of\n"
@@ -74,7 +90,12 @@ static const char description[] =
   "Modes:\n"
   "  none      read and check the input, write nothing\n"
   "  passthru  copy frames (converting the format if needed), raw stacks kept\n"
-  "  naive     unwind raw stacks with libdwfl (default)\n"
+  "  naive     unwind raw stacks (default)\n"
+  "\n"
+  "Engines (how raw stacks are unwound; both give the same chains):\n"
+  "  fast      cached CFI rules per module, libdwfl for what they cannot\n"
+  "            express (default)\n"
+  "  dwfl      libdwfl for every sample (the reference)\n"
   "\n"
   "Running live (e.g. spawned by a recorder with --input-fd/--output-fd):\n"
   "  the output is flushed whenever the input stalls; SIGINT or SIGTERM\n"
@@ -103,6 +124,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
 {
   g_autofree char *format = NULL, *output_format = NULL, *mode = NULL;
   g_autofree char *stats_format = NULL;
+  g_autofree char *engine = NULL;
   gboolean version = FALSE;
   int input_fd = -1, output_fd = -1;
   GOptionEntry entries[] = {
@@ -120,6 +142,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Output format: sysprof (default) or perf", "FMT" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       "none, passthru or naive (default)", "MODE" },
+    { "engine", 0, 0, G_OPTION_ARG_STRING, &engine,
+      "Unwinding engine: fast (default) or dwfl", "ENGINE" },
     { "symfs", 0, 0, G_OPTION_ARG_FILENAME, &opts->symfs,
       "Look for mapped files under DIR (DIR/PATH, then DIR/BASENAME)", "DIR" },
     { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
@@ -157,6 +181,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   opts->format = ST_FORMAT_AUTO;
   opts->output_format = ST_FORMAT_SYSPROF;
   opts->mode = ST_MODE_NAIVE;
+  opts->engine = ST_ENGINE_FAST;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, description);
@@ -178,7 +203,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
           && !parse_format (output_format, &opts->output_format, FALSE, error))
       || (mode && !parse_mode (mode, &opts->mode, error))
       || (stats_format
-          && !parse_stats_format (stats_format, &opts->stats_format, error)))
+          && !parse_stats_format (stats_format, &opts->stats_format, error))
+      || (engine && !parse_engine (engine, &opts->engine, error)))
     return FALSE;
   if ((opts->input && input_fd >= 0) || (opts->output && output_fd >= 0))
     {

@@ -17,6 +17,7 @@ typedef struct
   StFormat format;
   StFormat output_format;
   StMode mode;
+  StEngine engine;
   char *symfs;
   char *chains;
   gboolean summary;

@@ -122,6 +122,7 @@ main (int argc, char **argv)
 
   StPipelineOptions popts = {
     .mode = opts.mode,
+    .engine = opts.engine,
     .output_format = opts.output_format,
     .symfs = opts.symfs,
     .chains = chains,

@@ -9,6 +9,7 @@ packages=(
   libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
   elfutils debuginfod libsysprof-4-dev
   linux-perf          # the perf integration tests (they skip without it)
+  time python3 valgrind   # make bench: peak RSS, a python capture, callgrind
   clang               # fuzzing, later
 )
 

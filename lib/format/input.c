@@ -1,11 +1,19 @@
-/* Buffered forward-only input.  The buffer keeps each byte at the same
-   alignment (mod 16) as its input offset, so 8-aligned frames and records
-   can be read in place.  */
+/* Forward-only input.  A regular file is mapped: peeking costs no copy
+   and what was peeked stays valid (so events can be held back without
+   copying them), and the pages already consumed are given back to the
+   kernel as the caller releases them, so the file never stays resident
+   whole.  Anything else (pipe, FIFO, socket), and whatever a file grows
+   by after it was mapped, is read into a buffer with plain read() calls
+   (pread from the file's offset for a grown file).  The buffer keeps each
+   byte at the same alignment (mod 16) as its input offset, so 8-aligned
+   frames and records can be read in place.  */
 #include "config.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/domain.h"
@@ -25,15 +33,71 @@ struct StInput
   StInputWaitFunc wait_func;
   void *wait_data;
   int wait_interval_ms;
+
+  /* A mapped regular file: MAP holds file offsets [0, MAP_LEN).  */
+  uint8_t *map;
+  size_t map_len;
+  gboolean mapped;          /* reading from MAP (not the buffer) */
+  uint64_t released;        /* offsets below are given back */
+  uint64_t populated;       /* page tables filled up to here */
 };
+
+/* Given back in steps of this much (MADV_DONTNEED).  */
+#define ST_INPUT_RELEASE_STEP (8u << 20)
+
+/* Page tables are filled ahead of the reader in steps of this much, one
+   system call instead of a page fault every few pages (Linux 5.14's
+   MADV_POPULATE_READ; without it, faults do the same).  */
+#define ST_INPUT_POPULATE_STEP (4u << 20)
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/* Maps FD when it is a regular file, from offset 0 (page-aligned), the
+   reading starting at its current offset.  */
+static void
+try_map (StInput *in)
+{
+  struct stat st;
+  off_t pos;
+
+  if (fstat (in->fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size <= 0
+      || (pos = lseek (in->fd, 0, SEEK_CUR)) < 0 || pos >= st.st_size)
+    return;
+  void *map = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE,
+                    in->fd, 0);
+  if (map == MAP_FAILED)
+    return;
+  madvise (map, (size_t) st.st_size, MADV_SEQUENTIAL);
+  in->map = map;
+  in->map_len = (size_t) st.st_size;
+  in->mapped = TRUE;
+  in->offset = (uint64_t) pos;
+  in->released = (uint64_t) pos & ~(uint64_t) 4095;
+  in->populated = in->released;
+}
+
+/* Fills the page tables ahead of OFFSET + N.  */
+static void
+populate (StInput *in, uint64_t upto)
+{
+  while (in->populated < upto && in->populated < in->map_len)
+    {
+      size_t len = MIN ((size_t) ST_INPUT_POPULATE_STEP,
+                        in->map_len - in->populated);
+      madvise (in->map + in->populated, len, MADV_POPULATE_READ);
+      in->populated += len;
+    }
+}
 
 StInput *
 st_input_new (int fd)
 {
   StInput *in = g_new0 (StInput, 1);
   in->fd = fd;
-  in->cap = 2 * ST_INPUT_CHUNK;
-  in->buf = g_malloc (in->cap);
+  try_map (in);
+  in->cap = in->mapped ? 0 : 2 * ST_INPUT_CHUNK;
+  in->buf = in->mapped ? NULL : g_malloc (in->cap);
   return in;
 }
 
@@ -42,6 +106,8 @@ st_input_free (StInput *in)
 {
   if (in == NULL)
     return;
+  if (in->map != NULL)
+    munmap (in->map, in->map_len);
   g_free (in->buf);
   g_free (in);
 }
@@ -96,26 +162,52 @@ make_room (StInput *in, size_t n)
       in->start = shift;
       in->end = shift + have;
     }
-  if (shift + keep + ST_INPUT_CHUNK > in->cap)
+  if (in->buf == NULL || shift + keep + ST_INPUT_CHUNK > in->cap)
     {
       in->cap = MAX (shift + keep + ST_INPUT_CHUNK, in->cap * 2);
       in->buf = g_realloc (in->buf, in->cap);
     }
 }
 
+/* Past the end of the mapping: the file grew since, or it ends here.  */
+static void
+leave_map (StInput *in)
+{
+  in->mapped = FALSE;
+  in->start = in->end = in->offset % 16;
+}
+
 const uint8_t *
 st_input_peek (StInput *in, size_t n, size_t *available, GError **error)
 {
+  if (in->mapped)
+    {
+      size_t have = in->map_len - in->offset;
+      if (have >= n)
+        {
+          if (in->offset + n > in->populated)
+            populate (in, in->offset + n);
+          if (available)
+            *available = have;
+          return in->map + in->offset;
+        }
+      /* A record that runs past the mapping is read into the buffer.  */
+      leave_map (in);
+    }
   while (in->end - in->start < n && !in->eof)
     {
       make_room (in, n);
-      if (in->wait_func != NULL && !wait_for_data (in, error))
+      if (in->map == NULL && in->wait_func != NULL
+          && !wait_for_data (in, error))
         {
           if (available)
             *available = in->end - in->start;
           return NULL;
         }
-      ssize_t got = read (in->fd, in->buf + in->end, in->cap - in->end);
+      ssize_t got = in->map != NULL
+        ? pread (in->fd, in->buf + in->end, in->cap - in->end,
+                 (off_t) (in->offset + (in->end - in->start)))
+        : read (in->fd, in->buf + in->end, in->cap - in->end);
       if (got < 0)
         {
           if (errno == EINTR)
@@ -141,6 +233,12 @@ st_input_peek (StInput *in, size_t n, size_t *available, GError **error)
 void
 st_input_consume (StInput *in, size_t n)
 {
+  if (in->mapped)
+    {
+      g_assert (n <= in->map_len - in->offset);
+      in->offset += n;
+      return;
+    }
   g_assert (n <= in->end - in->start);
   in->start += n;
   in->offset += n;
@@ -185,4 +283,25 @@ int
 st_input_fd (const StInput *in)
 {
   return in->fd;
+}
+
+gboolean
+st_input_stable (const StInput *in, const void *ptr, size_t len)
+{
+  const uint8_t *p = ptr;
+
+  return in->map != NULL && p >= in->map && p <= in->map + in->map_len
+         && (size_t) (in->map + in->map_len - p) >= len;
+}
+
+void
+st_input_release (StInput *in, uint64_t offset)
+{
+  if (in->map == NULL)
+    return;
+  offset = MIN (offset, (uint64_t) in->map_len) & ~(uint64_t) 4095;
+  if (offset < in->released + ST_INPUT_RELEASE_STEP)
+    return;
+  madvise (in->map + in->released, offset - in->released, MADV_DONTNEED);
+  in->released = offset;
 }

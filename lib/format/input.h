@@ -1,5 +1,6 @@
-/* Buffered, forward-only reading of an fd (pipe, FIFO, socket or file).
-   Never seeks, so every kind of input works the same way.  */
+/* Forward-only reading of an fd (pipe, FIFO, socket or file).  Never
+   seeks, so every kind of input works the same way; a regular file is
+   mapped rather than copied (see input.c).  */
 #ifndef ST_INPUT_H
 #define ST_INPUT_H
 
@@ -28,6 +29,15 @@ void st_input_set_wait_func (StInput *in, unsigned interval_ms,
    on a read error.  */
 const uint8_t *st_input_peek (StInput *in, size_t n, size_t *available,
                               GError **error);
+
+/* Whether LEN bytes at PTR (from a peek) stay valid until released with
+   st_input_release, rather than until the next peek: true of a mapped
+   file.  */
+gboolean st_input_stable (const StInput *in, const void *ptr, size_t len);
+
+/* The caller holds nothing before input OFFSET any more: a mapped file's
+   pages there can go.  */
+void st_input_release (StInput *in, uint64_t offset);
 
 /* Consumes N bytes that were peeked.  */
 void st_input_consume (StInput *in, size_t n);

@@ -133,3 +133,15 @@ st_reader_offset (const StReader *r)
 {
   return st_input_offset (r->input);
 }
+
+bool
+st_reader_stable (const void *ptr, size_t len, void *reader)
+{
+  return st_input_stable (((StReader *) reader)->input, ptr, len);
+}
+
+void
+st_reader_release (StReader *r, uint64_t offset)
+{
+  st_input_release (r->input, offset);
+}

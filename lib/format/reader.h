@@ -29,6 +29,11 @@ struct StPerfReader *st_reader_perf (const StReader *reader);
 /* See st_input_set_wait_func.  */
 void st_reader_set_wait_func (StReader *reader, unsigned interval_ms,
                               StInputWaitFunc func, void *user);
+/* Whether LEN bytes at PTR (from an event) outlive the next
+   st_reader_next call, until released: true of a mapped input file.  */
+bool st_reader_stable (const void *ptr, size_t len, void *reader);
+/* Nothing before input OFFSET is held any more.  */
+void st_reader_release (StReader *reader, uint64_t offset);
 /* Input bytes consumed so far.  */
 uint64_t st_reader_offset (const StReader *reader);
 

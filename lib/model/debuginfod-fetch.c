@@ -176,3 +176,18 @@ st_debuginfod_get_stats (StDebuginfod *d, StDebuginfodStats *stats)
   *stats = d->stats;
   g_mutex_unlock (&d->lock);
 }
+
+char *
+st_debuginfod_module_finder (StModuleFileKind kind, const char *path,
+                             const uint8_t *build_id, guint build_id_len,
+                             char **why, void *user_data)
+{
+  StDebuginfod *d = user_data;
+
+  if (d == NULL || build_id_len == 0)
+    return NULL;
+  return st_debuginfod_find (d, kind == ST_MODULE_FILE_DEBUGINFO
+                                ? ST_DEBUGINFOD_DEBUGINFO
+                                : ST_DEBUGINFOD_EXECUTABLE,
+                             build_id, build_id_len, why);
+}

@@ -21,6 +21,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "model/module-cache.h"
+
 typedef enum
 {
   ST_DEBUGINFOD_EXECUTABLE,   /* the ELF file that was mapped */
@@ -46,6 +48,14 @@ void st_debuginfod_free (StDebuginfod *d);
 char *st_debuginfod_find (StDebuginfod *d, StDebuginfodKind kind,
                           const uint8_t *build_id, size_t build_id_len,
                           char **why);
+
+/* st_debuginfod_find as the module cache's finder (USER_DATA is the
+   StDebuginfod, may be NULL: off).  Files without a recorded build-id
+   cannot be asked for.  */
+char *st_debuginfod_module_finder (StModuleFileKind kind, const char *path,
+                                   const uint8_t *build_id,
+                                   guint build_id_len, char **why,
+                                   void *user_data);
 
 /* Counts so far (thread-safe).  D may be NULL: all zero.  */
 void st_debuginfod_get_stats (StDebuginfod *d, StDebuginfodStats *stats);

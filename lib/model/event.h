@@ -129,6 +129,18 @@ typedef struct
    (free it with g_free).  */
 StEvent *st_event_copy (const StEvent *ev);
 
+/* Tells which memory outlives the event (a mapped input file): a copy
+   may keep pointing there.  */
+typedef bool (*StEventStable) (const void *ptr, size_t len, void *user);
+
+/* Bytes st_event_copy_to needs for EV, keeping what STABLE (may be NULL)
+   accepts in place.  */
+size_t st_event_copy_size (const StEvent *ev, StEventStable stable,
+                           void *user);
+/* Copies EV into DST (st_event_copy_size bytes, 8-aligned).  */
+StEvent *st_event_copy_to (const StEvent *ev, void *dst,
+                           StEventStable stable, void *user);
+
 const char *st_event_kind_name (StEventKind kind);
 const char *st_format_name (StFormat format);
 

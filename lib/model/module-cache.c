@@ -1,5 +1,6 @@
-/* Module cache: one Elf per file, found under --symfs or at its path,
-   checked against the recorded build-id.  */
+/* Module cache: one StModule per file, found under --symfs, at its path
+   or through the fallback finder, checked against the recorded build-id,
+   bounded with LRU eviction of the modules no process state uses.  */
 #include "config.h"
 
 #include <elfutils/libdwelf.h>
@@ -10,30 +11,69 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/debuginfod-fetch.h"
 #include "model/module-cache.h"
+
+/* What the stream recorded for a mapping: the cheap first lookup.  */
+typedef struct
+{
+  const char *filename;     /* interned: compared by pointer */
+  uint64_t inode;
+  uint8_t build_id_len;
+  uint8_t build_id[ST_BUILD_ID_MAX];
+} Recorded;
 
 struct StModuleCache
 {
   char *symfs;
-  uint8_t *vdso;          /* a copy of our own vDSO image, or NULL */
+  uint8_t *vdso;            /* a copy of our own vDSO image, or NULL */
   size_t vdso_size;
-  GHashTable *modules;    /* key string -> StModule* */
-  StDebuginfod *debuginfod;
+  GHashTable *by_key;       /* key string -> StModule* (owns them) */
+  GHashTable *by_recorded;  /* Recorded* -> StModule* */
+  GQueue lru;               /* unused modules, most recently used first */
+  guint max_modules;
+  size_t max_bytes;
+  size_t bytes;
+  guint64 evictions;
+  StModulePrepare prepare;
+  void *prepare_data;
+  StModuleFinder finder;
+  void *finder_data;
 };
+
+static guint
+recorded_hash (gconstpointer key)
+{
+  const Recorded *r = key;
+  guint h = g_direct_hash (r->filename) ^ (guint) (r->inode * 0x9e3779b1u);
+
+  for (guint i = 0; i < r->build_id_len; i++)
+    h = h * 31 + r->build_id[i];
+  return h;
+}
+
+static gboolean
+recorded_equal (gconstpointer a, gconstpointer b)
+{
+  const Recorded *x = a, *y = b;
+
+  return x->filename == y->filename && x->inode == y->inode
+         && x->build_id_len == y->build_id_len
+         && memcmp (x->build_id, y->build_id, x->build_id_len) == 0;
+}
 
 static void
 module_free (gpointer data)
 {
   StModule *m = data;
 
+  if (m->tables_free != NULL)
+    m->tables_free (m->tables);
   if (m->elf != NULL)
     elf_end (m->elf);
-  if (m->fd >= 0)
-    close (m->fd);
   g_free (m->path);
   g_free (m->loads);
   g_free (m->error);
+  g_free (m->key);
   g_free (m);
 }
 
@@ -44,8 +84,13 @@ st_module_cache_new (const char *symfs)
 
   elf_version (EV_CURRENT);
   c->symfs = g_strdup (symfs);
-  c->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                      module_free);
+  c->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                     module_free);
+  c->by_recorded = g_hash_table_new_full (recorded_hash, recorded_equal,
+                                          g_free, NULL);
+  g_queue_init (&c->lru);
+  c->max_modules = ST_MODULE_CACHE_MAX_MODULES;
+  c->max_bytes = ST_MODULE_CACHE_MAX_BYTES;
   return c;
 }
 
@@ -54,30 +99,51 @@ st_module_cache_free (StModuleCache *c)
 {
   if (c == NULL)
     return;
-  g_hash_table_destroy (c->modules);
+  g_hash_table_destroy (c->by_recorded);
+  g_hash_table_destroy (c->by_key);
   g_free (c->vdso);
   g_free (c->symfs);
   g_free (c);
 }
 
 void
-st_module_cache_set_debuginfod (StModuleCache *c, StDebuginfod *d)
+st_module_cache_set_limits (StModuleCache *c, guint max_modules,
+                            size_t max_bytes)
 {
-  c->debuginfod = d;
+  if (max_modules > 0)
+    c->max_modules = max_modules;
+  if (max_bytes > 0)
+    c->max_bytes = max_bytes;
 }
 
-static char *
-cache_key (const StMap *map)
+void
+st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,
+                             void *user_data)
 {
-  if (map->build_id_len > 0)
-    {
-      g_autofree char *hex = g_malloc (2 * map->build_id_len + 1);
-      for (guint i = 0; i < map->build_id_len; i++)
-        g_snprintf (hex + 2 * i, 3, "%02x", map->build_id[i]);
-      return g_strdup_printf ("%s@%s", map->filename, hex);
-    }
-  return g_strdup_printf ("%s#%" G_GUINT64_FORMAT, map->filename, map->inode);
+  c->prepare = prepare;
+  c->prepare_data = user_data;
 }
+
+void
+st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
+                            void *user_data)
+{
+  c->finder = finder;
+  c->finder_data = user_data;
+}
+
+char *
+st_module_find_file (const StModule *m, StModuleFileKind kind)
+{
+  StModuleCache *c = m->cache;
+
+  if (c == NULL || c->finder == NULL)
+    return NULL;
+  return c->finder (kind, m->path != NULL ? m->path : m->name, m->build_id,
+                    m->build_id_len, NULL, c->finder_data);
+}
+
+/* --- opening ------------------------------------------------------------ */
 
 /* Reads the program headers and build-id of M->elf.  */
 static gboolean
@@ -94,6 +160,7 @@ inspect_elf (StModule *m)
     }
   m->machine = ehdr.e_machine;
   m->elf_class = gelf_getclass (m->elf);
+  m->entry = ehdr.e_entry;
   m->loads = g_new0 (StLoadSegment, MAX (phnum, 1));
   for (size_t i = 0; i < phnum; i++)
     {
@@ -122,8 +189,19 @@ inspect_elf (StModule *m)
   return TRUE;
 }
 
+static void
+forget_elf (StModule *m)
+{
+  if (m->elf != NULL)
+    elf_end (m->elf);
+  m->elf = NULL;
+  m->data = NULL;
+  m->size = 0;
+}
+
 /* Opens PATH if it is a regular file holding ELF whose build-id matches
-   MAP's (when MAP has one).  */
+   MAP's (when MAP has one).  The descriptor is closed before returning:
+   libelf keeps the whole file mapped (or read, if it cannot map it).  */
 static gboolean
 try_open (StModule *m, const StMap *map, const char *path)
 {
@@ -144,12 +222,25 @@ try_open (StModule *m, const StMap *map, const char *path)
       close (fd);
       return FALSE;
     }
+  size_t size = 0;
+  const char *data = NULL;
+  if (elf_cntl (elf, ELF_C_FDREAD) == 0)
+    data = elf_rawfile (elf, &size);
+  elf_cntl (elf, ELF_C_FDDONE);
+  close (fd);
+  if (data == NULL)
+    {
+      elf_end (elf);
+      return FALSE;
+    }
+
   g_free (m->path);
   g_free (m->loads);
   g_clear_pointer (&m->error, g_free);
   m->path = g_strdup (path);
-  m->fd = fd;
   m->elf = elf;
+  m->data = (const uint8_t *) data;
+  m->size = size;
   m->n_loads = 0;
   m->loads = NULL;
   m->build_id_len = 0;
@@ -161,10 +252,7 @@ try_open (StModule *m, const StMap *map, const char *path)
   if (m->error == NULL)
     m->error = g_strdup_printf ("%s: build-id differs from the recorded one",
                                 path);
-  elf_end (m->elf);
-  close (m->fd);
-  m->elf = NULL;
-  m->fd = -1;
+  forget_elf (m);
   return FALSE;
 }
 
@@ -205,8 +293,8 @@ open_vdso (StModuleCache *c, StModule *m, const StMap *map)
       c->vdso_size = elf_image_size (ours);
       c->vdso = g_memdup2 (ours, c->vdso_size);
     }
-  m->image = c->vdso;
-  m->image_size = c->vdso_size;
+  m->data = c->vdso;
+  m->size = c->vdso_size;
   m->path = g_strdup ("[vdso]");
   m->elf = elf_memory ((char *) c->vdso, c->vdso_size);
   if (m->elf == NULL || !inspect_elf (m))
@@ -225,32 +313,41 @@ open_vdso (StModuleCache *c, StModule *m, const StMap *map)
 unusable:
   if (m->error == NULL)
     m->error = g_strdup ("[vdso]: not a usable ELF image");
-  if (m->elf != NULL)
-    elf_end (m->elf);
-  m->elf = NULL;
-  m->image = NULL;
+  forget_elf (m);
 }
 
-/* The recorded build is not here: fetch it by build-id.  */
-static gboolean
-try_debuginfod (StModuleCache *c, StModule *m, const StMap *map)
+/* The recorded path without the " (deleted)" the kernel adds to a file
+   replaced since it was mapped.  */
+static char *
+local_path (const char *name)
 {
-  g_autofree char *why = NULL;
-  g_autofree char *fetched = NULL;
-  g_autofree char *local_error = g_strdup (m->error);
+  char *path = g_strdup (name);
 
-  if (c->debuginfod == NULL || map->build_id_len == 0)
-    return FALSE;
-  fetched = st_debuginfod_find (c->debuginfod, ST_DEBUGINFOD_EXECUTABLE,
-                                map->build_id, map->build_id_len, &why);
-  if (fetched != NULL && try_open (m, map, fetched))
-    return TRUE;
-  g_free (m->error);
-  m->error = g_strdup_printf ("%s; %s", local_error,
-                              why != NULL ? why : "fetched file unusable");
-  return FALSE;
+  if (g_str_has_suffix (path, " (deleted)"))
+    path[strlen (path) - strlen (" (deleted)")] = '\0';
+  return path;
 }
 
+/* Where a file recorded as PATH is looked for, in order: under --symfs
+   (SYMFS/PATH, SYMFS/BASENAME), then PATH itself.  NULL-terminated.  */
+static char **
+candidates (StModuleCache *c, const char *path)
+{
+  GPtrArray *list = g_ptr_array_new ();
+
+  if (c->symfs != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      g_ptr_array_add (list, g_build_filename (c->symfs, path, NULL));
+      g_ptr_array_add (list, g_build_filename (c->symfs, base, NULL));
+    }
+  g_ptr_array_add (list, g_strdup (path));
+  g_ptr_array_add (list, NULL);
+  return (char **) g_ptr_array_free (list, FALSE);
+}
+
+/* Finds and opens the file of MAP: --symfs, the recorded path, then the
+   fallback finder.  Touches only M (and the vDSO copy).  */
 static void
 open_module (StModuleCache *c, StModule *m, const StMap *map)
 {
@@ -261,53 +358,185 @@ open_module (StModuleCache *c, StModule *m, const StMap *map)
       open_vdso (c, m, map);
       return;
     }
-
   if (name[0] != '/')
     {
       m->error = g_strdup_printf ("%s: not a file", name);
       return;
     }
 
-  /* A file replaced since it was mapped: the kernel names it so.  */
-  g_autofree char *path = g_strdup (name);
-  if (g_str_has_suffix (path, " (deleted)"))
-    path[strlen (path) - strlen (" (deleted)")] = '\0';
+  g_autofree char *path = local_path (name);
+  g_auto (GStrv) where = candidates (c, path);
+  for (guint i = 0; where[i] != NULL; i++)
+    if (try_open (m, map, where[i]))
+      return;
+  int open_errno = errno;
+  g_autofree char *local_error =
+    m->error != NULL ? g_strdup (m->error)
+                     : g_strdup_printf ("%s: cannot open: %s", path,
+                                        g_strerror (open_errno));
 
-  if (c->symfs != NULL)
+  if (c->finder != NULL)
     {
-      g_autofree char *under = g_build_filename (c->symfs, path, NULL);
-      g_autofree char *base = g_path_get_basename (path);
-      g_autofree char *flat = g_build_filename (c->symfs, base, NULL);
-      if (try_open (m, map, under) || try_open (m, map, flat))
+      g_autofree char *why = NULL;
+      g_autofree char *found = c->finder (ST_MODULE_FILE_EXECUTABLE, path,
+                                          map->build_id, map->build_id_len,
+                                          &why, c->finder_data);
+      if (found != NULL && try_open (m, map, found))
         return;
+      if (found != NULL || why != NULL)
+        {
+          /* Say why the fallback did not help either.  */
+          g_free (m->error);
+          m->error = g_strdup_printf ("%s; %s", local_error,
+                                      why != NULL ? why
+                                      : "the file found is unusable");
+          return;
+        }
     }
-  if (try_open (m, map, path))
-    return;
   if (m->error == NULL)
-    m->error = g_strdup_printf ("%s: cannot open: %s", path,
-                                g_strerror (errno));
-  try_debuginfod (c, m, map);
+    m->error = g_steal_pointer (&local_error);
+}
+
+/* The identity of MAP's file: its build-id when recorded, else the
+   recorded path and inode plus the local file's device, inode and
+   modification time (so a replaced file is another module).  */
+static char *
+module_key (StModuleCache *c, const StMap *map)
+{
+  if (map->build_id_len > 0)
+    {
+      GString *key = g_string_new (strcmp (map->filename, "[vdso]") == 0
+                                   ? "vdso:" : "b:");
+      for (guint i = 0; i < map->build_id_len; i++)
+        g_string_append_printf (key, "%02x", map->build_id[i]);
+      return g_string_free (key, FALSE);
+    }
+  if (map->filename[0] != '/')
+    return g_strdup_printf ("%s#%" G_GUINT64_FORMAT, map->filename,
+                            map->end - map->start);
+
+  g_autofree char *path = local_path (map->filename);
+  g_auto (GStrv) where = candidates (c, path);
+  for (guint i = 0; where[i] != NULL; i++)
+    {
+      struct stat st;
+      if (stat (where[i], &st) == 0 && S_ISREG (st.st_mode))
+        return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":%s:%ju:%ju:%jd.%09ld",
+                                map->filename, map->inode, where[i],
+                                (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
+                                (intmax_t) st.st_mtim.tv_sec,
+                                st.st_mtim.tv_nsec);
+    }
+  return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":missing", map->filename,
+                          map->inode);
+}
+
+/* --- bounds ---------------------------------------------------------------- */
+
+static gboolean
+points_to (gpointer key, gpointer value, gpointer module)
+{
+  return value == module;
+}
+
+static void
+evict (StModuleCache *c, StModule *m)
+{
+  g_queue_unlink (&c->lru, &m->lru);
+  g_hash_table_foreach_remove (c->by_recorded, points_to, m);
+  c->bytes -= m->bytes;
+  c->evictions++;
+  g_hash_table_remove (c->by_key, m->key);
+}
+
+/* Evicts unused modules, least recently used first, until one more
+   module of EXTRA bytes fits.  */
+static void
+make_room (StModuleCache *c, size_t extra)
+{
+  while (c->lru.tail != NULL
+         && (g_hash_table_size (c->by_key) + 1 > c->max_modules
+             || c->bytes + extra > c->max_bytes))
+    evict (c, c->lru.tail->data);
+}
+
+void
+st_module_account (StModule *m, gssize delta)
+{
+  m->bytes += delta;
+  if (m->cache != NULL)
+    m->cache->bytes += delta;
+}
+
+static StModule *
+lookup (StModuleCache *c, const StMap *map)
+{
+  Recorded rec = { map->filename, map->inode, map->build_id_len };
+  memcpy (rec.build_id, map->build_id, map->build_id_len);
+
+  StModule *m = g_hash_table_lookup (c->by_recorded, &rec);
+  if (m != NULL)
+    return m;
+
+  char *key = module_key (c, map);
+  m = g_hash_table_lookup (c->by_key, key);
+  if (m != NULL)
+    g_free (key);
+  else
+    {
+      make_room (c, 0);
+      m = g_new0 (StModule, 1);
+      m->name = map->filename;
+      m->key = key;
+      m->lru.data = m;
+      m->cache = c;
+      open_module (c, m, map);
+      /* The [vdso] copy is shared and not counted.  */
+      st_module_account (m, m->data != c->vdso ? m->size : 0);
+      if (m->elf != NULL && c->prepare != NULL)
+        c->prepare (m, c->prepare_data);
+      g_hash_table_insert (c->by_key, m->key, m);
+      g_queue_push_head_link (&c->lru, &m->lru);
+      /* A big file may push others out.  */
+      while (c->bytes > c->max_bytes && c->lru.tail != &m->lru)
+        evict (c, c->lru.tail->data);
+    }
+  g_hash_table_insert (c->by_recorded, g_memdup2 (&rec, sizeof rec), m);
+  return m;
 }
 
 StModule *
 st_module_cache_get (StModuleCache *c, const StMap *map)
 {
-  char *key = cache_key (map);
-  StModule *m = g_hash_table_lookup (c->modules, key);
+  StModule *m = lookup (c, map);
 
-  if (m != NULL)
+  if (m->users == 0 && c->lru.head != &m->lru)
     {
-      g_free (key);
-      return m;
+      g_queue_unlink (&c->lru, &m->lru);
+      g_queue_push_head_link (&c->lru, &m->lru);
     }
-  m = g_new0 (StModule, 1);
-  m->fd = -1;
-  m->name = map->filename;
-  m->debuginfod = c->debuginfod;
-  open_module (c, m, map);
-  g_hash_table_insert (c->modules, key, m);
   return m;
 }
+
+StModule *
+st_module_cache_acquire (StModuleCache *c, const StMap *map)
+{
+  StModule *m = lookup (c, map);
+
+  if (m->users++ == 0)
+    g_queue_unlink (&c->lru, &m->lru);
+  return m;
+}
+
+void
+st_module_cache_release (StModuleCache *c, StModule *m)
+{
+  g_assert (m->users > 0);
+  if (--m->users == 0)
+    g_queue_push_head_link (&c->lru, &m->lru);
+}
+
+/* --- reading ---------------------------------------------------------------- */
 
 gboolean
 st_module_bias (const StModule *m, const StMap *map, uint64_t *bias)
@@ -331,28 +560,36 @@ st_module_bias (const StModule *m, const StMap *map, uint64_t *bias)
 Elf *
 st_module_elf_ref (const StModule *m)
 {
-  if (m->image != NULL)
-    return elf_memory ((char *) m->image, m->image_size);
+  if (m->elf == NULL)
+    return NULL;
+  if (m->cache != NULL && m->data == m->cache->vdso)
+    return elf_memory ((char *) m->data, m->size);
   return elf_begin (-1, ELF_C_READ_MMAP, m->elf);
 }
 
 gboolean
 st_module_read (const StModule *m, uint64_t offset, void *buf, size_t len)
 {
-  if (m->image != NULL)
-    {
-      if (offset > m->image_size || m->image_size - offset < len)
-        return FALSE;
-      memcpy (buf, m->image + offset, len);
-      return TRUE;
-    }
-  if (m->fd < 0)
+  if (m->data == NULL || offset > m->size || m->size - offset < len)
     return FALSE;
-  return pread (m->fd, buf, len, (off_t) offset) == (ssize_t) len;
+  memcpy (buf, m->data + offset, len);
+  return TRUE;
 }
 
 guint
 st_module_cache_size (StModuleCache *c)
 {
-  return g_hash_table_size (c->modules);
+  return g_hash_table_size (c->by_key);
+}
+
+size_t
+st_module_cache_bytes (StModuleCache *c)
+{
+  return c->bytes;
+}
+
+guint64
+st_module_cache_evictions (StModuleCache *c)
+{
+  return c->evictions;
 }

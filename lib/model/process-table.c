@@ -59,12 +59,25 @@ st_process_table_get (StProcessTable *t, int32_t pid)
 }
 
 void
+st_process_load_maps_once (StProcess *p)
+{
+  if (!p->maps_seen && !p->proc_tried)
+    {
+      p->proc_tried = TRUE;
+      p->maps_seen = st_address_space_load_proc (p->maps, p->pid);
+    }
+}
+
+void
 st_process_drop_unwind_state (StProcess *p)
 {
-  if (p->unwind_state != NULL && p->unwind_state_free != NULL)
-    p->unwind_state_free (p->unwind_state);
-  p->unwind_state = NULL;
-  p->unwind_state_free = NULL;
+  for (int i = 0; i < ST_PROCESS_UNWIND_SLOTS; i++)
+    {
+      if (p->unwind_state[i] != NULL && p->unwind_state_free[i] != NULL)
+        p->unwind_state_free[i] (p->unwind_state[i]);
+      p->unwind_state[i] = NULL;
+      p->unwind_state_free[i] = NULL;
+    }
 }
 
 static void

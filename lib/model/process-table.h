@@ -11,6 +11,14 @@
 
 typedef struct StProcess StProcess;
 
+/* Unwinder state slots of a process.  */
+typedef enum
+{
+  ST_UNWIND_SLOT_DWFL,
+  ST_UNWIND_SLOT_FAST,
+  ST_PROCESS_UNWIND_SLOTS
+} StUnwindSlot;
+
 struct StProcess
 {
   int32_t pid;
@@ -21,9 +29,10 @@ struct StProcess
   gboolean exited;
   uint32_t exec_count;        /* images this pid has run (exec count) */
 
-  /* Owned by the unwinder; freed with UNWIND_STATE_FREE.  */
-  void *unwind_state;
-  GDestroyNotify unwind_state_free;
+  /* Owned by the unwinders, one slot each (the fast engine keeps the
+     libdwfl engine as its fallback); freed with UNWIND_STATE_FREE.  */
+  void *unwind_state[ST_PROCESS_UNWIND_SLOTS];
+  GDestroyNotify unwind_state_free[ST_PROCESS_UNWIND_SLOTS];
 };
 
 typedef struct StProcessTable StProcessTable;
@@ -37,6 +46,10 @@ StProcess *st_process_table_lookup (StProcessTable *t, int32_t pid);
 
 /* Applies a MAP/PROCESS/FORK/EXIT event.  Other kinds are ignored.  */
 void st_process_table_apply (StProcessTable *t, const StEvent *ev);
+
+/* When the stream described no mappings of P, reads /proc/PID/maps
+   (once): the process may still be running here.  */
+void st_process_load_maps_once (StProcess *p);
 
 /* Drops the unwinder's state of P (e.g. after EXIT).  */
 void st_process_drop_unwind_state (StProcess *p);

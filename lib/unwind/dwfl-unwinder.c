@@ -1,6 +1,6 @@
 /* libdwfl unwinding.  The Dwfl of a process lives in its StProcess's
-   unwind_state slot; its modules are re-reported only when the process's
-   mappings changed.  */
+   ST_UNWIND_SLOT_DWFL slot; its modules are re-reported only when the
+   process's mappings changed.  */
 #include "config.h"
 
 #include <dwarf.h>
@@ -10,12 +10,14 @@
 #include "model/module-cache.h"
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/find-debuginfo.h"
+#include "unwind/process-modules.h"
 #include "unwind/registers.h"
+#include "unwind/sample-memory.h"
+#include "unwind/walk-outcome.h"
 
 struct StDwflUnwinder
 {
   StModuleCache *modules;
-  Dwfl_Callbacks callbacks;
 };
 
 /* The sample being unwound and what happened to it.  */
@@ -28,12 +30,7 @@ typedef struct
   unsigned sp_regno;      /* DWARF number of the stack pointer */
   uint32_t max_ips;
   uint32_t n_ips;
-  /* Failed memory reads.  libdwfl ends a chain without an error when a
-     return address, or a register the next CFA needs, cannot be read: this
-     is how a cut stack is told from the outermost frame.  */
-  uint32_t failed_at_frame;    /* frames delivered at the last failure */
-  gboolean failed_read;
-  gboolean failed_past_stack;  /* some read went past the stack copy */
+  StSampleMemory mem;     /* failed reads tell a cut stack from the root */
 } SampleContext;
 
 typedef struct
@@ -41,23 +38,11 @@ typedef struct
   StDwflUnwinder *u;
   StProcess *process;
   Dwfl *dwfl;
+  StProcessModules modules;
   uint64_t reported_generation;
   gboolean attached;
-  guint n_modules;
-  const StRegisterLayout *layout;
   SampleContext *sample;
 } ProcessState;
-
-static const char *const cause_names[ST_CAUSE_N] = {
-  "none", "stack-end", "memory", "no-module", "no-cfi", "no-regs",
-  "no-maps", "arch", "max-depth"
-};
-
-const char *
-st_unwind_cause_name (StUnwindCause cause)
-{
-  return cause < ST_CAUSE_N ? cause_names[cause] : "unknown";
-}
 
 /* libdwfl asks for the ELF of a module: hand it the shared Elf, with one
    more reference (elf_begin on a reference Elf only counts it).  */
@@ -74,15 +59,18 @@ find_shared_elf (Dwfl_Module *mod, void **userdata, const char *modname,
   return -1;
 }
 
+const Dwfl_Callbacks st_dwfl_offline_callbacks = {
+  .find_elf = find_shared_elf,
+  .find_debuginfo = st_find_debuginfo,
+  .section_address = dwfl_offline_section_address,
+};
+
 StDwflUnwinder *
 st_dwfl_unwinder_new (StModuleCache *modules)
 {
   StDwflUnwinder *u = g_new0 (StDwflUnwinder, 1);
 
   u->modules = modules;
-  u->callbacks.find_elf = find_shared_elf;
-  u->callbacks.find_debuginfo = st_find_debuginfo;
-  u->callbacks.section_address = dwfl_offline_section_address;
   return u;
 }
 
@@ -99,6 +87,7 @@ process_state_free (gpointer data)
 
   if (s->dwfl != NULL)
     dwfl_end (s->dwfl);
+  st_process_modules_clear (&s->modules);
   g_free (s);
 }
 
@@ -120,43 +109,14 @@ get_thread (Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
 }
 
 static bool
-read_stack (const SampleContext *c, uint64_t addr, Dwarf_Word *result)
-{
-  const uint64_t size = c->ev->stack.stack_size;
-  const size_t width = c->ev->stack.abi == ST_REGS_ABI_32 ? 4 : 8;
-
-  if (addr < c->sp || addr - c->sp > size || size - (addr - c->sp) < width)
-    return FALSE;
-  *result = 0;
-  memcpy (result, c->ev->stack.stack + (addr - c->sp), width);
-  return TRUE;
-}
-
-static bool
 memory_read (Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
   ProcessState *s = dwfl_arg;
-  SampleContext *c = s->sample;
+  uint64_t v;
+  bool ok = st_sample_memory_read (&s->sample->mem, addr, &v);
 
-  if (read_stack (c, addr, result))
-    return true;
-
-  /* Outside the stack copy: the contents of a mapped file.  */
-  const StMap *map = st_address_space_find (s->process->maps, addr);
-  if (map != NULL && map->filename[0] != '\0')
-    {
-      StModule *m = st_module_cache_get (s->u->modules, map);
-      size_t width = c->ev->stack.abi == ST_REGS_ABI_32 ? 4 : 8;
-      *result = 0;
-      if (m->elf != NULL && addr + width <= map->end
-          && st_module_read (m, map->pgoff + (addr - map->start), result, width))
-        return true;
-    }
-  c->failed_read = TRUE;
-  c->failed_at_frame = c->n_ips;
-  if (addr >= c->sp + c->ev->stack.stack_size)
-    c->failed_past_stack = TRUE;
-  return false;
+  *result = v;
+  return ok;
 }
 
 static bool
@@ -164,7 +124,7 @@ set_initial_registers (Dwfl_Thread *thread, void *thread_arg)
 {
   ProcessState *s = thread_arg;
   const StEvent *ev = s->sample->ev;
-  const StRegisterLayout *l = s->layout;
+  const StRegisterLayout *l = s->modules.layout;
   uint64_t pc;
 
   for (guint i = 0; i < l->n_dwarf; i++)
@@ -193,96 +153,48 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /* --- modules -------------------------------------------------------------- */
 
-typedef struct
-{
-  StModule *module;
-  uint64_t start;
-  uint64_t end;
-} Candidate;
-
-static int
-candidate_cmp (const void *a, const void *b)
-{
-  const Candidate *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Reports one module per mapped file (several mappings of one file at
-   one bias are one module).  */
+/* Reports the process's modules (process-modules.h) to its Dwfl.  */
 static void
 report_modules (ProcessState *s)
 {
-  StAddressSpace *as = s->process->maps;
-  GArray *cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  StProcessModules *pm = &s->modules;
 
-  for (guint i = 0; i < st_address_space_size (as); i++)
-    {
-      const StMap *map = st_address_space_get (as, i);
-      uint64_t bias;
-
-      if (!st_map_maybe_code (map)
-          || (map->filename[0] != '/' && strcmp (map->filename, "[vdso]") != 0))
-        continue;
-      StModule *m = st_module_cache_get (s->u->modules, map);
-      if (m->elf == NULL || !st_module_bias (m, map, &bias))
-        continue;
-      Candidate c = { m, bias + m->low_vaddr, bias + m->high_vaddr };
-      gboolean dup = FALSE;
-      for (guint j = 0; j < cands->len; j++)
-        {
-          Candidate *o = &g_array_index (cands, Candidate, j);
-          if (o->module == m && o->start == c.start)
-            dup = TRUE;
-        }
-      if (!dup)
-        g_array_append_val (cands, c);
-    }
-  g_array_sort (cands, candidate_cmp);
-
+  st_process_modules_build (pm, s->process->maps);
   dwfl_report_begin (s->dwfl);
-  s->n_modules = 0;
-  uint64_t covered = 0;
-  for (guint i = 0; i < cands->len; i++)
+  for (guint i = 0; i < pm->n;)
     {
-      Candidate *c = &g_array_index (cands, Candidate, i);
-      if (c->start < covered)
-        continue;   /* overlaps the previous module: a stale mapping */
+      const StProcessModule *c = &pm->mods[i];
       Dwfl_Module *mod = dwfl_report_module (s->dwfl, c->module->name,
                                              c->start, c->end);
       if (mod == NULL)
-        continue;
+        {
+          st_process_modules_remove (pm, i);
+          continue;
+        }
       void **userdata;
       dwfl_module_info (mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
       *userdata = c->module;
-      covered = c->end;
-      s->n_modules++;
-      if (s->layout == NULL)
-        s->layout = st_register_layout (c->module->machine);
+      i++;
     }
   dwfl_report_end (s->dwfl, NULL, NULL);
-  g_array_free (cands, TRUE);
-  s->reported_generation = st_address_space_generation (as);
+  s->reported_generation = st_address_space_generation (s->process->maps);
 }
 
 static ProcessState *
 process_state (StDwflUnwinder *u, StProcess *p)
 {
-  ProcessState *s = p->unwind_state;
+  ProcessState *s = p->unwind_state[ST_UNWIND_SLOT_DWFL];
 
   if (s == NULL)
     {
-      if (!p->maps_seen && !p->proc_tried)
-        {
-          /* Nothing in the stream: the process may still be running.  */
-          p->proc_tried = TRUE;
-          p->maps_seen = st_address_space_load_proc (p->maps, p->pid);
-        }
+      st_process_load_maps_once (p);
       s = g_new0 (ProcessState, 1);
       s->u = u;
       s->process = p;
-      s->dwfl = dwfl_begin (&u->callbacks);
-      p->unwind_state = s;
-      p->unwind_state_free = process_state_free;
+      s->dwfl = dwfl_begin (&st_dwfl_offline_callbacks);
+      st_process_modules_init (&s->modules, u->modules);
+      p->unwind_state[ST_UNWIND_SLOT_DWFL] = s;
+      p->unwind_state_free[ST_UNWIND_SLOT_DWFL] = process_state_free;
     }
   if (s->reported_generation != st_address_space_generation (p->maps))
     report_modules (s);
@@ -317,6 +229,9 @@ frame_cb (Dwfl_Frame *state, void *arg)
   Dwarf_Addr pc;
   bool activation;
 
+  /* For a caller this unwinds it already (to learn whether the next
+     frame is a signal frame): its reads count for the frames delivered
+     so far.  */
   if (!dwfl_frame_pc (state, &pc, &activation))
     return DWARF_CB_ABORT;
   /* A caller's PC is a return address: step back into the call.  */
@@ -329,16 +244,24 @@ frame_cb (Dwfl_Frame *state, void *arg)
     sp = 0;
   c->sps[c->n_ips] = sp;
   c->ips[c->n_ips++] = pc;
+  c->mem.frame = c->n_ips;
   return c->n_ips < c->max_ips ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-/* Whether PC lies in the function at its module's ELF entry point
-   (_start): the outermost frame of a process, even where the start-up
-   code carries no CFI saying so (ld.so's _start).  */
+/* --- the outcome ---------------------------------------------------------- */
+
 static gboolean
-at_entry_point (Dwfl *dwfl, uint64_t pc)
+dwfl_in_module (void *user, uint64_t pc)
 {
-  Dwfl_Module *mod = dwfl_addrmodule (dwfl, pc);
+  ProcessState *s = user;
+  return dwfl_addrmodule (s->dwfl, pc) != NULL;
+}
+
+static gboolean
+dwfl_at_entry_point (void *user, uint64_t pc)
+{
+  ProcessState *s = user;
+  Dwfl_Module *mod = dwfl_addrmodule (s->dwfl, pc);
   Dwarf_Addr bias;
   GElf_Ehdr ehdr;
   GElf_Sym sym;
@@ -355,6 +278,12 @@ at_entry_point (Dwfl *dwfl, uint64_t pc)
   return pc >= entry && pc - entry < 64;
 }
 
+static const char *
+dwfl_detail (void *user)
+{
+  return dwfl_errmsg (-1);
+}
+
 void
 st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
@@ -362,32 +291,21 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
 {
   SampleContext c = { .ev = ev, .ips = ips, .sps = sps, .max_ips = max_ips };
 
-  memset (res, 0, sizeof *res);
-  res->status = ST_UNWIND_FAILED;
-
   ProcessState *s = process_state (u, p);
-  if (st_address_space_size (p->maps) == 0)
-    {
-      res->cause = ST_CAUSE_NO_MAPS;
-      return;
-    }
-  if (s->layout == NULL)
-    {
-      /* No usable module, or none of a supported architecture.  */
-      res->cause = s->n_modules == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
-      return;
-    }
+  const StRegisterLayout *layout = s->modules.layout;
+  if (!st_walk_start (res, ST_PATH_DWFL, p, &s->modules))
+    return;
   uint64_t ip;
   if (ev->stack.abi == ST_REGS_ABI_NONE
-      || !st_event_register (ev, s->layout->perf_sp, &c.sp)
-      || !st_event_register (ev, s->layout->perf_ip, &ip))
+      || !st_event_register (ev, layout->perf_sp, &c.sp)
+      || !st_event_register (ev, layout->perf_ip, &ip))
     {
       res->cause = ST_CAUSE_NO_REGS;
       return;
     }
   /* The DWARF stack pointer is the one perf's SP maps to.  */
-  for (guint i = 0; i < s->layout->n_dwarf; i++)
-    if (s->layout->perf_of_dwarf[i] == s->layout->perf_sp)
+  for (guint i = 0; i < layout->n_dwarf; i++)
+    if (layout->perf_of_dwarf[i] == layout->perf_sp)
       c.sp_regno = i;
   if (!s->attached)
     {
@@ -403,52 +321,11 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
       s->attached = TRUE;
     }
 
+  st_sample_memory_init (&c.mem, ev, c.sp, p, u->modules);
   s->sample = &c;
   int rc = dwfl_getthread_frames (s->dwfl, ev->tid, frame_cb, &c);
   s->sample = NULL;
 
-  /* Frames past the last one in a known module are garbage read from a
-     wrong CFA: drop them.  */
-  while (c.n_ips > 1 && dwfl_addrmodule (s->dwfl, ips[c.n_ips - 1]) == NULL)
-    {
-      c.n_ips--;
-      rc = -1;
-      if (res->cause == ST_CAUSE_NONE)
-        res->cause = ST_CAUSE_NO_MODULE;
-    }
-  res->n_ips = c.n_ips;
-
-  if (c.n_ips == 0)
-    {
-      res->status = ST_UNWIND_FAILED;
-      res->cause = ST_CAUSE_NO_REGS;
-      res->detail = dwfl_errmsg (-1);
-      return;
-    }
-  /* Saved state beyond the stack copy, or an unreadable return address
-     of the last frame, cut the chain.  */
-  gboolean cut = c.failed_past_stack
-                 || (c.failed_read && c.failed_at_frame == c.n_ips);
-  if ((rc == 0 && !cut) || at_entry_point (s->dwfl, ips[c.n_ips - 1]))
-    {
-      res->status = ST_UNWIND_COMPLETE;
-      res->cause = ST_CAUSE_NONE;
-      return;
-    }
-  if (dwfl_addrmodule (s->dwfl, ips[0]) == NULL)
-    {
-      res->status = ST_UNWIND_FAILED;
-      res->cause = ST_CAUSE_NO_MODULE;
-      return;
-    }
-  res->status = ST_UNWIND_TRUNCATED;
-  if (c.n_ips >= max_ips)
-    res->cause = ST_CAUSE_MAX_DEPTH;
-  else if (cut)
-    res->cause = c.failed_past_stack ? ST_CAUSE_STACK_END : ST_CAUSE_MEMORY;
-  else if (res->cause == ST_CAUSE_NONE)
-    {
-      res->cause = ST_CAUSE_NO_CFI;
-      res->detail = dwfl_errmsg (-1);
-    }
+  StWalkOracle oracle = { dwfl_in_module, dwfl_at_entry_point, dwfl_detail, s };
+  st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, &c.mem, &oracle, res);
 }

@@ -1,7 +1,8 @@
 /* Offline unwinding of raw-stack samples with libdwfl (elfutils 0.188
    public API): one Dwfl per process, reused across its samples, modules
    reported from the process's mappings, memory served from the stack
-   copy or the mapped files.  */
+   copy or the mapped files.  The reference engine (--engine dwfl), and
+   the fast engine's fallback and symbolizer.  */
 #ifndef ST_DWFL_UNWINDER_H
 #define ST_DWFL_UNWINDER_H
 
@@ -11,38 +12,7 @@
 #include "model/event.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
-
-#define ST_UNWIND_MAX_FRAMES 256
-
-typedef enum
-{
-  ST_UNWIND_COMPLETE,   /* reached the outermost frame */
-  ST_UNWIND_TRUNCATED,  /* some frames, then stopped early */
-  ST_UNWIND_FAILED,     /* not even the sampled frame */
-} StUnwindStatus;
-
-typedef enum
-{
-  ST_CAUSE_NONE,
-  ST_CAUSE_STACK_END,   /* needed memory beyond the stack copy */
-  ST_CAUSE_MEMORY,      /* needed unreadable memory elsewhere */
-  ST_CAUSE_NO_MODULE,   /* a PC in no known module */
-  ST_CAUSE_NO_CFI,      /* libdwfl could not unwind a frame */
-  ST_CAUSE_NO_REGS,     /* registers missing or unsupported ABI */
-  ST_CAUSE_NO_MAPS,     /* nothing known of the process's mappings */
-  ST_CAUSE_ARCH,        /* unsupported architecture */
-  ST_CAUSE_MAX_DEPTH,   /* ST_UNWIND_MAX_FRAMES reached */
-  ST_CAUSE_N
-} StUnwindCause;
-
-typedef struct
-{
-  StUnwindStatus status;
-  StUnwindCause cause;
-  uint32_t n_ips;
-  uint32_t n_stitched;  /* frames borrowed from the thread's last chain */
-  const char *detail;   /* libdwfl's message when it failed, or NULL */
-} StUnwindResult;
+#include "unwind/unwind-result.h"
 
 typedef struct StDwflUnwinder StDwflUnwinder;
 
@@ -63,6 +33,8 @@ void st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p,
    if it has none.  */
 Dwfl *st_dwfl_unwinder_dwfl (StDwflUnwinder *u, StProcess *p);
 
-const char *st_unwind_cause_name (StUnwindCause cause);
+/* libdwfl callbacks for a Dwfl whose modules carry their StModule as
+   userdata: the Elf comes from the module cache.  */
+extern const Dwfl_Callbacks st_dwfl_offline_callbacks;
 
 #endif /* ST_DWFL_UNWINDER_H */

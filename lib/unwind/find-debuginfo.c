@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/debuginfod-fetch.h"
 #include "model/module-cache.h"
 #include "unwind/find-debuginfo.h"
 
@@ -164,14 +163,11 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
     return fd;
 
   GElf_Shdr debug_frame;
-  if (m->debuginfod == NULL || m->build_id_len == 0
+  if (m->build_id_len == 0
       || find_section (m->elf, ".debug_frame", &debug_frame)
       || eh_frame_covers_text (m->elf))
     return -1;
-  g_autofree char *path = st_debuginfod_find (m->debuginfod,
-                                              ST_DEBUGINFOD_DEBUGINFO,
-                                              m->build_id, m->build_id_len,
-                                              NULL);
+  g_autofree char *path = st_module_find_file (m, ST_MODULE_FILE_DEBUGINFO);
   if (path != NULL && (fd = open_matching (mod, path)) >= 0)
     return found (fd, path, debuginfo_file_name);
   return -1;

@@ -15,7 +15,7 @@
 
    libdwfl's own debuginfod client is never used (it would ignore
    --no-debuginfod and keep one client per Dwfl); fetching goes through
-   the module's StDebuginfod.  Thread-safe as far as StDebuginfod is.  */
+   the module cache's finder (st_module_find_file).  Thread-safe as far as StDebuginfod is.  */
 #ifndef ST_FIND_DEBUGINFO_H
 #define ST_FIND_DEBUGINFO_H
 

@@ -286,6 +286,63 @@ test_input_wait_stop (void)
   close (fds[1]);
 }
 
+/* A regular file is mapped: peeked bytes stay valid after later peeks
+   (until released), reading starts at the descriptor's offset, and what
+   the file grows by after it was mapped is still read.  */
+static void
+test_input_mapped_file (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("st-input-XXXXXX", &path, NULL);
+  const size_t size = 3 * 1024 * 1024 + 5;
+  uint8_t *data = g_malloc (size);
+
+  g_assert_cmpint (fd, >=, 0);
+  for (size_t i = 0; i < size; i++)
+    data[i] = (uint8_t) (i * 7 + i / 4096);
+  g_assert_cmpint (write (fd, data, size), ==, (ssize_t) size);
+  /* Reading starts where the descriptor is, as read() would.  */
+  g_assert_cmpint (lseek (fd, 16, SEEK_SET), ==, 16);
+
+  StInput *in = st_input_new (fd);
+  size_t avail;
+  const uint8_t *first = st_input_peek (in, 100, &avail, NULL);
+  g_assert_nonnull (first);
+  g_assert_cmpmem (first, 100, data + 16, 100);
+  g_assert_true (st_input_stable (in, first, 100));
+  st_input_consume (in, 100);
+  uint64_t off = 116;
+  while (off + 4096 <= size)
+    {
+      const uint8_t *p = st_input_peek (in, 4096, &avail, NULL);
+      g_assert_nonnull (p);
+      g_assert_cmpmem (p, 4096, data + off, 4096);
+      st_input_consume (in, 4096);
+      off += 4096;
+    }
+  /* Still valid: nothing was released.  */
+  g_assert_cmpmem (first, 100, data + 16, 100);
+  st_input_release (in, off);
+  g_assert_cmpuint (st_input_offset (in), ==, off);
+
+  /* The file grows: the rest and the new bytes come through the buffer.  */
+  g_assert_cmpint (pwrite (fd, data, 1000, (off_t) size), ==, 1000);
+  size_t rest = size - off;
+  const uint8_t *p = st_input_peek (in, rest + 1000, &avail, NULL);
+  g_assert_nonnull (p);
+  g_assert_cmpmem (p, rest, data + off, rest);
+  g_assert_cmpmem (p + rest, 1000, data, 1000);
+  g_assert_false (st_input_stable (in, p, 8));
+  st_input_consume (in, rest + 1000);
+  g_assert_null (st_input_peek (in, 1, &avail, NULL));
+  g_assert_cmpuint (avail, ==, 0);
+
+  st_input_free (in);
+  close (fd);
+  g_unlink (path);
+  g_free (data);
+}
+
 static void
 test_output_pipe (void)
 {
@@ -403,6 +460,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/read-error", test_input_read_error);
   g_test_add_func ("/input/wait-stall", test_input_wait_stall);
   g_test_add_func ("/input/wait-stop", test_input_wait_stop);
+  g_test_add_func ("/input/mapped-file", test_input_mapped_file);
   g_test_add_func ("/output/pipe", test_output_pipe);
   g_test_add_func ("/output/epipe", test_output_epipe);
   g_test_add_func ("/output/file-pwrite", test_output_file_pwrite);

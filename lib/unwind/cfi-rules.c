@@ -1,0 +1,209 @@
+/* From libdw's view of a CFI row to an StUnwindRule, and back to
+   registers.  The shapes recognised are those dwarf_frame_cfa and
+   dwarf_frame_register (elfutils 0.188) produce for the plain rules:
+   CFA = DW_OP_bregx REG OFF; offset(N) = call_frame_cfa [plus_uconst N];
+   val_offset(N) = the same + stack_value; register(R) = regx R.  */
+#include "config.h"
+
+#include <dwarf.h>
+#include <string.h>
+
+#include "unwind/cfi-rules.h"
+
+static void
+fallback (StUnwindRule *rule, StFallbackReason why)
+{
+  rule->kind = ST_RULE_FALLBACK;
+  rule->fallback = why;
+  rule->n_regs = 0;
+}
+
+/* An offset libdw gives as an unsigned word, if it fits.  */
+static gboolean
+small_offset (Dwarf_Word value, int32_t *out)
+{
+  int64_t v = (int64_t) value;
+
+  if (v < INT32_MIN || v > INT32_MAX)
+    return FALSE;
+  *out = (int32_t) v;
+  return TRUE;
+}
+
+/* Classifies the rule of one register.  Returns FALSE when the rule is
+   not expressible; *KEEP FALSE when the register is undefined.  */
+static gboolean
+register_rule (Dwarf_Frame *frame, unsigned regno, unsigned n_regs,
+               StRegRule *out, gboolean *keep)
+{
+  Dwarf_Op mem[3], *ops;
+  size_t nops;
+
+  *keep = FALSE;
+  memset (out, 0, sizeof *out);
+  out->reg = regno;
+  /* libdwfl skips a register whose rule libdw cannot give.  */
+  if (dwarf_frame_register (frame, regno, mem, &ops, &nops) != 0)
+    return TRUE;
+  if (nops == 0)
+    {
+      if (ops == NULL)
+        {
+          out->kind = ST_REG_SAME;
+          *keep = TRUE;
+        }
+      return TRUE;      /* undefined (or an invalid rule, also skipped) */
+    }
+  if (ops[0].atom == DW_OP_regx && nops == 1)
+    {
+      /* A register libdwfl does not track is never known.  */
+      out->kind = ST_REG_IN_REG;
+      out->src = ops[0].number;
+      *keep = ops[0].number < n_regs;
+      return TRUE;
+    }
+  if (ops[0].atom != DW_OP_call_frame_cfa)
+    return FALSE;
+  size_t i = 1;
+  int32_t offset = 0;
+  if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+    {
+      if (!small_offset (ops[i].number, &offset))
+        return FALSE;
+      i++;
+    }
+  out->kind = ST_REG_AT_CFA;
+  if (i < nops && ops[i].atom == DW_OP_stack_value)
+    {
+      out->kind = ST_REG_IS_CFA;
+      i++;
+    }
+  if (i != nops)
+    return FALSE;
+  out->offset = offset;
+  *keep = TRUE;
+  return TRUE;
+}
+
+void
+st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
+                        StUnwindRule *rule, Dwarf_Addr *start,
+                        Dwarf_Addr *end)
+{
+  bool signal = false;
+  int ra_reg = dwarf_frame_info (frame, start, end, &signal);
+  Dwarf_Op *ops;
+  size_t nops;
+
+  memset (rule, 0, sizeof *rule);
+  rule->kind = ST_RULE_OK;
+  if (signal)
+    {
+      fallback (rule, ST_FALLBACK_SIGNAL);
+      return;
+    }
+  if (ra_reg < 0 || (unsigned) ra_reg != ra)
+    {
+      fallback (rule, ST_FALLBACK_OTHER);
+      return;
+    }
+
+  rule->cfa_reg = ST_RULE_NO_CFA;
+  if (dwarf_frame_cfa (frame, &ops, &nops) == 0 && nops > 0)
+    {
+      if (nops != 1 || ops[0].atom != DW_OP_bregx)
+        {
+          fallback (rule, ST_FALLBACK_EXPRESSION);
+          return;
+        }
+      if (!small_offset (ops[0].number2, &rule->cfa_offset))
+        {
+          fallback (rule, ST_FALLBACK_OTHER);
+          return;
+        }
+      if (ops[0].number < n_regs)
+        rule->cfa_reg = ops[0].number;
+    }
+  /* Else the CFA is undefined or invalid: libdwfl cannot compute it and
+     every register relative to it stays unknown.  */
+
+  for (unsigned regno = 0; regno < n_regs; regno++)
+    {
+      StRegRule r;
+      gboolean keep;
+      if (!register_rule (frame, regno, n_regs, &r, &keep))
+        {
+          fallback (rule, ST_FALLBACK_EXPRESSION);
+          return;
+        }
+      if (!keep)
+        continue;
+      if (r.kind == ST_REG_SAME)
+        {
+          rule->same |= 1u << regno;
+          continue;
+        }
+      if (rule->n_regs == ST_RULE_MAX_REGS)
+        {
+          fallback (rule, ST_FALLBACK_OTHER);
+          return;
+        }
+      rule->regs[rule->n_regs++] = r;
+    }
+
+  /* Grouped by kind, so applying the rule needs no switch; the order of
+     registers does not matter (each rule reads only the callee's).  */
+  StRegRule sorted[ST_RULE_MAX_REGS];
+  unsigned n = 0;
+  for (int kind = ST_REG_AT_CFA; kind <= ST_REG_IN_REG; kind++)
+    for (unsigned i = 0; i < rule->n_regs; i++)
+      if (rule->regs[i].kind == kind)
+        sorted[n++] = rule->regs[i];
+  for (unsigned i = 0; i < n; i++)
+    {
+      rule->n_at_cfa += sorted[i].kind == ST_REG_AT_CFA;
+      rule->n_is_cfa += sorted[i].kind == ST_REG_IS_CFA;
+    }
+  memcpy (rule->regs, sorted, n * sizeof *sorted);
+}
+
+gboolean
+st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
+                   StFrameRegs *next, unsigned ra, StSampleMemory *mem,
+                   uint64_t *pc)
+{
+  const StRegRule *r = rule->regs;
+  const StRegRule *at_end = r + rule->n_at_cfa;
+  const StRegRule *is_end = at_end + rule->n_is_cfa;
+  const StRegRule *end = r + rule->n_regs;
+
+  /* Unchanged registers in one go: copying them all costs less than
+     picking them out.  */
+  memcpy (next->regs, cur->regs, sizeof next->regs);
+  next->set = cur->set & rule->same;
+  if (rule->cfa_reg != ST_RULE_NO_CFA && (cur->set & (1u << rule->cfa_reg)))
+    {
+      uint64_t cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
+      for (; r < at_end; r++)
+        if (st_sample_memory_read (mem, cfa + (int64_t) r->offset,
+                                   &next->regs[r->reg]))
+          next->set |= 1u << r->reg;
+      for (; r < is_end; r++)
+        {
+          next->regs[r->reg] = cfa + (int64_t) r->offset;
+          next->set |= 1u << r->reg;
+        }
+    }
+  else
+    r = is_end;   /* nothing relative to an unknown CFA is known */
+  for (; r < end; r++)
+    if (cur->set & (1u << r->src))
+      {
+        next->regs[r->reg] = cur->regs[r->src];
+        next->set |= 1u << r->reg;
+      }
+  if (!(next->set & (1u << ra)) || next->regs[ra] == 0)
+    return FALSE;
+  *pc = next->regs[ra];
+  return TRUE;
+}

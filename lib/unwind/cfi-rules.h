@@ -1,0 +1,92 @@
+/* Unwind rules: what one row of a module's CFI table says, as a small
+   value the fast engine applies without libdw.  "CFA = rsp + 16, return
+   address at CFA - 8, rbx at CFA - 16, rbp unchanged" is one rule.
+
+   A rule is read from libdw's own interpretation of the CFI
+   (dwarf_cfi_addrframe, dwarf_frame_cfa, dwarf_frame_register), and is
+   applied exactly as libdwfl's frame_unwind.c applies that row, so both
+   engines compute the same registers: every register libdwfl tracks
+   (ebl_frame_nregs) gets its rule, a register whose rule cannot be
+   evaluated (its inputs unknown, its memory unreadable) becomes unknown,
+   and the return address register gives the caller's PC.  What a rule
+   cannot say (a CFA or register given by a DWARF expression, a signal
+   frame, another return address column) makes it ST_RULE_FALLBACK: the
+   fast engine then lets libdwfl unwind the sample.  */
+#ifndef ST_CFI_RULES_H
+#define ST_CFI_RULES_H
+
+#include <elfutils/libdw.h>
+#include <glib.h>
+#include <stdint.h>
+
+#include "unwind/sample-memory.h"
+#include "unwind/unwind-result.h"
+
+/* Registers of a frame: enough for x86_64 (17), the one architecture
+   the fast engine walks (fast-arch.h).  */
+#define ST_FRAME_MAX_REGS 17
+#define ST_RULE_MAX_REGS 12
+#define ST_RULE_NO_CFA 0xff   /* cfa_reg: the CFA cannot be computed */
+
+typedef enum
+{
+  ST_RULE_OK,           /* apply it */
+  ST_RULE_NO_CFI,       /* no CFI covers the address */
+  ST_RULE_FALLBACK,     /* libdwfl must unwind from here */
+} StRuleKind;
+
+typedef enum
+{
+  ST_REG_SAME,          /* keeps the callee's value */
+  ST_REG_AT_CFA,        /* saved at CFA + offset */
+  ST_REG_IS_CFA,        /* is CFA + offset */
+  ST_REG_IN_REG,        /* in register SRC of the callee */
+} StRegRuleKind;
+
+typedef struct
+{
+  uint8_t reg;
+  uint8_t kind;         /* StRegRuleKind */
+  uint8_t src;          /* ST_REG_IN_REG */
+  uint8_t pad;
+  int32_t offset;
+} StRegRule;
+
+/* Registers neither in SAME nor listed are undefined in the caller.  */
+typedef struct
+{
+  uint8_t kind;         /* StRuleKind */
+  uint8_t fallback;     /* StFallbackReason, for ST_RULE_FALLBACK */
+  uint8_t cfa_reg;      /* ST_RULE_NO_CFA when unknown */
+  uint8_t n_regs;       /* entries of REGS */
+  int32_t cfa_offset;
+  uint32_t same;        /* bit R: register R keeps the callee's value */
+  uint8_t n_at_cfa;     /* REGS: first the ST_REG_AT_CFA ones, */
+  uint8_t n_is_cfa;     /* then the ST_REG_IS_CFA ones, then IN_REG */
+  uint16_t pad;
+  StRegRule regs[ST_RULE_MAX_REGS];   /* the other defined registers */
+} StUnwindRule;
+
+/* The registers of one frame, as libdwfl's Dwfl_Frame holds them.  */
+typedef struct
+{
+  uint64_t regs[ST_FRAME_MAX_REGS];
+  uint32_t set;         /* bit R: regs[R] is known */
+} StFrameRegs;
+
+/* Reads the rule of the CFI row FRAME (from dwarf_cfi_addrframe) for an
+   architecture with N_REGS tracked registers and return address column
+   RA.  Returns the row's address range in *START, *END.  */
+void st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs,
+                             unsigned ra, StUnwindRule *rule,
+                             Dwarf_Addr *start, Dwarf_Addr *end);
+
+/* Applies ST_RULE_OK rule RULE to CUR, giving the caller's registers in
+   NEXT.  Reads memory through MEM (which records failures).  Returns
+   TRUE with the caller's return address (RA register) in *PC, FALSE when
+   it is unknown or zero: the walk ends there.  */
+gboolean st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
+                            StFrameRegs *next, unsigned ra,
+                            StSampleMemory *mem, uint64_t *pc);
+
+#endif /* ST_CFI_RULES_H */

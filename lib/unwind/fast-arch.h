@@ -1,0 +1,30 @@
+/* What the fast engine needs to know of an architecture: the registers
+   libdwfl tracks for it (ebl_frame_nregs), the return address column,
+   and its unwinder for frames without CFI (libdwfl's ebl_unwind: a frame
+   pointer walk).  Only x86_64 has one (x86_64-frame.c); samples of other
+   architectures (i386, aarch64) go to the libdwfl engine whole.  */
+#ifndef ST_FAST_ARCH_H
+#define ST_FAST_ARCH_H
+
+#include <glib.h>
+
+#include "unwind/cfi-rules.h"
+#include "unwind/sample-memory.h"
+
+typedef struct
+{
+  const char *name;
+  int machine;               /* ELF e_machine */
+  unsigned n_regs;           /* DWARF registers 0..n_regs-1 */
+  unsigned ra;               /* return address column */
+  unsigned sp;               /* DWARF stack pointer */
+  /* Unwinds CUR without CFI into NEXT and *PC; FALSE when it cannot (the
+     walk then stops with an error, as libdwfl's does).  */
+  gboolean (*no_cfi_step) (const StFrameRegs *cur, StFrameRegs *next,
+                           StSampleMemory *mem, uint64_t *pc);
+} StFastArch;
+
+/* The description for ELF machine MACHINE, or NULL.  */
+const StFastArch *st_fast_arch (int machine);
+
+#endif /* ST_FAST_ARCH_H */

@@ -1,0 +1,317 @@
+/* The fast engine's walk.  It follows libdwfl 0.188's
+   dwfl_thread_getframes + frame_unwind.c step by step, including when
+   reads happen (they decide, through StSampleMemory's failure record,
+   whether a walk was cut by the end of the stack copy):
+
+   - the leaf frame is unwound after it is delivered, every later frame
+     before (dwfl_frame_pc asks whether the caller is a signal frame);
+   - an unwind that finds neither CFI nor a usable frame pointer is
+     discarded and tried once more after the frame is delivered;
+   - CFI is looked up at the PC of the leaf, at PC - 1 of callers.  */
+#include "config.h"
+
+#include <string.h>
+
+#include "unwind/fast-arch.h"
+#include "unwind/fast-unwinder.h"
+#include "unwind/process-modules.h"
+#include "unwind/registers.h"
+#include "unwind/rule-cache.h"
+#include "unwind/sample-memory.h"
+#include "unwind/walk-outcome.h"
+
+struct StFastUnwinder
+{
+  StModuleCache *modules;
+  StDwflUnwinder *dwfl;
+};
+
+typedef struct
+{
+  StProcess *process;
+  StProcessModules modules;
+  uint64_t generation;
+  const StFastArch *arch;     /* NULL: not for the fast engine */
+} ProcessState;
+
+StFastUnwinder *
+st_fast_unwinder_new (StModuleCache *modules)
+{
+  StFastUnwinder *u = g_new0 (StFastUnwinder, 1);
+
+  u->modules = modules;
+  u->dwfl = st_dwfl_unwinder_new (modules);
+  st_module_cache_set_prepare (modules, st_rule_cache_prepare, NULL);
+  return u;
+}
+
+void
+st_fast_unwinder_free (StFastUnwinder *u)
+{
+  if (u == NULL)
+    return;
+  st_dwfl_unwinder_free (u->dwfl);
+  g_free (u);
+}
+
+StDwflUnwinder *
+st_fast_unwinder_dwfl_engine (StFastUnwinder *u)
+{
+  return u->dwfl;
+}
+
+static void
+process_state_free (gpointer data)
+{
+  ProcessState *s = data;
+
+  st_process_modules_clear (&s->modules);
+  g_free (s);
+}
+
+/* The fast engine takes a process when every module is of one
+   architecture it knows and has its rule tables.  */
+static const StFastArch *
+process_arch (const StProcessModules *pm)
+{
+  if (pm->layout == NULL)
+    return NULL;
+  const StFastArch *arch = st_fast_arch (pm->layout->elf_machine);
+  if (arch == NULL)
+    return NULL;
+  for (guint i = 0; i < pm->n; i++)
+    {
+      const StModule *m = pm->mods[i].module;
+      if (m->machine != arch->machine || m->elf_class != ELFCLASS64
+          || m->tables == NULL)
+        return NULL;
+    }
+  return arch;
+}
+
+static ProcessState *
+process_state (StFastUnwinder *u, StProcess *p)
+{
+  ProcessState *s = p->unwind_state[ST_UNWIND_SLOT_FAST];
+
+  if (s == NULL)
+    {
+      st_process_load_maps_once (p);
+      s = g_new0 (ProcessState, 1);
+      s->process = p;
+      st_process_modules_init (&s->modules, u->modules);
+      p->unwind_state[ST_UNWIND_SLOT_FAST] = s;
+      p->unwind_state_free[ST_UNWIND_SLOT_FAST] = process_state_free;
+    }
+  uint64_t generation = st_address_space_generation (p->maps);
+  if (s->generation != generation)
+    {
+      st_process_modules_build (&s->modules, p->maps);
+      s->arch = process_arch (&s->modules);
+      s->generation = generation;
+    }
+  return s;
+}
+
+/* --- one step ---------------------------------------------------------------- */
+
+typedef enum
+{
+  STEP_CALLER,       /* the caller's registers and PC are known */
+  STEP_OUTERMOST,    /* no caller: its PC is undefined */
+  STEP_FAILED,       /* no way to unwind this frame */
+  STEP_FALLBACK,     /* a rule we cannot apply: libdwfl must do it */
+} Step;
+
+typedef struct
+{
+  ProcessState *s;
+  const StFastArch *arch;
+  StSampleMemory mem;
+  StFallbackReason fallback;
+  gboolean by_frame_pointer;   /* the last step used no CFI */
+} Walk;
+
+/* Unwinds the frame at PC with registers CUR (libdwfl's
+   __libdwfl_frame_unwind).  */
+static Step
+step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
+      StFrameRegs *next, uint64_t *next_pc)
+{
+  uint64_t lookup = initial ? pc : pc - 1;
+  const StProcessModule *pm = st_process_modules_find (&w->s->modules, lookup);
+
+  w->by_frame_pointer = FALSE;
+  if (pm != NULL)
+    {
+      const StUnwindRule *rule = st_rule_cache_lookup (pm->module->tables,
+                                                       lookup - pm->bias);
+      switch (rule->kind)
+        {
+        case ST_RULE_OK:
+          return st_cfi_rule_apply (rule, cur, next, w->arch->ra, &w->mem,
+                                    next_pc)
+                 ? STEP_CALLER : STEP_OUTERMOST;
+        case ST_RULE_FALLBACK:
+          w->fallback = rule->fallback;
+          return STEP_FALLBACK;
+        default:
+          break;
+        }
+    }
+  w->by_frame_pointer = TRUE;
+  return w->arch->no_cfi_step (cur, next, &w->mem, next_pc)
+         ? STEP_CALLER : STEP_FAILED;
+}
+
+typedef enum
+{
+  WALK_OUTERMOST,
+  WALK_STOPPED,
+  WALK_FALLBACK,
+} WalkEnd;
+
+static WalkEnd
+walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
+      uint32_t max, uint32_t *n_out, uint32_t *n_fp)
+{
+  StFrameRegs other, *cur = regs, *next = &other;
+  const unsigned sp_reg = w->arch->sp;
+  gboolean initial = TRUE;
+  uint32_t n = 0;
+  uint64_t next_pc = 0;
+  Step st = STEP_FAILED;
+  WalkEnd end;
+
+  for (;;)
+    {
+      if (!initial)
+        {
+          /* Unwound while delivering it (signal frame check).  */
+          st = step (w, cur, pc, FALSE, next, &next_pc);
+          if (st == STEP_FALLBACK)
+            return WALK_FALLBACK;
+        }
+      ips[n] = initial || pc == 0 ? pc : pc - 1;
+      sps[n] = initial ? w->mem.sp
+                       : (cur->set & (1u << sp_reg)) ? cur->regs[sp_reg] : 0;
+      w->mem.frame = ++n;
+      if (n >= max)
+        {
+          end = WALK_STOPPED;
+          break;
+        }
+      if (initial || st == STEP_FAILED)
+        {
+          /* The leaf's unwind, or the retry of a discarded one.  */
+          st = step (w, cur, pc, initial, next, &next_pc);
+          if (st == STEP_FALLBACK)
+            return WALK_FALLBACK;
+        }
+      if (st == STEP_FAILED)
+        {
+          end = WALK_STOPPED;
+          break;
+        }
+      if (st == STEP_OUTERMOST)
+        {
+          end = WALK_OUTERMOST;
+          break;
+        }
+      if (w->by_frame_pointer)
+        (*n_fp)++;
+      StFrameRegs *t = cur;
+      cur = next;
+      next = t;
+      pc = next_pc;
+      initial = FALSE;
+    }
+  *n_out = n;
+  return end;
+}
+
+/* --- the outcome ---------------------------------------------------------- */
+
+static gboolean
+fast_in_module (void *user, uint64_t pc)
+{
+  ProcessState *s = user;
+  return st_process_modules_find (&s->modules, pc) != NULL;
+}
+
+static gboolean
+fast_at_entry_point (void *user, uint64_t pc)
+{
+  ProcessState *s = user;
+  const StProcessModule *m = st_process_modules_find (&s->modules, pc);
+
+  return m != NULL && m->module->tables != NULL
+         && st_rule_cache_at_entry_point (m->module->tables, pc - m->bias);
+}
+
+static const char *
+fast_detail (void *user)
+{
+  return "no CFI and no usable frame pointer";
+}
+
+static void
+hand_to_dwfl (StFastUnwinder *u, StProcess *p, const StEvent *ev,
+              uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+              StUnwindResult *res, StFallbackReason why)
+{
+  st_dwfl_unwinder_unwind (u->dwfl, p, ev, ips, sps, max_ips, res);
+  res->path = ST_PATH_FALLBACK;
+  res->fallback = why;
+}
+
+void
+st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
+                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+                         StUnwindResult *res)
+{
+  ProcessState *s = process_state (u, p);
+  const StRegisterLayout *layout = s->modules.layout;
+  if (!st_walk_start (res, ST_PATH_RULES, p, &s->modules))
+    return;
+  if (s->arch == NULL || ev->stack.abi != ST_REGS_ABI_64)
+    {
+      hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, ST_FALLBACK_ARCH);
+      return;
+    }
+
+  uint64_t by_perf[64];
+  uint64_t present = st_event_registers (ev, by_perf);
+  if (!(present & (1ull << layout->perf_sp))
+      || !(present & (1ull << layout->perf_ip)))
+    {
+      res->cause = ST_CAUSE_NO_REGS;
+      return;
+    }
+  uint64_t sp = by_perf[layout->perf_sp], pc = by_perf[layout->perf_ip];
+  StFrameRegs regs;
+  regs.set = 0;
+  for (guint i = 0; i < layout->n_dwarf; i++)
+    {
+      int perf = layout->perf_of_dwarf[i];
+      if (perf >= 0 && (present & (1ull << perf)))
+        {
+          regs.regs[i] = by_perf[perf];
+          regs.set |= 1u << i;
+        }
+    }
+
+  Walk w = { .s = s, .arch = s->arch };
+  st_sample_memory_init (&w.mem, ev, sp, p, u->modules);
+  uint32_t n = 0, n_fp = 0;
+  WalkEnd end = walk (&w, &regs, pc, ips, sps, max_ips, &n, &n_fp);
+  if (end == WALK_FALLBACK)
+    {
+      hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, w.fallback);
+      return;
+    }
+  res->n_fp_frames = n_fp;
+  StWalkOracle oracle = { fast_in_module, fast_at_entry_point, fast_detail, s };
+  st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, &w.mem, &oracle,
+                   res);
+}

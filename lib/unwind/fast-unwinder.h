@@ -1,0 +1,36 @@
+/* The fast engine (--engine fast, the default): unwinds with the cached
+   CFI rules of each module (rule-cache.h), so a typical frame costs a
+   table lookup and a few reads of the stack copy, and no libdw call.
+   It reproduces the libdwfl engine's walk exactly (same CFI, same
+   register rules, same frame-pointer step where a module has no CFI,
+   same reads, same outcome); what it cannot express (a DWARF
+   expression, a signal frame, an architecture other than x86_64) it
+   hands to the libdwfl engine for the whole sample.  */
+#ifndef ST_FAST_UNWINDER_H
+#define ST_FAST_UNWINDER_H
+
+#include <elfutils/libdwfl.h>
+
+#include "model/event.h"
+#include "model/module-cache.h"
+#include "model/process-table.h"
+#include "unwind/dwfl-unwinder.h"
+#include "unwind/unwind-result.h"
+
+typedef struct StFastUnwinder StFastUnwinder;
+
+/* Installs the rule tables' prepare hook on MODULES (before any module
+   is opened).  Takes no ownership of MODULES.  */
+StFastUnwinder *st_fast_unwinder_new (StModuleCache *modules);
+void st_fast_unwinder_free (StFastUnwinder *u);
+
+/* As st_dwfl_unwinder_unwind.  */
+void st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p,
+                              const StEvent *ev, uint64_t *ips,
+                              uint64_t *sps, uint32_t max_ips,
+                              StUnwindResult *result);
+
+/* The libdwfl engine behind it (fallback, and symbols).  */
+StDwflUnwinder *st_fast_unwinder_dwfl_engine (StFastUnwinder *u);
+
+#endif /* ST_FAST_UNWINDER_H */

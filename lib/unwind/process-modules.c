@@ -1,0 +1,106 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/process-modules.h"
+
+void
+st_process_modules_init (StProcessModules *pm, StModuleCache *cache)
+{
+  memset (pm, 0, sizeof *pm);
+  pm->cache = cache;
+}
+
+static void
+release_all (StProcessModules *pm)
+{
+  for (guint i = 0; i < pm->n; i++)
+    st_module_cache_release (pm->cache, pm->mods[i].module);
+  pm->n = 0;
+  pm->last = 0;
+}
+
+void
+st_process_modules_clear (StProcessModules *pm)
+{
+  release_all (pm);
+  g_free (pm->mods);
+  pm->mods = NULL;
+  pm->cap = 0;
+}
+
+static int
+by_start (const void *a, const void *b)
+{
+  const StProcessModule *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void
+st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
+{
+  guint n_maps = st_address_space_size (as);
+  StProcessModule *cands = g_new (StProcessModule, MAX (n_maps, 1));
+  guint n = 0;
+
+  /* New uses first, then the old ones go: a module in both is never
+     left unused in between (and so never evicted and reopened).  */
+  for (guint i = 0; i < n_maps; i++)
+    {
+      const StMap *map = st_address_space_get (as, i);
+      uint64_t bias;
+
+      if (!st_map_maybe_code (map)
+          || (map->filename[0] != '/' && strcmp (map->filename, "[vdso]") != 0))
+        continue;
+      StModule *m = st_module_cache_acquire (pm->cache, map);
+      if (m->elf == NULL || !st_module_bias (m, map, &bias))
+        {
+          st_module_cache_release (pm->cache, m);
+          continue;
+        }
+      StProcessModule c = { m, bias + m->low_vaddr, bias + m->high_vaddr,
+                            bias };
+      gboolean dup = FALSE;
+      for (guint j = 0; j < n && !dup; j++)
+        dup = cands[j].module == m && cands[j].start == c.start;
+      if (dup)
+        st_module_cache_release (pm->cache, m);
+      else
+        cands[n++] = c;
+    }
+  qsort (cands, n, sizeof *cands, by_start);
+  release_all (pm);
+
+  if (pm->cap < n)
+    {
+      pm->cap = n;
+      pm->mods = g_renew (StProcessModule, pm->mods, pm->cap);
+    }
+  uint64_t covered = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      if (cands[i].start < covered)
+        {
+          /* Overlaps the previous module: a stale mapping.  */
+          st_module_cache_release (pm->cache, cands[i].module);
+          continue;
+        }
+      pm->mods[pm->n++] = cands[i];
+      covered = cands[i].end;
+      if (pm->layout == NULL)
+        pm->layout = st_register_layout (cands[i].module->machine);
+    }
+  g_free (cands);
+}
+
+void
+st_process_modules_remove (StProcessModules *pm, guint i)
+{
+  st_module_cache_release (pm->cache, pm->mods[i].module);
+  memmove (pm->mods + i, pm->mods + i + 1,
+           (pm->n - i - 1) * sizeof *pm->mods);
+  pm->n--;
+  pm->last = 0;
+}

@@ -1,0 +1,74 @@
+/* The modules of one process as both engines see them: one entry per
+   mapped ELF file (several mappings of one file at one bias are one
+   module), sorted by address, never overlapping.  libdwfl is told
+   exactly these (dwfl-unwinder.c), the fast engine looks addresses up in
+   them (fast-unwinder.c), so "in a known module" means the same to
+   both.  Each entry holds a use of its StModule (st_module_cache_acquire),
+   so modules in use are never evicted.  */
+#ifndef ST_PROCESS_MODULES_H
+#define ST_PROCESS_MODULES_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "model/address-space.h"
+#include "model/module-cache.h"
+#include "unwind/registers.h"
+
+typedef struct
+{
+  StModule *module;
+  uint64_t start;           /* runtime address of the module's first page */
+  uint64_t end;             /* exclusive */
+  uint64_t bias;            /* runtime address - ELF virtual address */
+} StProcessModule;
+
+typedef struct
+{
+  StModuleCache *cache;
+  StProcessModule *mods;
+  guint n;
+  guint cap;
+  guint last;               /* index of the last lookup hit */
+  /* The register layout of the first module of a supported architecture;
+     kept once known (as the libdwfl engine always did).  */
+  const StRegisterLayout *layout;
+} StProcessModules;
+
+void st_process_modules_init (StProcessModules *pm, StModuleCache *cache);
+void st_process_modules_clear (StProcessModules *pm);
+
+/* Rebuilds the list from the code mappings of AS.  */
+void st_process_modules_build (StProcessModules *pm, const StAddressSpace *as);
+
+/* Drops entry I (e.g. libdwfl refused to report it).  */
+void st_process_modules_remove (StProcessModules *pm, guint i);
+
+/* The module containing ADDR, or NULL.  */
+static inline const StProcessModule *
+st_process_modules_find (StProcessModules *pm, uint64_t addr)
+{
+  if (pm->last < pm->n)
+    {
+      const StProcessModule *m = &pm->mods[pm->last];
+      if (addr >= m->start && addr < m->end)
+        return m;
+    }
+  guint lo = 0, hi = pm->n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (pm->mods[mid].end <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < pm->n && pm->mods[lo].start <= addr)
+    {
+      pm->last = lo;
+      return &pm->mods[lo];
+    }
+  return NULL;
+}
+
+#endif /* ST_PROCESS_MODULES_H */

@@ -1,0 +1,345 @@
+/* Rule cache: rules deduplicated in one array, address ranges in a
+   balanced tree (filled from libdw on a miss), and in front of them a
+   direct-mapped table of exact addresses, which is what nearly every
+   lookup hits: return addresses repeat, and so do hot leaf PCs.  */
+#include "config.h"
+
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/dwfl-unwinder.h"
+#include "unwind/fast-arch.h"
+#include "unwind/rule-cache.h"
+
+#define HOT_MIN_BITS 8
+#define HOT_MAX_BITS 16
+
+typedef struct
+{
+  uint64_t start;
+  uint64_t end;           /* exclusive */
+} Range;
+
+struct StRuleCache
+{
+  struct StRuleCachePublic pub;   /* first: the inline lookup reads it */
+  guint hot_bits;
+  StModule *module;
+  const StFastArch *arch;
+
+  /* A Dwfl of this module alone, at its ELF addresses (bias 0), with
+     the callbacks of the libdwfl engine: the same CFI and symbols.  */
+  Dwfl *dwfl;
+  Dwfl_Module *dmod;
+  Dwarf_CFI *eh;
+  Dwarf_Addr eh_bias;
+  Dwarf_CFI *dwarf;
+  Dwarf_Addr dwarf_bias;
+  gboolean dwarf_tried;
+
+  GArray *rules;          /* StUnwindRule */
+  GHashTable *rule_ids;   /* StUnwindRule bytes -> index + 1 */
+  GTree *ranges;          /* Range* -> index + 1 */
+  guint n_ranges;
+  guint misses;           /* hot table misses since its last resize */
+  GHashTable *entry_memo; /* address -> at entry point + 1 */
+  gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
+  uint64_t entry;         /* e_entry + bias; 0: none */
+  uint64_t bias;          /* of the private Dwfl's module (0) */
+  uint64_t entry_window;  /* answers outside [ENTRY, ENTRY + this) are
+                             FALSE; 0: no such shortcut */
+};
+
+static guint
+rule_hash (gconstpointer key)
+{
+  /* The rule's bytes, a word at a time (the struct is all 4-byte
+     fields and zeroed padding).  */
+  const uint8_t *p = key;
+  guint h = 5381;
+
+  G_STATIC_ASSERT (sizeof (StUnwindRule) % 4 == 0);
+  for (size_t i = 0; i < sizeof (StUnwindRule); i += 4)
+    {
+      uint32_t w;
+      memcpy (&w, p + i, 4);
+      h = (h ^ w) * 0x01000193u;
+    }
+  return h;
+}
+
+static gboolean
+rule_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (StUnwindRule)) == 0;
+}
+
+static gint
+range_cmp (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  const Range *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* For g_tree_search: negative sends the search to smaller keys.  */
+static gint
+range_contains (gconstpointer key, gconstpointer addrp)
+{
+  const Range *r = key;
+  uint64_t addr = *(const uint64_t *) addrp;
+
+  if (addr < r->start)
+    return -1;
+  return addr >= r->end ? 1 : 0;
+}
+
+static void
+rule_cache_free (gpointer data)
+{
+  StRuleCache *c = data;
+
+  if (c == NULL)
+    return;
+  if (c->dwfl != NULL)
+    dwfl_end (c->dwfl);
+  g_free (c->pub.hot);
+  g_array_free (c->rules, TRUE);
+  g_hash_table_destroy (c->rule_ids);
+  g_tree_destroy (c->ranges);
+  g_hash_table_destroy (c->entry_memo);
+  g_free (c);
+}
+
+/* A new, empty hot table of 2^BITS slots (it is only a cache).  */
+static void
+hot_resize (StRuleCache *c, guint bits)
+{
+  gssize old = c->pub.hot != NULL ? (gssize) sizeof (StRuleHot) << c->hot_bits
+                                  : 0;
+
+  g_free (c->pub.hot);
+  c->hot_bits = bits;
+  c->pub.hot = g_new0 (StRuleHot, (gsize) 1 << bits);
+  c->pub.hot_shift = 64 - bits;
+  st_module_account (c->module, ((gssize) sizeof (StRuleHot) << bits) - old);
+}
+
+void
+st_rule_cache_prepare (StModule *m, void *user_data)
+{
+  const StFastArch *arch = st_fast_arch (m->machine);
+
+  if (arch == NULL || m->tables != NULL)
+    return;
+
+  StRuleCache *c = g_new0 (StRuleCache, 1);
+  c->module = m;
+  c->arch = arch;
+  c->rules = g_array_new (FALSE, FALSE, sizeof (StUnwindRule));
+  c->rule_ids = g_hash_table_new_full (rule_hash, rule_equal, g_free, NULL);
+  c->ranges = g_tree_new_full (range_cmp, NULL, g_free, NULL);
+  c->entry_memo = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                         g_free, NULL);
+  m->tables = c;
+  m->tables_free = rule_cache_free;
+  st_module_account (m, sizeof *c);
+  /* A slot per 256 bytes of code, within bounds: a big program's table
+     starts big, rather than growing (and emptying) on the hot path.  */
+  guint bits = HOT_MIN_BITS;
+  while (bits < HOT_MAX_BITS
+         && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
+    bits++;
+  hot_resize (c, bits);
+
+  c->dwfl = dwfl_begin (&st_dwfl_offline_callbacks);
+  dwfl_report_begin (c->dwfl);
+  c->dmod = dwfl_report_module (c->dwfl, m->name, m->low_vaddr,
+                                MAX (m->high_vaddr, m->low_vaddr + 1));
+  if (c->dmod != NULL)
+    {
+      void **userdata;
+      dwfl_module_info (c->dmod, &userdata, NULL, NULL, NULL, NULL, NULL,
+                        NULL);
+      *userdata = m;
+    }
+  dwfl_report_end (c->dwfl, NULL, NULL);
+  /* .eh_frame now (cheap: its header); .debug_frame only when .eh_frame
+     leaves an address uncovered, since it may mean reading a separate
+     debug file.  */
+  if (c->dmod != NULL)
+    c->eh = dwfl_module_eh_cfi (c->dmod, &c->eh_bias);
+}
+
+static guint
+intern_rule (StRuleCache *c, const StUnwindRule *rule)
+{
+  guint id = GPOINTER_TO_UINT (g_hash_table_lookup (c->rule_ids, rule));
+
+  if (id != 0)
+    return id - 1;
+  g_array_append_val (c->rules, *rule);
+  c->pub.rules = (StUnwindRule *) c->rules->data;
+  id = c->rules->len;
+  g_hash_table_insert (c->rule_ids, g_memdup2 (rule, sizeof *rule),
+                       GUINT_TO_POINTER (id));
+  st_module_account (c->module, 2 * sizeof *rule + 32);
+  return id - 1;
+}
+
+/* libdwfl's order: .eh_frame, then .debug_frame, else no CFI.  A
+   .debug_frame row (or no row) is kept for ADDR alone: .eh_frame might
+   cover a neighbouring address, and it comes first there.  */
+static guint
+fill (StRuleCache *c, uint64_t addr, Range *range)
+{
+  Dwarf_Frame *frame;
+  StUnwindRule rule;
+  Dwarf_Addr start, end;
+
+  range->start = addr;
+  range->end = addr + 1;
+  if (c->eh != NULL && dwarf_cfi_addrframe (c->eh, addr - c->eh_bias, &frame) == 0)
+    {
+      st_cfi_rule_from_frame (frame, c->arch->n_regs, c->arch->ra, &rule,
+                              &start, &end);
+      free (frame);
+      /* The row ends at END; its start as libdw reports it is not to be
+         trusted (after DW_CFA_restore_state it is the remembered row's),
+         so the range starts at ADDR.  */
+      if (addr < end + c->eh_bias)
+        range->end = end + c->eh_bias;
+      return intern_rule (c, &rule);
+    }
+  if (!c->dwarf_tried && c->dmod != NULL)
+    {
+      c->dwarf_tried = TRUE;
+      c->dwarf = dwfl_module_dwarf_cfi (c->dmod, &c->dwarf_bias);
+    }
+  if (c->dwarf != NULL
+      && dwarf_cfi_addrframe (c->dwarf, addr - c->dwarf_bias, &frame) == 0)
+    {
+      st_cfi_rule_from_frame (frame, c->arch->n_regs, c->arch->ra, &rule,
+                              &start, &end);
+      free (frame);
+      return intern_rule (c, &rule);
+    }
+  memset (&rule, 0, sizeof rule);
+  rule.kind = ST_RULE_NO_CFI;
+  return intern_rule (c, &rule);
+}
+
+const StUnwindRule *
+st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
+{
+  GTreeNode *node = g_tree_search_node (c->ranges, range_contains, &addr);
+  const Range *range;
+  guint id;
+
+  if (node != NULL)
+    {
+      range = g_tree_node_key (node);
+      id = GPOINTER_TO_UINT (g_tree_node_value (node)) - 1;
+    }
+  else
+    {
+      Range *r = g_new (Range, 1);
+      id = fill (c, addr, r);
+      g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
+      c->n_ranges++;
+      st_module_account (c->module, sizeof *r + 48);
+      range = r;
+    }
+  /* Misses by the thousand for a small table: the module's hot addresses
+     do not fit, make it bigger.  */
+  if (++c->misses > (1u << c->hot_bits) && c->hot_bits < HOT_MAX_BITS)
+    {
+      hot_resize (c, c->hot_bits + 2);
+      c->misses = 0;
+    }
+  StRuleHot *h = st_rule_cache_hot_slot (&c->pub, addr);
+  h->start = range->start;
+  h->len = (uint32_t) MIN (range->end - range->start, (uint64_t) G_MAXUINT32);
+  h->rule = id;
+  return &c->pub.rules[id];
+}
+
+/* libdwfl's answer (the libdwfl engine's at_entry_point) is a symbol
+   lookup, a linear search in big symbol tables: too slow for every
+   truncated walk.  It can only be TRUE for an address in a symbol that
+   starts at the entry point, or within 64 bytes of it when no symbol
+   covers it; so when every symbol at the entry point has a size (no
+   sizeless one, which libdwfl could pick for any address after it), the
+   answer is FALSE outside [entry, entry + max (largest size, 64)), and
+   only addresses inside need the lookup (memoized).  */
+static void
+find_entry_window (StRuleCache *c)
+{
+  Dwarf_Addr bias;
+  Elf *elf = c->dmod != NULL ? dwfl_module_getelf (c->dmod, &bias) : NULL;
+  GElf_Ehdr ehdr;
+
+  c->entry_known = TRUE;
+  if (elf == NULL || gelf_getehdr (elf, &ehdr) == NULL || ehdr.e_entry == 0)
+    return;
+  c->bias = bias;
+  c->entry = ehdr.e_entry + bias;
+
+  uint64_t window = 64;
+  int n = dwfl_module_getsymtab (c->dmod);
+  for (int i = 1; i < n; i++)
+    {
+      GElf_Sym sym;
+      GElf_Addr value;
+      if (dwfl_module_getsym_info (c->dmod, i, &sym, &value, NULL, NULL,
+                                   NULL) == NULL
+          || value != c->entry)
+        continue;
+      if (sym.st_size == 0)
+        return;         /* no shortcut */
+      window = MAX (window, sym.st_size);
+    }
+  c->entry_window = window;
+}
+
+gboolean
+st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
+{
+  if (!c->entry_known)
+    find_entry_window (c);
+
+  uint64_t pc = addr + c->bias;
+  if (c->entry == 0 || pc < c->entry
+      || (c->entry_window != 0 && pc - c->entry >= c->entry_window))
+    return FALSE;
+
+  gpointer memo = g_hash_table_lookup (c->entry_memo, &addr);
+  if (memo != NULL)
+    return GPOINTER_TO_UINT (memo) - 1;
+
+  gboolean at;
+  GElf_Sym sym;
+  GElf_Off off;
+  if (dwfl_module_addrinfo (c->dmod, pc, &off, &sym, NULL, NULL, NULL)
+      != NULL)
+    at = pc - off == c->entry;
+  else
+    at = pc >= c->entry && pc - c->entry < 64;
+  uint64_t *key = g_new (uint64_t, 1);
+  *key = addr;
+  g_hash_table_insert (c->entry_memo, key, GUINT_TO_POINTER (at + 1));
+  st_module_account (c->module, 48);
+  return at;
+}
+
+guint
+st_rule_cache_n_rules (const StRuleCache *c)
+{
+  return c->rules->len;
+}
+
+guint
+st_rule_cache_n_ranges (const StRuleCache *c)
+{
+  return c->n_ranges;
+}

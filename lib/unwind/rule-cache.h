@@ -1,0 +1,73 @@
+/* The prepared tables of one module for the fast engine: its CFI (the
+   same .eh_frame, then .debug_frame, that libdwfl would use, found
+   through a private single-module Dwfl with the same callbacks), and the
+   unwind rules read from it, filled lazily and cached per address range,
+   so that a lookup after the first costs a hash probe and no libdw call.
+
+   Addresses are ELF virtual addresses of the module (runtime address
+   minus the load bias).  Attached to an StModule by the module cache's
+   prepare hook; everything here touches only its own module.  */
+#ifndef ST_RULE_CACHE_H
+#define ST_RULE_CACHE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "model/module-cache.h"
+#include "unwind/cfi-rules.h"
+
+typedef struct StRuleCache StRuleCache;
+
+/* The module cache's prepare hook: attaches an empty rule cache to a
+   module of an architecture the fast engine knows (fast-arch.h), with
+   its .eh_frame opened (USER_DATA unused).  */
+void st_rule_cache_prepare (StModule *module, void *user_data);
+
+/* The rule for ELF address ADDR of MODULE (prepared by the hook).  The
+   pointer is valid until the next lookup in the same module.  */
+const StUnwindRule *st_rule_cache_lookup_slow (StRuleCache *c,
+                                               uint64_t addr);
+
+/* Whether ADDR lies in the function at the module's ELF entry point
+   (_start), as libdwfl's symbol table sees it.  */
+gboolean st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr);
+
+/* Rules and ranges filled so far.  */
+guint st_rule_cache_n_rules (const StRuleCache *c);
+guint st_rule_cache_n_ranges (const StRuleCache *c);
+
+/* The hot path: a direct-mapped table of recently used ranges, indexed
+   by the address's 16-byte granule, so that the PCs of a hot loop share
+   an entry.  An entry holds its range and is checked against it.  */
+typedef struct
+{
+  uint64_t start;
+  uint32_t len;         /* 0: empty slot */
+  uint32_t rule;        /* index */
+} StRuleHot;
+
+struct StRuleCachePublic
+{
+  StRuleHot *hot;
+  uint32_t hot_shift;   /* 64 - log2 (number of slots) */
+  StUnwindRule *rules;  /* by index */
+};
+
+static inline StRuleHot *
+st_rule_cache_hot_slot (struct StRuleCachePublic *p, uint64_t addr)
+{
+  return &p->hot[((addr >> 4) * 0x9e3779b97f4a7c15ull) >> p->hot_shift];
+}
+
+static inline const StUnwindRule *
+st_rule_cache_lookup (StRuleCache *c, uint64_t addr)
+{
+  struct StRuleCachePublic *p = (struct StRuleCachePublic *) c;
+  const StRuleHot *h = st_rule_cache_hot_slot (p, addr);
+
+  if (addr - h->start < h->len)
+    return &p->rules[h->rule];
+  return st_rule_cache_lookup_slow (c, addr);
+}
+
+#endif /* ST_RULE_CACHE_H */

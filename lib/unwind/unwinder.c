@@ -1,0 +1,63 @@
+#include "config.h"
+
+#include "unwind/dwfl-unwinder.h"
+#include "unwind/fast-unwinder.h"
+#include "unwind/unwinder.h"
+
+struct StUnwinder
+{
+  StEngine engine;
+  StFastUnwinder *fast;     /* ST_ENGINE_FAST */
+  StDwflUnwinder *dwfl;     /* the libdwfl engine (fast's fallback) */
+};
+
+StUnwinder *
+st_unwinder_new (StEngine engine, StModuleCache *modules)
+{
+  StUnwinder *u = g_new0 (StUnwinder, 1);
+
+  u->engine = engine;
+  if (engine == ST_ENGINE_FAST)
+    {
+      u->fast = st_fast_unwinder_new (modules);
+      u->dwfl = st_fast_unwinder_dwfl_engine (u->fast);
+    }
+  else
+    u->dwfl = st_dwfl_unwinder_new (modules);
+  return u;
+}
+
+void
+st_unwinder_free (StUnwinder *u)
+{
+  if (u == NULL)
+    return;
+  if (u->fast != NULL)
+    st_fast_unwinder_free (u->fast);
+  else
+    st_dwfl_unwinder_free (u->dwfl);
+  g_free (u);
+}
+
+void
+st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
+                    uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+                    StUnwindResult *result)
+{
+  if (u->fast != NULL)
+    st_fast_unwinder_unwind (u->fast, p, ev, ips, sps, max_ips, result);
+  else
+    st_dwfl_unwinder_unwind (u->dwfl, p, ev, ips, sps, max_ips, result);
+}
+
+Dwfl *
+st_unwinder_dwfl (StUnwinder *u, StProcess *p)
+{
+  return st_dwfl_unwinder_dwfl (u->dwfl, p);
+}
+
+const char *
+st_engine_name (StEngine engine)
+{
+  return engine == ST_ENGINE_FAST ? "fast" : "dwfl";
+}

@@ -1,0 +1,38 @@
+/* The unwinding engine the pipeline uses, chosen at start (--engine):
+   fast (cached CFI rules, libdwfl as fallback) or dwfl (libdwfl for
+   every sample, the reference).  Both give the same chains.  */
+#ifndef ST_UNWINDER_H
+#define ST_UNWINDER_H
+
+#include <elfutils/libdwfl.h>
+
+#include "model/event.h"
+#include "model/module-cache.h"
+#include "model/process-table.h"
+#include "unwind/unwind-result.h"
+
+typedef enum
+{
+  ST_ENGINE_FAST,
+  ST_ENGINE_DWFL,
+} StEngine;
+
+typedef struct StUnwinder StUnwinder;
+
+/* Takes no ownership of MODULES.  */
+StUnwinder *st_unwinder_new (StEngine engine, StModuleCache *modules);
+void st_unwinder_free (StUnwinder *u);
+
+/* Unwinds raw-stack event EV of process P into IPS (leaf first; the leaf
+   is the sampled IP, callers are return address - 1) and SPS (each
+   frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  */
+void st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
+                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+                         StUnwindResult *result);
+
+/* The process's Dwfl with its modules reported, for symbols.  */
+Dwfl *st_unwinder_dwfl (StUnwinder *u, StProcess *p);
+
+const char *st_engine_name (StEngine engine);
+
+#endif /* ST_UNWINDER_H */

@@ -1,0 +1,73 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "unwind/walk-outcome.h"
+
+gboolean
+st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
+               const StProcessModules *pm)
+{
+  memset (res, 0, sizeof *res);
+  res->status = ST_UNWIND_FAILED;
+  res->path = path;
+  if (st_address_space_size (p->maps) == 0)
+    res->cause = ST_CAUSE_NO_MAPS;
+  else if (pm->layout == NULL)
+    /* No usable module, or none of a supported architecture.  */
+    res->cause = pm->n == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
+  else
+    return TRUE;
+  return FALSE;
+}
+
+void
+st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
+                 gboolean outermost, const StSampleMemory *mem,
+                 const StWalkOracle *o, StUnwindResult *res)
+{
+  res->cause = ST_CAUSE_NONE;
+  /* Frames past the last one in a known module are garbage read from a
+     wrong CFA: drop them.  */
+  while (*n > 1 && !o->in_module (o->user, ips[*n - 1]))
+    {
+      (*n)--;
+      outermost = FALSE;
+      res->cause = ST_CAUSE_NO_MODULE;
+    }
+  res->n_ips = *n;
+
+  if (*n == 0)
+    {
+      res->status = ST_UNWIND_FAILED;
+      res->cause = ST_CAUSE_NO_REGS;
+      res->detail = o->detail (o->user);
+      return;
+    }
+  /* Saved state beyond the stack copy, or an unreadable return address
+     of the last frame, cut the chain.  */
+  gboolean cut = mem->failed_past_stack
+                 || (mem->failed_read && mem->failed_at_frame == *n);
+  if ((outermost && !cut) || o->at_entry_point (o->user, ips[*n - 1]))
+    {
+      res->status = ST_UNWIND_COMPLETE;
+      res->cause = ST_CAUSE_NONE;
+      return;
+    }
+  if (!o->in_module (o->user, ips[0]))
+    {
+      res->status = ST_UNWIND_FAILED;
+      res->cause = ST_CAUSE_NO_MODULE;
+      return;
+    }
+  res->status = ST_UNWIND_TRUNCATED;
+  if (*n >= max)
+    res->cause = ST_CAUSE_MAX_DEPTH;
+  else if (cut)
+    res->cause = mem->failed_past_stack ? ST_CAUSE_STACK_END : ST_CAUSE_MEMORY;
+  else if (res->cause == ST_CAUSE_NONE)
+    {
+      res->cause = ST_CAUSE_NO_CFI;
+      res->detail = o->detail (o->user);
+    }
+}

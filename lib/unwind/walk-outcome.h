@@ -1,0 +1,41 @@
+/* From what a walk produced to its status and cause: the one place that
+   decides, so that both engines report the same result for the same
+   frames.  */
+#ifndef ST_WALK_OUTCOME_H
+#define ST_WALK_OUTCOME_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "unwind/process-modules.h"
+#include "unwind/sample-memory.h"
+#include "unwind/unwind-result.h"
+
+/* Starts RES for a sample of process P, whose modules are PM, unwound
+   along PATH: FALSE (RES failed, with its cause) when nothing can be
+   unwound in P, because nothing is known of its mappings or none of its
+   modules is usable and of a supported architecture.  */
+gboolean st_walk_start (StUnwindResult *res, StUnwindPath path,
+                        const StProcess *p, const StProcessModules *pm);
+
+/* What the engine answers about addresses of the sampled process.  */
+typedef struct
+{
+  gboolean (*in_module) (void *user, uint64_t pc);
+  /* Whether PC lies in the function at its module's ELF entry point
+     (_start): the outermost frame even where it has no CFI saying so.  */
+  gboolean (*at_entry_point) (void *user, uint64_t pc);
+  /* The engine's message for a walk that stopped, or NULL.  */
+  const char *(*detail) (void *user);
+  void *user;
+} StWalkOracle;
+
+/* IPS[0..N) are the frames delivered (leaf first); OUTERMOST says
+   whether the walk ended because the last frame had no caller (rather
+   than on an error or the frame limit MAX).  Frames after the last one in
+   a known module are dropped from *N.  MEM holds the failed reads.  */
+void st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
+                      gboolean outermost, const StSampleMemory *mem,
+                      const StWalkOracle *oracle, StUnwindResult *res);
+
+#endif /* ST_WALK_OUTCOME_H */

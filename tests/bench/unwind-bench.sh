@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Unwinding benchmark (make bench; not part of make check).  Records real
+# captures with perf --call-graph=dwarf (8 KiB stack copies), or reuses
+# them from a cache directory, and prints for each, in one run:
+# samples/s, frames/s and peak RSS of stacktrace --engine fast, of
+# --engine dwfl and of `perf script --no-inline -F ip,sym` on the same
+# capture, the ratios, and the targets of issue 4.
+#
+#   unwind-bench.sh [--stacktrace PATH] [--cache DIR] [--rerecord]
+#                   [--runs N] [--callgrind] [--only NAME...]
+#
+# Captures (NAME: what is recorded):
+#   cc1      gcc -O2 -c of a large generated C file (gen-large-c.awk):
+#            the single-process compile, cc1 is the process that matters
+#   python   a CPU-bound python3 run
+#   multi    400 short-lived processes (sort, gzip, md5sum, sed: ~20 ms
+#            each), for the rate of a multi-process capture
+#   procs1k  1,000 shorter-lived processes, for the peak RSS target
+#
+# Times are wall-clock seconds of the whole command (reading the
+# capture, unwinding, writing a capture to /dev/null); fast is the best
+# of --runs runs (default 3), dwfl and perf script run once.  A whole run
+# includes one-time costs (start-up, opening modules, reading CFI rows
+# for the first time, loading separate debug files); the "steady" column
+# leaves them out: the capture is converted to a Sysprof capture holding
+# its samples once and twice over, and steady = samples / (time of the
+# double - time of the single).  The machine may be busy: --callgrind
+# adds instructions per sample of the fast engine (valgrind, whole run),
+# which do not depend on the load.
+#
+# Environment: ST_BENCH_CACHE (default ~/.cache/stacktrace-bench).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+stacktrace=${STACKTRACE:-$here/../../build/src/stacktrace}
+cache=${ST_BENCH_CACHE:-$HOME/.cache/stacktrace-bench}
+rerecord=no
+runs=3
+callgrind=no
+only=()
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stacktrace) stacktrace=$2; shift ;;
+    --cache) cache=$2; shift ;;
+    --rerecord) rerecord=yes ;;
+    --runs) runs=$2; shift ;;
+    --callgrind) callgrind=yes ;;
+    --only) shift; while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do only+=("$1"); shift; done; continue ;;
+    -h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+    *) echo "unwind-bench: unknown option '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+die () { echo "unwind-bench: $*" >&2; exit 1; }
+[ -x "$stacktrace" ] || die "no stacktrace at $stacktrace (build first, or --stacktrace)"
+command -v perf >/dev/null || die "perf is needed (linux-perf)"
+[ -x /usr/bin/time ] || die "/usr/bin/time is needed (package time)"
+mkdir -p "$cache" || die "cannot create $cache"
+export LC_ALL=C
+
+# perf record options: 4 kHz of CPU time (-c: not subject to a lowered
+# perf_event_max_sample_rate), 8 KiB stack copies (perf's default).
+record=(perf record -q -N -e cpu-clock -c 250000 --call-graph=dwarf,8192)
+
+record_cc1 ()
+{
+  awk -v n=1500 -f "$here/gen-large-c.awk" >"$cache/large.c" || return 1
+  (cd "$cache" && "${record[@]}" -o "$1" -- gcc -O2 -c large.c -o large.o)
+}
+
+record_python ()
+{
+  "${record[@]}" -o "$1" -- python3 -c '
+import json, re, random
+random.seed(1)
+words = ["w%d" % i for i in range(5000)]
+total = 0
+for r in range(60):
+    doc = {w: [random.random() for _ in range(5)] for w in words}
+    s = json.dumps(doc, sort_keys=True)
+    total += len(re.findall(r"w[0-9]+7", s))
+    total += sum(sorted(len(x) for x in json.loads(s)))
+print(total)' >/dev/null
+}
+
+# N short-lived processes, each working on BYTES of text (150 kB: a few
+# milliseconds; 1 MB: some 20 ms).
+record_procs ()
+{
+  local n=$2
+  head -c "$3" /dev/urandom | base64 >"$cache/input.txt"
+  "${record[@]}" -o "$1" -- sh -c '
+    i=0
+    while [ $i -lt '"$n"' ]; do
+      case $((i % 4)) in
+        0) sort "$0" >/dev/null ;;
+        1) gzip -1 -c "$0" >/dev/null ;;
+        2) md5sum "$0" >/dev/null ;;
+        3) sed -n "s/[0-9]/x/gp" "$0" >/dev/null ;;
+      esac
+      i=$((i + 1))
+    done' "$cache/input.txt"
+}
+
+capture ()
+{
+  local name=$1 data=$cache/$1.data
+  if [ $rerecord = yes ] || [ ! -s "$data" ]; then
+    echo "recording $name into $data ..." >&2
+    case $name in
+      cc1) record_cc1 "$data" ;;
+      python) record_python "$data" ;;
+      multi) record_procs "$data" 400 1000000 ;;
+      procs1k) record_procs "$data" 1000 150000 ;;
+    esac >"$cache/$name.record.log" 2>&1 || { cat "$cache/$name.record.log" >&2; die "recording $name failed"; }
+  fi
+  echo "$data"
+}
+
+# best_of LABEL CMD...: the fastest of RUNS runs of CMD (sets best, best_rss).
+best_of ()
+{
+  local label=$1 i
+  shift
+  best=""
+  for ((i = 0; i < runs; i++)); do
+    timed "$label" "$@" || return 1
+    if [ -z "$best" ] || awk -v a="$t_wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+      best=$t_wall
+      best_rss=$t_rss
+    fi
+  done
+}
+
+# steady DATA SAMPLES: the fast engine's rate without one-time costs.
+steady ()
+{
+  local once=$work/once.syscap twice=$work/twice.syscap t1
+  "$stacktrace" -m passthru -i "$1" -o "$once" -q || return 1
+  { cat "$once"; tail -c +257 "$once"; } >"$twice"
+  best_of once "$stacktrace" -i "$once" -o /dev/null || return 1
+  t1=$best
+  best_of twice "$stacktrace" -i "$twice" -o /dev/null || return 1
+  awk -v n="$2" -v a="$t1" -v b="$best" 'BEGIN { printf "%.0f", (b > a ? n / (b - a) : 0) }'
+  rm -f "$once" "$twice"
+}
+
+# timed LABEL CMD...: runs CMD with /usr/bin/time; sets t_wall t_rss
+# (KB) and keeps CMD's stderr in $work/LABEL.err.
+timed ()
+{
+  local label=$1
+  shift
+  /usr/bin/time -o "$work/$label.time" -f "%e %M" "$@" \
+    >/dev/null 2>"$work/$label.err" || { tail -5 "$work/$label.err" >&2; return 1; }
+  read -r t_wall t_rss <"$work/$label.time"
+}
+
+rate () { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
+ratio () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/st-bench.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$work"' EXIT
+
+names=(cc1 python multi procs1k)
+[ ${#only[@]} -gt 0 ] && names=("${only[@]}")
+
+printf '%-8s %7s %5s | %9s %9s %9s %6s | %8s %6s | %8s %6s | %6s %6s\n' \
+  capture samples fr/sm "fast s/s" "steady" "frames/s" "RSS MB" "dwfl s/s" \
+  "RSS MB" "perf s/s" "RSS MB" "x dwfl" "x perf"
+declare -A fast_rate fast_steady fast_rss
+for name in "${names[@]}"; do
+  data=$(capture "$name") || exit 1
+  best_of fast "$stacktrace" --engine fast -i "$data" -o /dev/null \
+    || die "$name: fast failed"
+  fast_wall=$best fast_mem=$best_rss
+  samples=$(sed -n 's/^stacktrace: total: \([0-9]*\) samples.*/\1/p' "$work/fast.err")
+  frames=$(sed -n 's/^stacktrace: \([0-9]*\) user frames.*/\1/p' "$work/fast.err")
+  st=$(steady "$data" "$samples") || die "$name: steady-state run failed"
+  timed dwfl "$stacktrace" --engine dwfl -i "$data" -o /dev/null || die "$name: dwfl failed"
+  dwfl_wall=$t_wall dwfl_rss=$t_rss
+  timed perf perf script -i "$data" --no-inline -F ip,sym || die "$name: perf script failed"
+  perf_wall=$t_wall perf_rss=$t_rss
+
+  f=$(rate "$samples" "$fast_wall")
+  fast_rate[$name]=$f
+  fast_steady[$name]=$st
+  fast_rss[$name]=$fast_mem
+  printf '%-8s %7d %5s | %9s %9s %9s %6d | %8s %6d | %8s %6d | %6s %6s\n' \
+    "$name" "$samples" "$(ratio "$frames" "$samples")" "$f" "$st" \
+    "$(rate "$frames" "$fast_wall")" $((fast_mem / 1024)) \
+    "$(rate "$samples" "$dwfl_wall")" $((dwfl_rss / 1024)) \
+    "$(rate "$samples" "$perf_wall")" $((perf_rss / 1024)) \
+    "$(ratio "$dwfl_wall" "$fast_wall")" "$(ratio "$perf_wall" "$fast_wall")"
+  if [ $callgrind = yes ] && command -v valgrind >/dev/null; then
+    valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+      "$stacktrace" -i "$data" -o /dev/null -q 2>"$work/cg.err"
+    ir=$(sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' "$work/cg.err" | tr -d ,)
+    echo "         callgrind: $(ratio "${ir:-0}" "$samples") instructions per sample (fast, whole run)"
+  fi
+done
+
+echo
+echo "Targets (issue 4), this run:"
+check ()
+{
+  if awk "BEGIN { exit !($2) }"; then echo "  met:     $1"; else echo "  not met: $1"; fi
+}
+if [ -n "${fast_rate[cc1]:-}" ]; then
+  check "cc1 >= 500000 samples/s, whole run (${fast_rate[cc1]})" "${fast_rate[cc1]} >= 500000"
+  check "cc1 >= 500000 samples/s, steady (${fast_steady[cc1]})" "${fast_steady[cc1]} >= 500000"
+fi
+if [ -n "${fast_rate[cc1]:-}" ] && [ -n "${fast_rate[multi]:-}" ]; then
+  check "multi-process within 2x of cc1 per sample (${fast_rate[multi]} vs ${fast_rate[cc1]})" \
+    "${fast_rate[multi]} * 2 >= ${fast_rate[cc1]}"
+fi
+if [ -n "${fast_rss[procs1k]:-}" ]; then
+  check "peak RSS < 300 MB on 1,000 processes ($((fast_rss[procs1k] / 1024)) MB)" \
+    "${fast_rss[procs1k]} < 300 * 1024"
+fi
+echo "  (>= 10x dwfl and >= 40x perf script: the x dwfl and x perf columns)"

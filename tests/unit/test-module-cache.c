@@ -1,0 +1,210 @@
+/* Module cache: identity by build-id or by local file, LRU bounds that
+   spare modules in use, no file descriptor kept, the fallback finder.  */
+#include "config.h"
+
+#include <dirent.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/module-cache.h"
+
+/* Two ELF files that exist on every Debian system, with build-ids.  */
+#define ELF_A "/usr/bin/true"
+#define ELF_B "/usr/bin/false"
+
+static StMap
+map_of (const char *path, uint64_t inode, const StModule *with_build_id)
+{
+  StMap map = { 0 };
+
+  map.start = 0x400000;
+  map.end = 0x500000;
+  map.inode = inode;
+  map.filename = g_intern_string (path);
+  if (with_build_id != NULL)
+    {
+      map.build_id_len = with_build_id->build_id_len;
+      memcpy (map.build_id, with_build_id->build_id, map.build_id_len);
+    }
+  return map;
+}
+
+static char *
+copy_to (const char *dir, const char *name, const char *from)
+{
+  g_autofree char *contents = NULL;
+  gsize len;
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_get_contents (from, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, len, NULL));
+  return path;
+}
+
+static guint
+open_fds (void)
+{
+  DIR *d = opendir ("/proc/self/fd");
+  guint n = 0;
+
+  g_assert_nonnull (d);
+  while (readdir (d) != NULL)
+    n++;
+  closedir (d);
+  return n;
+}
+
+static void
+test_identity (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-modcache-XXXXXX", NULL);
+  g_autofree char *a1 = copy_to (dir, "a1", ELF_A);
+  g_autofree char *a2 = copy_to (dir, "a2", ELF_A);
+  StModuleCache *c = st_module_cache_new (NULL);
+
+  /* Without build-ids: two files, two modules.  */
+  StMap m1 = map_of (a1, 1, NULL), m2 = map_of (a2, 2, NULL);
+  StModule *x = st_module_cache_get (c, &m1);
+  g_assert_nonnull (x->elf);
+  g_assert_cmpuint (x->build_id_len, >, 0);
+  StModule *y = st_module_cache_get (c, &m2);
+  g_assert_true (x != y);
+  /* The same recorded mapping again: the same module.  */
+  g_assert_true (st_module_cache_get (c, &m1) == x);
+
+  /* With the build-id: one module for both paths.  */
+  StMap b1 = map_of (a1, 1, x), b2 = map_of (a2, 2, x);
+  StModule *z = st_module_cache_get (c, &b1);
+  g_assert_true (st_module_cache_get (c, &b2) == z);
+
+  /* A file replaced under the same path (another recorded inode) is
+     another module, with the new file's build-id.  */
+  g_autofree char *b = copy_to (dir, "b", ELF_B);
+  g_assert_cmpint (g_rename (b, a1), ==, 0);
+  StMap m3 = map_of (a1, 3, NULL);
+  StModule *w = st_module_cache_get (c, &m3);
+  g_assert_true (w != x);
+  g_assert_nonnull (w->elf);
+  g_assert_false (w->build_id_len == x->build_id_len
+                  && memcmp (w->build_id, x->build_id, x->build_id_len) == 0);
+
+  /* A build-id that does not match the file makes it unusable.  */
+  StMap bad = map_of (a2, 9, x);
+  bad.build_id[0] ^= 0xff;
+  StModule *v = st_module_cache_get (c, &bad);
+  g_assert_null (v->elf);
+  g_assert_nonnull (v->error);
+
+  st_module_cache_free (c);
+  g_unlink (a1);
+  g_unlink (a2);
+  g_rmdir (dir);
+}
+
+static void
+test_read_and_fds (void)
+{
+  guint before = open_fds ();
+  StModuleCache *c = st_module_cache_new (NULL);
+  StMap m = map_of (ELF_A, 1, NULL);
+  StModule *x = st_module_cache_get (c, &m);
+  g_autofree char *contents = NULL;
+  gsize len;
+  uint8_t buf[64];
+
+  g_assert_nonnull (x->elf);
+  /* No descriptor stays open: the contents come from libelf's map.  */
+  g_assert_cmpuint (open_fds (), ==, before);
+  g_assert_true (g_file_get_contents (ELF_A, &contents, &len, NULL));
+  g_assert_true (st_module_read (x, 100, buf, sizeof buf));
+  g_assert_cmpmem (buf, sizeof buf, contents + 100, sizeof buf);
+  g_assert_false (st_module_read (x, len - 10, buf, sizeof buf));
+  st_module_cache_free (c);
+}
+
+static void
+test_bounds (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-modcache-XXXXXX", NULL);
+  StModuleCache *c = st_module_cache_new (NULL);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+
+  st_module_cache_set_limits (c, 2, 0);
+  for (int i = 0; i < 6; i++)
+    {
+      char name[16];
+      g_snprintf (name, sizeof name, "f%d", i);
+      g_ptr_array_add (paths, copy_to (dir, name, i % 2 ? ELF_A : ELF_B));
+    }
+
+  /* One module in use, then many others come and go.  */
+  StMap kept_map = map_of (paths->pdata[0], 100, NULL);
+  StModule *kept = st_module_cache_acquire (c, &kept_map);
+  for (guint i = 1; i < paths->len; i++)
+    {
+      StMap m = map_of (paths->pdata[i], 100 + i, NULL);
+      g_assert_nonnull (st_module_cache_get (c, &m)->elf);
+      g_assert_cmpuint (st_module_cache_size (c), <=, 2);
+    }
+  g_assert_cmpuint (st_module_cache_evictions (c), >=, 4);
+  /* The module in use was never evicted.  */
+  g_assert_true (st_module_cache_get (c, &kept_map) == kept);
+  g_assert_nonnull (kept->elf);
+  size_t size = kept->size;
+  st_module_cache_release (c, kept);
+
+  /* A byte bound: only one file of this size fits.  */
+  st_module_cache_set_limits (c, 100, size + 1);
+  StMap again = map_of (paths->pdata[3], 200, NULL);
+  st_module_cache_get (c, &again);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 1);
+  g_assert_cmpuint (st_module_cache_bytes (c), <=, size + 4096);
+
+  st_module_cache_free (c);
+  for (guint i = 0; i < paths->len; i++)
+    g_unlink (paths->pdata[i]);
+  g_ptr_array_unref (paths);
+  g_rmdir (dir);
+}
+
+static char *
+find_real (StModuleFileKind kind, const char *path, const uint8_t *build_id,
+           guint build_id_len, char **why, void *user_data)
+{
+  g_assert_cmpint (kind, ==, ST_MODULE_FILE_EXECUTABLE);
+  return g_strdup (user_data);
+}
+
+static void
+test_finder (void)
+{
+  StModuleCache *c = st_module_cache_new (NULL);
+  StMap m = map_of ("/nonexistent/st-test/true", 1, NULL);
+
+  g_assert_null (st_module_cache_get (c, &m)->elf);
+  st_module_cache_set_finder (c, find_real, (void *) ELF_A);
+  StMap m2 = map_of ("/nonexistent/st-test/true", 2, NULL);
+  StModule *x = st_module_cache_get (c, &m2);
+  g_assert_nonnull (x->elf);
+  g_assert_cmpstr (x->path, ==, ELF_A);
+  st_module_cache_free (c);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (!g_file_test (ELF_A, G_FILE_TEST_EXISTS)
+      || !g_file_test (ELF_B, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("needs " ELF_A " and " ELF_B);
+      return 77;
+    }
+  g_test_add_func ("/module-cache/identity", test_identity);
+  g_test_add_func ("/module-cache/read-and-fds", test_read_and_fds);
+  g_test_add_func ("/module-cache/bounds", test_bounds);
+  g_test_add_func ("/module-cache/finder", test_finder);
+  return g_test_run ();
+}
