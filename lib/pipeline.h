@@ -36,8 +36,10 @@ StPipeline *st_pipeline_new (StReader *reader, StWriter *writer,
                              const StPipelineOptions *options);
 void st_pipeline_free (StPipeline *p);
 
-/* Runs to the end of the input.  On a read error, everything before the
-   bad frame has been written and ERROR names its offset.  */
+/* Runs to the end of the input.  Damaged frames/records are reported on
+   standard error and counted (st_stats_damaged), and the run goes on.
+   On a read or write error, everything before it has been written and
+   ERROR names the offset.  */
 gboolean st_pipeline_run (StPipeline *p, GError **error);
 
 const StStats *st_pipeline_stats (const StPipeline *p);

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "format/damage.h"
 #include "model/event.h"
 #include "unwind/dwfl-unwinder.h"
 
@@ -29,6 +30,9 @@ typedef struct
 
 typedef struct StStats StStats;
 
+/* Processes counted one by one; the others are summed together.  */
+#define ST_STATS_MAX_PROCESSES 65536
+
 StStats *st_stats_new (void);
 void st_stats_free (StStats *s);
 
@@ -39,6 +43,12 @@ void st_stats_no_counterpart (StStats *s, const StEvent *ev);
 /* Counts the unwinding of one raw-stack sample of process PID.  */
 void st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                       const StUnwindResult *result);
+
+/* Counts one damaged spot of the input.  */
+void st_stats_damage (StStats *s, const StDamage *damage);
+/* Damaged spots counted, and the offset of the first.  */
+uint64_t st_stats_damaged (const StStats *s);
+uint64_t st_stats_first_damage (const StStats *s);
 
 const StUnwindCounters *st_stats_total (const StStats *s);
 uint64_t st_stats_events_in (const StStats *s);

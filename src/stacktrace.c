@@ -118,6 +118,16 @@ main (int argc, char **argv)
   gboolean ok = st_pipeline_run (pipeline, &error);
   if (!ok)
     fprintf (stderr, "stacktrace: %s\n", error->message);
+  else if (st_stats_damaged (st_pipeline_stats (pipeline)) > 0)
+    {
+      /* Every valid frame was written, but a script must know.  */
+      const StStats *stats = st_pipeline_stats (pipeline);
+      fprintf (stderr, "stacktrace: the input was damaged in %" G_GUINT64_FORMAT
+               " place(s), the first at offset %" G_GUINT64_FORMAT "; every "
+               "valid frame was written\n", st_stats_damaged (stats),
+               st_stats_first_damage (stats));
+      ok = FALSE;
+    }
   if (!opts.quiet)
     st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
   if (opts.summary)

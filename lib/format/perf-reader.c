@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/damage.h"
 #include "format/domain.h"
 #include "format/perf-reader.h"
 #include "format/perf-types.h"
@@ -56,6 +57,7 @@ struct StPerfReader
   GByteArray *head;           /* file bytes [0, len) while reading headers */
   uint8_t *scratch;           /* aligned copy of a misaligned record */
   size_t scratch_cap;
+  StDamageHandler damage;     /* none: the first damage is an error */
 };
 
 static int
@@ -876,6 +878,15 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
   /* Later fields are not needed.  */
 #undef TAKE
 
+  if ((st & ST_PERF_SAMPLE_REGS_USER) && abi > ST_REGS_ABI_64)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_SAMPLE, size,
+                       "unknown user register ABI %" G_GUINT64_FORMAT, abi);
+  if (dyn_size > stack_size)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_SAMPLE, size,
+                       "stack dyn_size %" G_GUINT64_FORMAT " exceeds the "
+                       "copied size %" G_GUINT64_FORMAT, dyn_size, stack_size);
   if ((st & ST_PERF_SAMPLE_REGS_USER) && abi != 0 && dyn_size > 0)
     {
       uint32_t n_kernel = 0;
@@ -893,7 +904,7 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
       ev->stack.regs = n_regs ? (const uint64_t *) regs : NULL;
       ev->stack.n_regs = n_regs;
       ev->stack.stack = stack;
-      ev->stack.stack_size = MIN (dyn_size, stack_size);
+      ev->stack.stack_size = dyn_size;
     }
   else
     {
@@ -1073,96 +1084,37 @@ payload_size (uint32_t type, const uint8_t *p, size_t size, uint64_t *out)
   return *out > MAX_PAYLOAD ? -1 : 0;
 }
 
-static int
-input_error (GError **error, GError *local, uint64_t offset, size_t avail,
-             uint64_t need, const char *what)
+/* Sets *LOCAL, unless a read error is already there, to "the input
+   ended at OFFSET inside WHAT".  */
+static void
+input_ended (GError **local, uint64_t offset, size_t avail, uint64_t need,
+             const char *what)
 {
-  if (local != NULL)
-    g_propagate_error (error, local);
-  else
-    g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+  if (*local == NULL)
+    g_set_error (local, ST_ERROR, ST_ERROR_TRUNCATED,
                  "offset %" G_GUINT64_FORMAT ": input ended inside a perf "
                  "%s (%zu of %" G_GUINT64_FORMAT " bytes)", offset, what,
                  avail, need);
-  return -1;
 }
 
-int
-st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
+/* Whether TYPE is a record type perf or the kernel writes (a
+   resynchronization only stops at these).  */
+static gboolean
+known_record_type (uint32_t type)
 {
-  uint64_t off, total, payload;
-  size_t avail = 0;
-  GError *local = NULL;
-  const uint8_t *p;
-  StPerfEventHeader h;
+  return (type >= ST_PERF_RECORD_MMAP && type < ST_PERF_RECORD_KERNEL_MAX)
+         || (type >= ST_PERF_RECORD_HEADER_ATTR
+             && type <= ST_PERF_RECORD_FINISHED_INIT
+             && type != ST_PERF_RECORD_COMPRESSED);
+}
 
-  if (r->pending > 0)
-    {
-      st_input_consume (r->in, r->pending);
-      r->pending = 0;
-    }
-  off = st_input_offset (r->in);
-  if (off >= r->data_end)
-    return 0;
-
-  p = st_input_peek (r->in, sizeof h, &avail, &local);
-  if (p == NULL)
-    {
-      if (local == NULL && avail == 0)
-        {
-          if (r->data_end == UNTIL_EOF)
-            return 0;
-          g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                       "offset %" G_GUINT64_FORMAT ": input ended inside the "
-                       "perf.data data section, which ends at offset %"
-                       G_GUINT64_FORMAT, off, r->data_end);
-          return -1;
-        }
-      return input_error (error, local, off, avail, sizeof h,
-                          "record header");
-    }
-  memcpy (&h, p, sizeof h);
-  if (h.size < sizeof h)
-    return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
-                       "smaller than its 8-byte header");
-  if (h.type == ST_PERF_RECORD_COMPRESSED)
-    return bad_record (error, ST_ERROR_UNSUPPORTED, off, h.type, h.size,
-                       "compressed perf.data (perf record -z) is not "
-                       "supported");
-
-  total = h.size;
-  if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
-      || h.type == ST_PERF_RECORD_AUXTRACE)
-    {
-      p = st_input_peek (r->in, h.size, &avail, &local);
-      if (p == NULL)
-        return input_error (error, local, off, avail, h.size, "record");
-      if (payload_size (h.type, p, h.size, &payload) < 0)
-        return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
-                           "too short, or too large a data payload");
-      total += payload;
-    }
-  if (total > r->data_end - off)
-    return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
-                       "runs past the end of the data section at offset %"
-                       G_GUINT64_FORMAT, r->data_end);
-  p = st_input_peek (r->in, total, &avail, &local);
-  if (p == NULL)
-    return input_error (error, local, off, avail, total, "record");
-  if ((uintptr_t) p % 8 != 0)
-    {
-      /* Only a record at an odd offset: keep u64 arrays aligned.  */
-      if (r->scratch_cap < total)
-        {
-          g_free (r->scratch);
-          r->scratch_cap = MAX (total, 65536);
-          r->scratch = g_malloc (r->scratch_cap);
-        }
-      memcpy (r->scratch, p, total);
-      p = r->scratch;
-    }
-  r->pending = total;
-
+/* Decodes the whole record P (SIZE bytes, TOTAL with its payload) at
+   OFF into EV.  */
+static int
+decode_record (StPerfReader *r, const uint8_t *p, uint32_t type,
+               size_t size, uint64_t off, uint64_t total, StEvent *ev,
+               GError **error)
+{
   memset (ev, 0, sizeof *ev);
   ev->kind = ST_EVENT_OTHER;
   ev->source = ST_FORMAT_PERF;
@@ -1172,42 +1124,289 @@ st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
   ev->cpu = -1;
   ev->raw = p;
   ev->raw_len = total;
-  ev->round_end = h.type == ST_PERF_RECORD_FINISHED_ROUND;
+  ev->round_end = type == ST_PERF_RECORD_FINISHED_ROUND;
 
-  switch (h.type)
+  switch (type)
     {
     case ST_PERF_RECORD_SAMPLE:
-      return decode_sample (r, p, h.size, ev, error);
+      return decode_sample (r, p, size, ev, error);
     case ST_PERF_RECORD_MMAP:
     case ST_PERF_RECORD_MMAP2:
     case ST_PERF_RECORD_COMM:
     case ST_PERF_RECORD_FORK:
     case ST_PERF_RECORD_EXIT:
     case ST_PERF_RECORD_LOST:
-      return decode_kernel (r, h.type, p, h.size, ev, error);
+      return decode_kernel (r, type, p, size, ev, error);
     case ST_PERF_RECORD_HEADER_ATTR:
-      return decode_header_attr (r, p, h.size, ev, error);
+      return decode_header_attr (r, p, size, ev, error);
     case ST_PERF_RECORD_HEADER_BUILD_ID:
       {
-        const char *why = add_build_id (r, p, h.size);
+        const char *why = add_build_id (r, p, size);
 
         if (why != NULL)
-          return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
+          return bad_record (error, ST_ERROR_FORMAT, off, type, size,
                              "%s", why);
         return 1;
       }
     default:
-      if (h.type < ST_PERF_RECORD_KERNEL_MAX)
+      if (type < ST_PERF_RECORD_KERNEL_MAX)
         {
           size_t body_end;
 
           /* Other kernel records: time and cpu from the trailer, when it
              fits.  */
-          parse_trailer (find_attr (r, p, h.size, FALSE, NULL), p, h.size,
-                         sizeof h, ev, &body_end);
+          parse_trailer (find_attr (r, p, size, FALSE, NULL), p, size,
+                         sizeof (StPerfEventHeader), ev, &body_end);
         }
       return 1;
     }
+}
+
+/* Whether the 8 bytes at P, at offset OFF, look like a record header
+   whose record fits in the data section.  */
+static gboolean
+plausible_header (const StPerfReader *r, const uint8_t *p, uint64_t off)
+{
+  StPerfEventHeader h;
+
+  memcpy (&h, p, sizeof h);
+  return known_record_type (h.type) && h.size >= sizeof h
+         && h.size % 8 == 0 && h.size <= r->data_end - off;
+}
+
+/* Whether a record starts at the input's position OFF: a plausible
+   header, a record that decodes (for the types decoded without side
+   effects), and after it a plausible header or the end.  */
+static gboolean
+record_starts_here (StPerfReader *r, uint64_t off)
+{
+  size_t avail = 0;
+  const uint8_t *p = st_input_peek (r->in, 8, &avail, NULL);
+  StPerfEventHeader h;
+  StEvent ev;
+
+  if (p == NULL || !plausible_header (r, p, off))
+    return FALSE;
+  memcpy (&h, p, sizeof h);
+  if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
+      || h.type == ST_PERF_RECORD_AUXTRACE)
+    return FALSE;   /* a payload size is too easily taken from garbage */
+
+  gboolean next_known = TRUE;
+  p = st_input_peek (r->in, h.size + sizeof h, &avail, NULL);
+  if (p == NULL)
+    {
+      next_known = FALSE;
+      if ((p = st_input_peek (r->in, h.size, &avail, NULL)) == NULL)
+        return FALSE;
+    }
+  if ((uintptr_t) p % 8 != 0)
+    return FALSE;   /* records of real files stay 8-aligned */
+  if (h.type == ST_PERF_RECORD_SAMPLE || (h.type >= ST_PERF_RECORD_MMAP
+                                          && h.type <= ST_PERF_RECORD_FORK)
+      || h.type == ST_PERF_RECORD_MMAP2)
+    {
+      GError *bad = NULL;
+      if (decode_record (r, p, h.type, h.size, off, h.size, &ev, &bad) < 0)
+        {
+          g_error_free (bad);
+          return FALSE;
+        }
+    }
+  if (!next_known || off + h.size >= r->data_end)
+    return TRUE;
+  return plausible_header (r, p + h.size, off + h.size);
+}
+
+/* After a framing error at OFFSET (WHY): skips forward, 8 bytes at a
+   time, to the next record that plausibly starts there, or to the end of
+   the data.  FALSE with ERROR without a handler or on a read error.  */
+static gboolean
+resynchronize (StPerfReader *r, uint64_t offset, const char *why,
+               GError **error)
+{
+  size_t avail = 0;
+  GError *local = NULL;
+
+  if (r->damage.func == NULL)
+    return st_damage_report (NULL, ST_DAMAGE_SKIPPED, offset, 0,
+                             ST_ERROR_FORMAT, why, error);
+  for (;;)
+    {
+      uint64_t at = st_input_offset (r->in);
+      size_t step = (size_t) MIN ((uint64_t) 8, r->data_end - at);
+
+      if (step == 0)
+        break;
+      if (st_input_peek (r->in, step, &avail, &local) == NULL)
+        {
+          if (local != NULL)
+            {
+              g_propagate_error (error, local);
+              return FALSE;
+            }
+          st_input_consume (r->in, avail);
+          break;
+        }
+      st_input_consume (r->in, step);
+      if (step == 8 && at + 8 < r->data_end
+          && record_starts_here (r, at + 8))
+        break;
+    }
+
+  uint64_t to = st_input_offset (r->in);
+  gboolean at_end = to >= r->data_end
+                    || st_input_peek (r->in, 8, &avail, NULL) == NULL;
+  g_autofree char *msg =
+    g_strdup_printf ("%s; skipped %" G_GUINT64_FORMAT " bytes from offset %"
+                     G_GUINT64_FORMAT " to %s %" G_GUINT64_FORMAT, why,
+                     to - offset, offset, at_end ? "the end at" : "offset",
+                     to);
+  return st_damage_report (&r->damage, ST_DAMAGE_SKIPPED, offset,
+                           to - offset, ST_ERROR_FORMAT, msg, error);
+}
+
+/* The input ended at OFFSET inside a record or its header (AVAIL bytes
+   left), or before the end of the data section.  The reason is in
+   LOCAL.  */
+static int
+truncated_end (StPerfReader *r, uint64_t offset, size_t avail,
+               GError *local, GError **error)
+{
+  if (local->code != ST_ERROR_TRUNCATED)
+    {
+      g_propagate_error (error, local);   /* a read error: stop */
+      return -1;
+    }
+  gboolean go_on = st_damage_report (&r->damage, ST_DAMAGE_TRUNCATED, offset,
+                                     avail, ST_ERROR_TRUNCATED,
+                                     local->message, error);
+  g_error_free (local);
+  if (!go_on)
+    return -1;
+  st_input_consume (r->in, avail);
+  r->data_end = st_input_offset (r->in);
+  return 0;
+}
+
+int
+st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
+{
+  for (;;)
+    {
+      uint64_t off, total, payload;
+      size_t avail = 0;
+      GError *local = NULL;
+      const uint8_t *p;
+      StPerfEventHeader h;
+      g_autofree char *why = NULL;
+
+      if (r->pending > 0)
+        {
+          st_input_consume (r->in, r->pending);
+          r->pending = 0;
+        }
+      off = st_input_offset (r->in);
+      if (off >= r->data_end)
+        return 0;
+
+      p = st_input_peek (r->in, sizeof h, &avail, &local);
+      if (p == NULL)
+        {
+          if (local == NULL && avail == 0)
+            {
+              if (r->data_end == UNTIL_EOF)
+                return 0;
+              g_set_error (&local, ST_ERROR, ST_ERROR_TRUNCATED,
+                           "offset %" G_GUINT64_FORMAT ": input ended inside "
+                           "the perf.data data section, which ends at offset %"
+                           G_GUINT64_FORMAT, off, r->data_end);
+            }
+          else
+            input_ended (&local, off, avail, sizeof h, "record header");
+          return truncated_end (r, off, avail, local, error);
+        }
+      memcpy (&h, p, sizeof h);
+      if (h.type == ST_PERF_RECORD_COMPRESSED)
+        return bad_record (error, ST_ERROR_UNSUPPORTED, off, h.type, h.size,
+                           "compressed perf.data (perf record -z) is not "
+                           "supported");
+
+      total = h.size;
+      if (h.size < sizeof h)
+        why = g_strdup ("smaller than its 8-byte header");
+      else if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
+               || h.type == ST_PERF_RECORD_AUXTRACE)
+        {
+          p = st_input_peek (r->in, h.size, &avail, &local);
+          if (p == NULL)
+            {
+              input_ended (&local, off, avail, h.size, "record");
+              return truncated_end (r, off, avail, local, error);
+            }
+          if (payload_size (h.type, p, h.size, &payload) < 0)
+            why = g_strdup ("too short, or too large a data payload");
+          total += payload;
+        }
+      if (why == NULL && total > r->data_end - off)
+        why = g_strdup_printf ("runs past the end of the data section at "
+                               "offset %" G_GUINT64_FORMAT, r->data_end);
+      if (why != NULL)
+        {
+          g_autofree char *msg = g_strdup_printf (
+            "offset %" G_GUINT64_FORMAT ": bad perf record (type %u, size %u)"
+            ": %s", off, h.type, h.size, why);
+          if (!resynchronize (r, off, msg, error))
+            return -1;
+          continue;
+        }
+
+      p = st_input_peek (r->in, total, &avail, &local);
+      if (p == NULL)
+        {
+          input_ended (&local, off, avail, total, "record");
+          return truncated_end (r, off, avail, local, error);
+        }
+      if ((uintptr_t) p % 8 != 0)
+        {
+          /* Only a record at an odd offset: keep u64 arrays aligned.  */
+          if (r->scratch_cap < total)
+            {
+              g_free (r->scratch);
+              r->scratch_cap = MAX (total, 65536);
+              r->scratch = g_malloc (r->scratch_cap);
+            }
+          memcpy (r->scratch, p, total);
+          p = r->scratch;
+        }
+      r->pending = total;
+
+      if (decode_record (r, p, h.type, h.size, off, total, ev, &local) > 0)
+        return 1;
+      if (local->code == ST_ERROR_UNSUPPORTED || r->damage.func == NULL)
+        {
+          g_propagate_error (error, local);
+          return -1;
+        }
+      /* Inconsistent content: the record goes on unchanged, not
+         interpreted.  */
+      g_autofree char *msg = g_strdup_printf ("%s; record passed on "
+                                              "unchanged", local->message);
+      g_error_free (local);
+      st_damage_report (&r->damage, ST_DAMAGE_PASSED, off, total,
+                        ST_ERROR_FORMAT, msg, NULL);
+      decode_record (r, p, ST_PERF_RECORD_KERNEL_MAX, h.size, off, total, ev,
+                     NULL);
+      ev->round_end = FALSE;
+      return 1;
+    }
+}
+
+void
+st_perf_reader_set_damage_handler (StPerfReader *r,
+                                   const StDamageHandler *handler)
+{
+  r->damage = handler != NULL ? *handler : (StDamageHandler) { 0 };
 }
 
 gboolean

@@ -3,6 +3,7 @@
 #define ST_READER_H
 
 #include <glib.h>
+#include "format/damage.h"
 #include "model/event.h"
 #include "format/input.h"
 
@@ -13,6 +14,10 @@ typedef struct StReader StReader;
 StReader *st_reader_new (int fd, StFormat format, GError **error);
 void st_reader_free (StReader *reader);
 int st_reader_next (StReader *reader, StEvent *ev, GError **error);
+/* Damaged frames/records go to HANDLER, and reading goes on; without one
+   (the default), the first damage is an error of st_reader_next.  */
+void st_reader_set_damage_handler (StReader *reader,
+                                   const StDamageHandler *handler);
 StFormat st_reader_format (const StReader *reader);
 
 /* For a Sysprof capture input: the 256-byte file header as read.  NULL

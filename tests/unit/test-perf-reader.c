@@ -796,7 +796,7 @@ dwarf_records (void)
   put_sample (d, &dwarf_attr, &s);                               /* 4 */
   s.chain = kchain;
   s.n_chain = 3;
-  s.dyn_size = 100;      /* more than the copy: clamped */
+  s.dyn_size = 64;       /* the whole copy */
   put_sample (d, &dwarf_attr, &s);                               /* 5 */
   s.chain = mixed;
   s.n_chain = 4;
