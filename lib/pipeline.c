@@ -54,11 +54,13 @@ on_damage (const StDamage *d, void *user)
   uint64_t n = st_stats_damaged (p->stats);
 
   st_stats_damage (p->stats, d);
+  if (p->options.messages == NULL)
+    return;
   if (n < ST_DAMAGE_MESSAGES_MAX)
-    fprintf (stderr, "stacktrace: %s\n", d->message);
+    fprintf (p->options.messages, "stacktrace: %s\n", d->message);
   else if (n == ST_DAMAGE_MESSAGES_MAX)
-    fprintf (stderr, "stacktrace: more damaged input; further messages are "
-             "suppressed (the statistics count them)\n");
+    fprintf (p->options.messages, "stacktrace: more damaged input; further "
+             "messages are suppressed (the statistics count them)\n");
 }
 
 StPipeline *

@@ -22,6 +22,7 @@ typedef struct
   const char *symfs;          /* may be NULL */
   FILE *chains;               /* --chains output, may be NULL */
   FILE *debug;                /* per-sample diagnostics, may be NULL */
+  FILE *messages;             /* damaged-input reports; NULL: only counted */
   StFormat output_format;     /* what WRITER writes */
   gboolean callgraph;         /* collect the call graph summary */
   gboolean stitch;            /* per-thread stitching of truncated stacks */

@@ -110,6 +110,7 @@ main (int argc, char **argv)
     .symfs = opts.symfs,
     .chains = chains,
     .debug = opts.debug ? stderr : NULL,
+    .messages = stderr,
     .callgraph = opts.summary,
     .stitch = !opts.no_stitch,
     .truncate_stack = (uint64_t) opts.truncate_stack,

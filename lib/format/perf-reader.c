@@ -1335,6 +1335,11 @@ st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
       total = h.size;
       if (h.size < sizeof h)
         why = g_strdup ("smaller than its 8-byte header");
+      else if (h.type > 0xffff)
+        why = g_strdup ("not a perf record type");
+      else if (h.size % 8 != 0 && !known_record_type (h.type))
+        why = g_strdup ("unknown type with a size that is not a multiple "
+                        "of 8");
       else if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
                || h.type == ST_PERF_RECORD_AUXTRACE)
         {
