@@ -184,6 +184,8 @@ unwind (StPipeline *p, const StEvent *raw_ev)
 {
   StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
   StUnwindResult r;
+
+  st_process_table_use_unwind_state (p->processes, proc);
   StEvent cut;
   const StEvent *ev = raw_ev;
 

@@ -33,6 +33,7 @@ typedef struct
   uint32_t failed_at_frame;    /* frames delivered at the last failure */
   gboolean failed_read;
   gboolean failed_past_stack;  /* some read went past the stack copy */
+  const char *loop;            /* why the walk was stopped as a loop */
 } SampleContext;
 
 typedef struct
@@ -49,7 +50,7 @@ typedef struct
 
 static const char *const cause_names[ST_CAUSE_N] = {
   "none", "stack-end", "memory", "no-module", "no-cfi", "no-regs",
-  "no-maps", "arch", "max-depth"
+  "no-maps", "arch", "max-depth", "loop"
 };
 
 const char *
@@ -326,6 +327,23 @@ frame_cb (Dwfl_Frame *state, void *arg)
     sp = c->sp;
   else if (dwfl_frame_reg (state, c->sp_regno, &sp) != 0)
     sp = 0;
+  /* Callers live at higher addresses: a walk going down, or coming back
+     to a frame it saw (same PC and SP), is looping on bad data.  */
+  if (c->n_ips > 0 && sp != 0)
+    {
+      uint64_t prev = c->sps[c->n_ips - 1];
+      if (prev != 0 && sp < prev)
+        {
+          c->loop = "the stack pointer went down";
+          return DWARF_CB_ABORT;
+        }
+      for (uint32_t j = c->n_ips; j > 0 && c->sps[j - 1] == sp; j--)
+        if (c->ips[j - 1] == pc)
+          {
+            c->loop = "a frame (PC and SP) repeated";
+            return DWARF_CB_ABORT;
+          }
+    }
   c->sps[c->n_ips] = sp;
   c->ips[c->n_ips++] = pc;
   return c->n_ips < c->max_ips ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -422,6 +440,13 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
       res->status = ST_UNWIND_FAILED;
       res->cause = ST_CAUSE_NO_REGS;
       res->detail = dwfl_errmsg (-1);
+      return;
+    }
+  if (c.loop != NULL)
+    {
+      res->status = ST_UNWIND_TRUNCATED;
+      res->cause = ST_CAUSE_LOOP;
+      res->detail = c.loop;
       return;
     }
   /* Saved state beyond the stack copy, or an unreadable return address
