@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +45,28 @@ open_output (const StOptions *o)
     fprintf (stderr, "stacktrace: cannot open output %s: %s\n", o->output,
              strerror (errno));
   return fd;
+}
+
+/* With -v: what the run cost, to watch the bounds on memory and
+   descriptors.  */
+static void
+print_resources (FILE *out)
+{
+  struct rusage ru;
+  int n_fds = -1;
+  GDir *dir = g_dir_open ("/proc/self/fd", 0, NULL);
+
+  if (dir != NULL)
+    {
+      n_fds = -1;   /* the directory's own descriptor */
+      while (g_dir_read_name (dir) != NULL)
+        n_fds++;
+      g_dir_close (dir);
+    }
+  if (getrusage (RUSAGE_SELF, &ru) != 0)
+    return;
+  fprintf (out, "stacktrace: resources: peak RSS %ld MiB, %d file "
+           "descriptors open\n", ru.ru_maxrss / 1024, n_fds);
 }
 
 int
@@ -131,6 +154,8 @@ main (int argc, char **argv)
     }
   if (!opts.quiet)
     st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
+  if (opts.verbose)
+    print_resources (stderr);
   if (opts.summary)
     st_callgraph_print (st_pipeline_callgraph (pipeline), stderr, 1.0);
   if (chains != NULL && fclose (chains) != 0)

@@ -10,6 +10,7 @@
 #include "model/module-cache.h"
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/registers.h"
+#include "unwind/safe-debuginfo.h"
 
 struct StDwflUnwinder
 {
@@ -81,7 +82,9 @@ st_dwfl_unwinder_new (StModuleCache *modules)
 
   u->modules = modules;
   u->callbacks.find_elf = find_shared_elf;
-  u->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  /* Not dwfl_standard_find_debuginfo: it would open a FIFO named like a
+     debug file and wait forever.  */
+  u->callbacks.find_debuginfo = st_find_debuginfo_safely;
   u->callbacks.section_address = dwfl_offline_section_address;
   return u;
 }

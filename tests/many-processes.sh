@@ -1,0 +1,38 @@
+#!/bin/sh
+# Bounded resources with many processes: a synthetic capture of 10,000
+# processes (each with its mapping of the fixture binary and a few
+# raw-stack samples; gen-many-processes) through stacktrace with at most
+# 64 file descriptors.  Every sample must unwind as in the fixture, the
+# peak RSS must stay under 300 MiB, and the descriptors open at the end
+# must be few: neither per process nor per module and process.
+. "$TESTS_SRCDIR/test-lib.sh"
+need_stacktrace
+
+n=${ST_MANY_PROCESSES:-10000}
+per=2
+gen=$TESTS_BUILDDIR/gen-many-processes
+[ -x "$gen" ] || die "$gen not built"
+
+# Through a pipe: 10,000 processes need no disk space.
+(
+  ulimit -n 64 || exit 99
+  "$gen" "$TESTS_DATA/fixture/fixture.syscap" "$n" "$per" \
+    | "$STACKTRACE" -v --symfs "$TESTS_DATA/fixture" -o "$tmp/out.syscap" \
+        --chains "$tmp/chains" 2>"$tmp/err"
+) || { tail -n 20 "$tmp/err"; fail "stacktrace failed (exit status $?)"; }
+
+grep -v '^stacktrace: pid ' "$tmp/err" | tail -n 8
+samples=$((n * per))
+grep -q "^stacktrace: total: $samples samples, $samples unwound to the root" "$tmp/err" \
+  || fail "not all $samples samples of $n processes unwound to the root"
+lines=$(wc -l <"$tmp/chains")
+[ "$lines" -eq "$samples" ] || fail "$lines chains lines, expected $samples"
+
+rss=$(sed -n 's/^stacktrace: resources: peak RSS \([0-9]*\) MiB.*/\1/p' "$tmp/err")
+fds=$(sed -n 's/^stacktrace: resources: .*, \([0-9]*\) file descriptors open.*/\1/p' "$tmp/err")
+echo "peak RSS ${rss:-?} MiB, ${fds:-?} file descriptors open at the end"
+[ -n "$rss" ] && [ "$rss" -lt 300 ] || fail "peak RSS ${rss:-unknown} MiB (bound 300)"
+# stdin, stdout, stderr, the output, the chains file, the module cache's
+# file of the fixture binary: a handful, whatever the process count.
+[ -n "$fds" ] && [ "$fds" -le 16 ] || fail "${fds:-unknown} file descriptors open"
+finish
