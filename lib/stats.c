@@ -17,7 +17,7 @@ struct StStats
   uint64_t lost_by_recorder;   /* records the recorder said it lost */
   uint64_t damage[ST_DAMAGE_N];        /* damaged spots, per action */
   uint64_t damage_bytes[ST_DAMAGE_N];
-  uint64_t first_damage;               /* offset of the first one */
+  uint64_t first_damage;               /* the lowest offset of them */
   StProcessStats others;       /* processes beyond ST_STATS_MAX_PROCESSES */
 };
 
@@ -117,7 +117,7 @@ st_stats_damage (StStats *s, const StDamage *d)
 {
   if (d->action >= ST_DAMAGE_N)
     return;
-  if (st_stats_damaged (s) == 0)
+  if (st_stats_damaged (s) == 0 || d->offset < s->first_damage)
     s->first_damage = d->offset;
   s->damage[d->action]++;
   s->damage_bytes[d->action] += d->n_bytes;
@@ -229,11 +229,15 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
     {
       fprintf (out, "stacktrace: damaged input (first at offset %" PRIu64
                "):", s->first_damage);
+      const char *sep = "";
       for (int i = 0; i < ST_DAMAGE_N; i++)
         if (s->damage[i] > 0)
-          fprintf (out, "%s %" PRIu64 " %s (%" PRIu64 " bytes)",
-                   i > 0 && s->damage[i - 1] > 0 ? "," : "", s->damage[i],
-                   st_damage_action_name (i), s->damage_bytes[i]);
+          {
+            fprintf (out, "%s %" PRIu64 " %s (%" PRIu64 " bytes)", sep,
+                     s->damage[i], st_damage_action_name (i),
+                     s->damage_bytes[i]);
+            sep = ",";
+          }
       fputc ('\n', out);
     }
   fprintf (out, "stacktrace: %" PRIu64 " events read, %" PRIu64

@@ -46,7 +46,7 @@ void st_stats_unwind (StStats *s, int32_t pid, const char *comm,
 
 /* Counts one damaged spot of the input.  */
 void st_stats_damage (StStats *s, const StDamage *damage);
-/* Damaged spots counted, and the offset of the first.  */
+/* Damaged spots counted, and the offset of the first in the input.  */
 uint64_t st_stats_damaged (const StStats *s);
 uint64_t st_stats_first_damage (const StStats *s);
 

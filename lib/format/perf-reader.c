@@ -58,6 +58,7 @@ struct StPerfReader
   uint8_t *scratch;           /* aligned copy of a misaligned record */
   size_t scratch_cap;
   StDamageHandler damage;     /* none: the first damage is an error */
+  GError *feature_damage;     /* bad feature sections, reported by next() */
 };
 
 static int
@@ -523,7 +524,20 @@ read_file_header (StPerfReader *r, const uint8_t *p, uint64_t size,
   g_byte_array_free (r->head, TRUE);
   r->head = NULL;
   if (r->seekable && h->data.size != 0 && size == ST_PERF_FILE_HEADER_SIZE)
-    return read_features (r, error);
+    {
+      /* The feature sections lie behind the data: damaged or cut off,
+         they cost the build IDs, not the records.  */
+      GError *local = NULL;
+      if (!read_features (r, &local))
+        {
+          if (local->code == ST_ERROR_IO)
+            {
+              g_propagate_error (error, local);
+              return FALSE;
+            }
+          r->feature_damage = local;
+        }
+    }
   return TRUE;
 }
 
@@ -618,6 +632,7 @@ st_perf_reader_free (StPerfReader *r)
     g_free (r->features[i]);
   if (r->head != NULL)
     g_byte_array_free (r->head, TRUE);
+  g_clear_error (&r->feature_damage);
   g_free (r->scratch);
   g_free (r);
 }
@@ -1292,6 +1307,18 @@ truncated_end (StPerfReader *r, uint64_t offset, size_t avail,
 int
 st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
 {
+  if (r->feature_damage != NULL)
+    {
+      GError *e = g_steal_pointer (&r->feature_damage);
+      g_autofree char *msg = g_strdup_printf ("%s; the feature sections "
+                                              "are ignored", e->message);
+      uint64_t table = r->header.data.offset + r->header.data.size;
+      gboolean go_on = st_damage_report (&r->damage, ST_DAMAGE_SKIPPED,
+                                         table, 0, e->code, msg, error);
+      g_error_free (e);
+      if (!go_on)
+        return -1;
+    }
   for (;;)
     {
       uint64_t off, total, payload;
