@@ -9,7 +9,8 @@ packages=(
   libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
   elfutils debuginfod libsysprof-4-dev
   linux-perf          # the perf integration tests (they skip without it)
-  clang               # fuzzing, later
+  clang               # make fuzz (libFuzzer targets)
+  valgrind            # tests/valgrind-fixture.sh (skips without it)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

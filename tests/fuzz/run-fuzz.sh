@@ -46,10 +46,10 @@ run_one () {
   echo "fuzz: $t for ${FUZZ_SECONDS}s"
   "$work/fuzz-$t" -max_total_time="$FUZZ_SECONDS" -max_len=65536 \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$artifacts" "${dirs[@]}" > "$work/$t.log" 2>&1
+    -artifact_prefix="$artifacts" "${dirs[@]}" > "$work/$t.txt" 2>&1
   local rc=$?
-  tail -n 12 "$work/$t.log" | grep -E '^(stat::|Done|==|SUMMARY|artifact_prefix|Test unit)' || true
-  echo "fuzz: $t exit status $rc, log $work/$t.log"
+  tail -n 12 "$work/$t.txt" | grep -E '^(stat::|Done|==|SUMMARY|artifact_prefix|Test unit)' || true
+  echo "fuzz: $t exit status $rc, log $work/$t.txt"
   return $rc
 }
 
