@@ -62,7 +62,10 @@ static const char description[] =
   "  stacktrace -m passthru -i perf.data -o raw.syscap\n"
   "  stacktrace -i raw.syscap -o unwound.syscap --summary\n"
   "\n"
-  "Exit status: 0 success, 1 input/output error, 2 usage error.\n"
+  "Damaged frames or records are reported (with their byte offset), left\n"
+  "out or passed on unchanged, and the rest of the input is still read.\n"
+  "Exit status: 0 success, 1 input/output error or damaged input (every\n"
+  "valid frame was still written), 2 usage error.\n"
   "See README.stacktrace and stacktrace(1).";
 
 gboolean
@@ -97,7 +100,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples to stderr", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
-      "Per-process statistics in the final summary", NULL },
+      "Per-process statistics and the resources used (peak RSS, open "
+      "descriptors) in the final summary", NULL },
     { "debug", 0, 0, G_OPTION_ARG_NONE, &opts->debug,
       "One diagnostic line per sample not unwound to the root", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opts->quiet,
