@@ -338,8 +338,9 @@ plausible_header (const StCaptureReader *r, const uint8_t *p)
 /* Whether a frame starts at the input's position: a plausible header, a
    consistent frame, and after it a plausible header or the end.  */
 static gboolean
-frame_starts_here (StCaptureReader *r)
+frame_starts_here (void *user)
 {
+  StCaptureReader *r = user;
   size_t avail = 0;
   const uint8_t *p = st_input_peek (r->in, ST_CAPTURE_FRAME_HEADER, &avail,
                                     NULL);
@@ -361,47 +362,6 @@ frame_starts_here (StCaptureReader *r)
   if (parse_frame (r, p, len, &ev) != NULL)
     return FALSE;
   return !next_known || plausible_header (r, p + len);
-}
-
-/* After a framing error at OFFSET (WHY): skips forward, 8 bytes at a
-   time, to the next position where a frame plausibly starts, or to the
-   end.  Returns FALSE (with ERROR) when there is no handler or the input
-   fails.  */
-static gboolean
-resynchronize (StCaptureReader *r, uint64_t offset, const char *why,
-               GError **error)
-{
-  size_t avail = 0;
-  GError *local = NULL;
-
-  if (r->damage.func == NULL)
-    return st_damage_report (NULL, ST_DAMAGE_SKIPPED, offset, 0,
-                             ST_ERROR_FORMAT, why, error);
-  for (;;)
-    {
-      if (st_input_peek (r->in, ST_CAPTURE_ALIGN, &avail, &local) == NULL)
-        {
-          if (local != NULL)
-            {
-              g_propagate_error (error, local);
-              return FALSE;
-            }
-          st_input_consume (r->in, avail);
-          break;
-        }
-      st_input_consume (r->in, ST_CAPTURE_ALIGN);
-      if (frame_starts_here (r))
-        break;
-    }
-
-  uint64_t to = st_input_offset (r->in);
-  g_autofree char *msg =
-    g_strdup_printf ("%s; skipped %" G_GUINT64_FORMAT " bytes from offset %"
-                     G_GUINT64_FORMAT " to %s %" G_GUINT64_FORMAT, why,
-                     to - offset, offset,
-                     avail < ST_CAPTURE_ALIGN ? "the end at" : "offset", to);
-  return st_damage_report (&r->damage, ST_DAMAGE_SKIPPED, offset,
-                           to - offset, ST_ERROR_FORMAT, msg, error);
 }
 
 /* The input ended inside a header or frame at OFFSET, AVAIL bytes left.  */
@@ -456,7 +416,9 @@ st_capture_reader_next (StCaptureReader *r, StEvent *ev, GError **error)
             "is %s", offset, len, len < ST_CAPTURE_FRAME_HEADER
             ? "shorter than the 24-byte frame header"
             : "not a multiple of 8");
-          if (!resynchronize (r, offset, why, error))
+          if (!st_damage_resynchronize (&r->damage, r->in, offset,
+                                        G_MAXUINT64, frame_starts_here, r,
+                                        why, error))
             return -1;
           continue;
         }

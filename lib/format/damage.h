@@ -8,6 +8,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "format/input.h"
+
 typedef enum
 {
   /* A well-framed frame/record with inconsistent content, passed on
@@ -46,6 +48,18 @@ typedef struct
 gboolean st_damage_report (const StDamageHandler *h, StDamageAction action,
                            uint64_t offset, uint64_t n_bytes, int code,
                            const char *why, GError **error);
+
+/* After a framing error at OFFSET (WHY), where the next frame starts is
+   unknown: consumes IN in steps of 8 bytes (frames and records are 8-byte
+   multiples), up to input offset LIMIT (G_MAXUINT64: the end), until
+   STARTS_HERE (USER) says a frame plausibly starts at the position; then
+   reports the skipped bytes, from which offset to which.  Without a
+   handler, or on a read error, returns FALSE with ERROR.  */
+gboolean st_damage_resynchronize (const StDamageHandler *h, StInput *in,
+                                  uint64_t offset, uint64_t limit,
+                                  gboolean (*starts_here) (void *user),
+                                  void *user, const char *why,
+                                  GError **error);
 
 const char *st_damage_action_name (StDamageAction action);
 

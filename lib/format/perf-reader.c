@@ -1189,12 +1189,14 @@ plausible_header (const StPerfReader *r, const uint8_t *p, uint64_t off)
          && h.size % 8 == 0 && h.size <= r->data_end - off;
 }
 
-/* Whether a record starts at the input's position OFF: a plausible
-   header, a record that decodes (for the types decoded without side
-   effects), and after it a plausible header or the end.  */
+/* Whether a record starts at the input's position: a plausible header,
+   a record that decodes (for the types decoded without side effects),
+   and after it a plausible header or the end.  */
 static gboolean
-record_starts_here (StPerfReader *r, uint64_t off)
+record_starts_here (void *user)
 {
+  StPerfReader *r = user;
+  uint64_t off = st_input_offset (r->in);
   size_t avail = 0;
   const uint8_t *p = st_input_peek (r->in, 8, &avail, NULL);
   StPerfEventHeader h;
@@ -1231,54 +1233,6 @@ record_starts_here (StPerfReader *r, uint64_t off)
   if (!next_known || off + h.size >= r->data_end)
     return TRUE;
   return plausible_header (r, p + h.size, off + h.size);
-}
-
-/* After a framing error at OFFSET (WHY): skips forward, 8 bytes at a
-   time, to the next record that plausibly starts there, or to the end of
-   the data.  FALSE with ERROR without a handler or on a read error.  */
-static gboolean
-resynchronize (StPerfReader *r, uint64_t offset, const char *why,
-               GError **error)
-{
-  size_t avail = 0;
-  GError *local = NULL;
-
-  if (r->damage.func == NULL)
-    return st_damage_report (NULL, ST_DAMAGE_SKIPPED, offset, 0,
-                             ST_ERROR_FORMAT, why, error);
-  for (;;)
-    {
-      uint64_t at = st_input_offset (r->in);
-      size_t step = (size_t) MIN ((uint64_t) 8, r->data_end - at);
-
-      if (step == 0)
-        break;
-      if (st_input_peek (r->in, step, &avail, &local) == NULL)
-        {
-          if (local != NULL)
-            {
-              g_propagate_error (error, local);
-              return FALSE;
-            }
-          st_input_consume (r->in, avail);
-          break;
-        }
-      st_input_consume (r->in, step);
-      if (step == 8 && at + 8 < r->data_end
-          && record_starts_here (r, at + 8))
-        break;
-    }
-
-  uint64_t to = st_input_offset (r->in);
-  gboolean at_end = to >= r->data_end
-                    || st_input_peek (r->in, 8, &avail, NULL) == NULL;
-  g_autofree char *msg =
-    g_strdup_printf ("%s; skipped %" G_GUINT64_FORMAT " bytes from offset %"
-                     G_GUINT64_FORMAT " to %s %" G_GUINT64_FORMAT, why,
-                     to - offset, offset, at_end ? "the end at" : "offset",
-                     to);
-  return st_damage_report (&r->damage, ST_DAMAGE_SKIPPED, offset,
-                           to - offset, ST_ERROR_FORMAT, msg, error);
 }
 
 /* The input ended at OFFSET inside a record or its header (AVAIL bytes
@@ -1388,7 +1342,8 @@ st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
           g_autofree char *msg = g_strdup_printf (
             "offset %" G_GUINT64_FORMAT ": bad perf record (type %u, size %u)"
             ": %s", off, h.type, h.size, why);
-          if (!resynchronize (r, off, msg, error))
+          if (!st_damage_resynchronize (&r->damage, r->in, off, r->data_end,
+                                        record_starts_here, r, msg, error))
             return -1;
           continue;
         }
