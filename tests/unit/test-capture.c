@@ -1197,6 +1197,38 @@ log_damage (const StDamage *d, void *user)
     }
 }
 
+/* A capture reader over BYTES that recovers from damage, logging it.  */
+typedef struct
+{
+  Source src;
+  StInput *in;
+  StCaptureReader *r;
+  DamageLog log;
+} Recovering;
+
+static void
+recovering_open (Recovering *rec, GBytes *bytes, gboolean via_pipe)
+{
+  GError *error = NULL;
+
+  memset (rec, 0, sizeof *rec);
+  source_open (&rec->src, bytes, via_pipe);
+  rec->in = st_input_new (rec->src.fd);
+  rec->r = st_capture_reader_new (rec->in, &error);
+  g_assert_no_error (error);
+  st_capture_reader_set_damage_handler (rec->r, &(StDamageHandler) {
+                                          log_damage, &rec->log });
+}
+
+static void
+recovering_close (Recovering *rec)
+{
+  g_free (rec->log.message);
+  st_capture_reader_free (rec->r);
+  st_input_free (rec->in);
+  source_close (&rec->src);
+}
+
 /* The good frames that follow a damaged one, when input goes on.  */
 static void
 append_good_suffix (GByteArray *a)
@@ -1215,18 +1247,13 @@ expect_recovery (GBytes *bytes, const char *what, StDamageAction action,
 {
   for (int via_pipe = 0; via_pipe < 2; via_pipe++)
     {
-      GError *error = NULL;
-      DamageLog log = { 0 };
-      StDamageHandler h = { log_damage, &log };
-      Source src;
+      Recovering rec;
+      StCaptureReader *r;
+      const DamageLog *log = &rec.log;
       StEvent ev;
 
-      source_open (&src, bytes, via_pipe);
-      StInput *in = st_input_new (src.fd);
-      StCaptureReader *r = st_capture_reader_new (in, &error);
-      g_assert_no_error (error);
-      st_capture_reader_set_damage_handler (r, &h);
-
+      recovering_open (&rec, bytes, via_pipe);
+      r = rec.r;
       next_ok (r, &ev);
       g_assert_cmpint (ev.tid, ==, 5);
       next_ok (r, &ev);
@@ -1252,19 +1279,15 @@ expect_recovery (GBytes *bytes, const char *what, StDamageAction action,
         }
       next_eof (r);
 
-      if (log.n != 1 || log.action != action || log.offset != BAD_OFFSET
-          || !has_offset (log.message, BAD_OFFSET))
+      if (log->n != 1 || log->action != action || log->offset != BAD_OFFSET
+          || !has_offset (log->message, BAD_OFFSET))
         g_error ("%s: %u damage report(s), first: action %d offset %"
-                 G_GUINT64_FORMAT ": %s", what, log.n, log.action, log.offset,
-                 log.message);
-      g_test_message ("recovered: %s", log.message);
+                 G_GUINT64_FORMAT ": %s", what, log->n, log->action,
+                 log->offset, log->message);
+      g_test_message ("recovered: %s", log->message);
       if (action == ST_DAMAGE_SKIPPED)
-        g_assert_nonnull (strstr (log.message, "skipped"));
-      g_free (log.message);
-
-      st_capture_reader_free (r);
-      st_input_free (in);
-      source_close (&src);
+        g_assert_nonnull (strstr (log->message, "skipped"));
+      recovering_close (&rec);
     }
 }
 
@@ -1495,33 +1518,24 @@ test_unknown_types (void)
   append_frame (a, 250, 24, 1, 12, NULL, 0);
   append_good_suffix (a);
   GBytes *bytes = g_byte_array_free_to_bytes (a);
-  GError *error = NULL;
-  DamageLog log = { 0 };
-  StDamageHandler h = { log_damage, &log };
-  Source src;
+  Recovering rec;
   StEvent ev;
 
-  source_open (&src, bytes, TRUE);
-  StInput *in = st_input_new (src.fd);
-  StCaptureReader *r = st_capture_reader_new (in, &error);
-  g_assert_no_error (error);
-  st_capture_reader_set_damage_handler (r, &h);
-  next_ok (r, &ev);
-  next_ok (r, &ev);
-  next_ok (r, &ev);
+  recovering_open (&rec, bytes, TRUE);
+  next_ok (rec.r, &ev);
+  next_ok (rec.r, &ev);
+  next_ok (rec.r, &ev);
   g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
   g_assert_cmpuint (ev.raw_len, ==, 40);
   g_assert_cmpmem (ev.raw + 24, 16, body, 16);
-  next_ok (r, &ev);
+  next_ok (rec.r, &ev);
   g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
-  next_ok (r, &ev);
+  next_ok (rec.r, &ev);
   g_assert_cmpint (ev.kind, ==, ST_EVENT_SAMPLE);
-  next_ok (r, &ev);
-  next_eof (r);
-  g_assert_cmpuint (log.n, ==, 0);
-  st_capture_reader_free (r);
-  st_input_free (in);
-  source_close (&src);
+  next_ok (rec.r, &ev);
+  next_eof (rec.r);
+  g_assert_cmpuint (rec.log.n, ==, 0);
+  recovering_close (&rec);
   g_bytes_unref (bytes);
 }
 
@@ -1546,18 +1560,13 @@ test_many_damaged (void)
     }
   GBytes *bytes = g_byte_array_free_to_bytes (a);
   GError *error = NULL;
-  DamageLog log = { 0 };
-  StDamageHandler h = { log_damage, &log };
-  Source src;
+  Recovering rec;
   StEvent ev;
   guint n = 0;
   int rc;
 
-  source_open (&src, bytes, TRUE);
-  StInput *in = st_input_new (src.fd);
-  StCaptureReader *r = st_capture_reader_new (in, &error);
-  st_capture_reader_set_damage_handler (r, &h);
-  while ((rc = st_capture_reader_next (r, &ev, &error)) > 0)
+  recovering_open (&rec, bytes, TRUE);
+  while ((rc = st_capture_reader_next (rec.r, &ev, &error)) > 0)
     {
       if (n >= 2)
         {
@@ -1569,11 +1578,8 @@ test_many_damaged (void)
   g_assert_no_error (error);
   g_assert_cmpint (rc, ==, 0);
   g_assert_cmpuint (n, ==, n_good);
-  g_assert_cmpuint (log.n, ==, 100);
-  g_free (log.message);
-  st_capture_reader_free (r);
-  st_input_free (in);
-  source_close (&src);
+  g_assert_cmpuint (rec.log.n, ==, 100);
+  recovering_close (&rec);
   g_bytes_unref (bytes);
 }
 
