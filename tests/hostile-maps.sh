@@ -1,7 +1,8 @@
 #!/bin/sh
 # Hostile paths in MAP frames: devices, a FIFO nobody writes to, /proc
 # and /sys files, a symlink loop, a directory, a huge sparse file, non-ELF
-# and truncated or damaged ELF files, odd names.  Each process of a
+# and truncated or damaged ELF files, odd names (not /proc/kmsg: even
+# opening it is not ours to do).  Each process of a
 # synthetic capture maps one of them where its samples' code lies.
 # stacktrace must finish promptly (no open that blocks, no unbounded
 # read), count every sample, and unwind none through those files.  Then
@@ -30,7 +31,8 @@ printf '\377\377' | dd of="$tmp/elf-bad-phdrs" bs=1 seek=56 conv=notrunc 2>/dev/
 long=$(printf '/x%.0s' $(seq 1 1500))
 
 set -- /dev/zero /dev/urandom /dev/null /dev/tty /dev/stdin /dev/fd/0 \
-  /proc/self/mem /proc/kmsg /proc/self/maps /sys/kernel/mm/transparent_hugepage/enabled \
+  /proc/self/mem /proc/self/maps /proc/self/status \
+  /sys/kernel/mm/transparent_hugepage/enabled \
   "$tmp/fifo" "$tmp/loop-a" "$tmp/dir" "$tmp/sparse" "$tmp/text" \
   "$tmp/elf-100-bytes" "$tmp/elf-8k" "$tmp/elf-bad-phdrs" \
   "$tmp/missing" "$tmp/fifo (deleted)" relative/path "" "$long" "[heap]"

@@ -125,7 +125,10 @@ try_open (StModule *m, const StMap *map, const char *path)
 
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  /* Only a regular file can hold ELF, and not one smaller than an ELF
+     header (/proc and /sys files claim a size of 0 or 4096).  */
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || st.st_size < (off_t) sizeof (Elf32_Ehdr))
     {
       close (fd);
       return FALSE;
