@@ -1539,6 +1539,41 @@ test_recovery (void)
   g_byte_array_set_size (bad, bad->len - 9);
   expect_recovery (bad, last, ST_DAMAGE_TRUNCATED, FALSE, "input ended");
 
+  /* File mode: the last record runs past the end of the data section,
+     which ends 8 bytes early: skipped to the end, no more records.  */
+  put_sample (bad, &dwarf_attr, &s);
+  {
+    AttrEntry attr = { &dwarf_attr, dwarf_ids, 2 };
+    GByteArray *file = make_file (&attr, 1, bad, NULL, 0, 0);
+    uint64_t data_off = ST_PERF_FILE_HEADER_SIZE + 16 + ATTR_BYTES + 16;
+
+    set_u64 (file, 48, bad->len - 8);
+    for (int pipe_input = 0; pipe_input < 2; pipe_input++)
+      {
+        DamageLog log = { 0 };
+        Result *res;
+        char *want = g_strdup_printf ("offset %" G_GUINT64_FORMAT ": bad perf "
+                                      "record (type 9, size %u): runs past "
+                                      "the end of the data section",
+                                      data_off + last, bad->len - last);
+
+        recovery = &log;
+        res = read_bytes (file, pipe_input);
+        recovery = NULL;
+        g_assert_no_error (res->error);
+        g_assert_cmpuint (res->evs->len, ==, 16);
+        g_assert_cmpuint (log.n, ==, 1);
+        g_assert_cmpint (log.action, ==, ST_DAMAGE_SKIPPED);
+        if (!g_str_has_prefix (log.message, want)
+            || strstr (log.message, "to the end at") == NULL)
+          g_error ("unexpected: %s", log.message);
+        g_free (want);
+        g_free (log.message);
+        result_free (res);
+      }
+    g_byte_array_free (file, TRUE);
+  }
+
   g_byte_array_free (bad, TRUE);
   g_byte_array_free (d, TRUE);
 }
