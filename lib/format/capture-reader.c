@@ -1,7 +1,8 @@
 /* Sysprof capture reader.  Frames are checked the way Sysprof's own reader
    checks them (len >= 24, len % 8 == 0, whole frame present), plus the
    inner sizes of the frame types we interpret, so that no field is ever
-   read outside its frame.  */
+   read outside its frame.  With a damage handler, a bad frame does not
+   end the reading: see damage.h and the table in README.stacktrace.  */
 #include "config.h"
 
 #include <string.h>

@@ -7,7 +7,10 @@
    file, and left alone otherwise.
 
    Pipe mode: a 16-byte header, then records until EOF; attributes arrive
-   as HEADER_ATTR records.  */
+   as HEADER_ATTR records.
+
+   With a damage handler, a bad record does not end the reading: see
+   damage.h and the table in README.stacktrace.  */
 #include "config.h"
 
 #include <errno.h>
