@@ -29,6 +29,7 @@ module_free (gpointer data)
     elf_end (m->elf);
   if (m->fd >= 0)
     close (m->fd);
+  g_ref_string_release ((char *) m->name);
   g_free (m->path);
   g_free (m->loads);
   g_free (m->error);
@@ -276,7 +277,7 @@ st_module_cache_get (StModuleCache *c, const StMap *map)
     }
   m = g_new0 (StModule, 1);
   m->fd = -1;
-  m->name = map->filename;
+  m->name = g_ref_string_new_intern (map->filename);
   open_module (c, m, map);
   g_hash_table_insert (c->modules, key, m);
   return m;

@@ -20,7 +20,7 @@ typedef struct
 
 typedef struct
 {
-  const char *name;        /* the path the stream named (interned) */
+  const char *name;        /* the path the stream named (GRefString) */
   char *path;              /* the file opened, NULL if none */
   const uint8_t *image;    /* an in-memory ELF instead of a file ([vdso]) */
   size_t image_size;
