@@ -65,8 +65,12 @@ print_resources (FILE *out)
     }
   if (getrusage (RUSAGE_SELF, &ru) != 0)
     return;
-  fprintf (out, "stacktrace: resources: peak RSS %ld MiB, %d file "
-           "descriptors open\n", ru.ru_maxrss / 1024, n_fds);
+  fprintf (out, "stacktrace: resources: peak RSS %ld MiB, ", ru.ru_maxrss / 1024);
+  if (n_fds >= 0)
+    fprintf (out, "%d file descriptors open\n", n_fds);
+  else
+    fprintf (out, "file descriptors open unknown (no descriptor left to "
+             "count them)\n");
 }
 
 int
