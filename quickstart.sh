@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")" && pwd)
 fixture=$top/tests/data/fixture
 out=${TMPDIR:-/tmp}/stacktrace-quickstart.syscap
 
-"$top/run-tests.sh" --build-only
+"$top/run-tests.sh" --normal --build-only
 
 echo
 echo "=== stacktrace -i tests/data/fixture/fixture.syscap --symfs tests/data/fixture --summary ==="

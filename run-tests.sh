@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
-# Builds stacktrace and runs its test suite.  The last line of the output
-# is always "N passed, N failed, N skipped"; the exit status is 0 only when
-# the build succeeded and nothing failed.
+# Builds stacktrace and runs its test suite twice: a normal build (in
+# build/) and one with AddressSanitizer and UBSan (in build-asan/).  The
+# last line of the output is always "N passed, N failed, N skipped" over
+# both runs; the exit status is 0 only when the builds succeeded and
+# nothing failed.
 #
-#   ./run-tests.sh              build in build/ and run make check
-#   ./run-tests.sh --sanitize   same with ASan+UBSan, in build-asan/
-#   ./run-tests.sh --build-only build, no tests, no summary line
+#   ./run-tests.sh                both suites
+#   ./run-tests.sh --normal       only the normal build, in build/
+#   ./run-tests.sh --sanitize     only the ASan+UBSan build, in build-asan/
+#   ./run-tests.sh --build-only   build (as selected), no tests, no summary
 #
 # STACKTRACE_CHECK_ARGS is added to the make check command line, with shell
 # quoting, e.g. STACKTRACE_CHECK_ARGS="TESTS='unit/test-capture'".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")" && pwd)
-builddir=$top/build
-configure_args=()
 check=yes
+total_passed=0 total_failed=0 total_skipped=0
 
+suites="normal sanitize"
 for arg in "$@"; do
   case $arg in
     --sanitize)
-      builddir=$top/build-asan
-      configure_args+=(--enable-sanitizers) ;;
+      suites=sanitize ;;
+    --normal)
+      suites=normal ;;
     --build-only)
       check=no ;;
     -h|--help)
@@ -34,7 +38,7 @@ done
 
 build_failed () {
   echo "run-tests: $1" >&2
-  [ $check = yes ] && echo "0 passed, 1 failed, 0 skipped"
+  [ $check = yes ] && echo "$total_passed passed, $((total_failed + 1)) failed, $total_skipped skipped"
   exit 1
 }
 
@@ -78,33 +82,50 @@ collect_results () {
   done < <(cd "$builddir/tests" && find . -name '*.trs' | sort)
 }
 
-build
-[ $check = yes ] || exit 0
+# run_suite NAME: builds in its directory and runs make check there,
+# adding its results to the totals.
+run_suite () {
+  case $1 in
+    normal) builddir=$top/build; configure_args=() ;;
+    sanitize) builddir=$top/build-asan; configure_args=(--enable-sanitizers) ;;
+  esac
+  echo "=== $1 build in $builddir ==="
+  build
+  [ $check = yes ] || return 0
 
-check_args=()
-eval "check_args=(${STACKTRACE_CHECK_ARGS:-})"
+  local check_args=()
+  eval "check_args=(${STACKTRACE_CHECK_ARGS:-})"
 
-# Results of an earlier run must not be counted again.
-find "$builddir/tests" \( -name '*.trs' -o -name '*.log' \) -delete
+  # Results of an earlier run must not be counted again.
+  find "$builddir/tests" \( -name '*.trs' -o -name '*.log' \) -delete
 
-make -j2 check "${check_args[@]}"
-check_status=$?
+  make -j2 check "${check_args[@]}"
+  local check_status=$?
 
-echo
-echo "=== test results ==="
-collect_results
-
-# make check can fail before any test runs, e.g. when a test does not build.
-if [ $check_status -ne 0 ] && [ $failed -eq 0 ]; then
-  echo "ERROR: make check (exit status $check_status, no failed test result)"
-  failed=$((failed + 1))
-fi
-
-for log in "${failed_logs[@]}"; do
   echo
-  echo "=== tail of tests/${log#./} ==="
-  tail -n 40 "$builddir/tests/$log"
-done
+  echo "=== test results ($1) ==="
+  collect_results
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+  # make check can fail before any test runs, e.g. when a test does not build.
+  if [ $check_status -ne 0 ] && [ $failed -eq 0 ]; then
+    echo "ERROR: make check (exit status $check_status, no failed test result)"
+    failed=$((failed + 1))
+  fi
+
+  for log in "${failed_logs[@]}"; do
+    echo
+    echo "=== tail of tests/${log#./} ($1) ==="
+    tail -n 40 "$builddir/tests/$log"
+  done
+  echo "$1: $passed passed, $failed failed, $skipped skipped"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  total_skipped=$((total_skipped + skipped))
+}
+
+for suite in $suites; do
+  run_suite "$suite"
+done
+[ $check = yes ] || exit 0
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
+[ $total_failed -eq 0 ]

@@ -21,6 +21,9 @@
 /* Bound of the events buffered to put a perf round in time order.  */
 #define ST_REORDER_MAX_BYTES (512u << 20)
 
+/* Damage messages printed one by one; later ones are only counted.  */
+#define ST_DAMAGE_MESSAGES_MAX 20
+
 /* Threads whose last complete chain is kept for stitching.  */
 #define ST_STITCH_MAX_THREADS 4096
 
@@ -72,11 +75,29 @@ struct StPipeline
   uint64_t sps[ST_UNWIND_MAX_FRAMES];
 };
 
+/* Damaged input is never silent: counted, and printed up to a limit.  */
+static void
+on_damage (const StDamage *d, void *user)
+{
+  StPipeline *p = user;
+  uint64_t n = st_stats_damaged (p->stats);
+
+  st_stats_damage (p->stats, d);
+  if (p->options.messages == NULL)
+    return;
+  if (n < ST_DAMAGE_MESSAGES_MAX)
+    fprintf (p->options.messages, "stacktrace: %s\n", d->message);
+  else if (n == ST_DAMAGE_MESSAGES_MAX)
+    fprintf (p->options.messages, "stacktrace: more damaged input; further "
+             "messages are suppressed (the statistics count them)\n");
+}
+
 StPipeline *
 st_pipeline_new (StReader *reader, StWriter *writer,
                  const StPipelineOptions *options)
 {
   StPipeline *p = g_new0 (StPipeline, 1);
+  StDamageHandler damage = { on_damage, p };
 
   p->reader = reader;
   p->writer = writer;
@@ -93,6 +114,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->unwinder = st_unwinder_new (options->engine, p->modules);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
+  st_reader_set_damage_handler (reader, &damage);
   return p;
 }
 
@@ -238,6 +260,8 @@ unwind (StPipeline *p, const StEvent *raw_ev)
 {
   StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
   StUnwindResult r;
+
+  st_process_table_use_unwind_state (p->processes, proc);
   StEvent cut;
   const StEvent *ev = raw_ev;
 

@@ -25,6 +25,7 @@ typedef struct
   const char *symfs;          /* may be NULL */
   FILE *chains;               /* --chains output, may be NULL */
   FILE *debug;                /* per-sample diagnostics, may be NULL */
+  FILE *messages;             /* damaged-input reports; NULL: only counted */
   StFormat output_format;     /* what WRITER writes */
   gboolean callgraph;         /* collect the call graph summary */
   gboolean stitch;            /* per-thread stitching of truncated stacks */
@@ -52,9 +53,11 @@ StPipeline *st_pipeline_new (StReader *reader, StWriter *writer,
 void st_pipeline_free (StPipeline *p);
 
 /* Runs to the end of the input, or until the check function asks to
-   stop or the output fails.  On a read error, everything before the bad
-   frame has been written and ERROR names its offset.  While the input
-   stalls, what was written so far is flushed to the output.  */
+   stop or the output fails.  Damaged frames/records are reported on
+   standard error and counted (st_stats_damaged), and the run goes on.
+   On a read or write error, everything before it has been written and
+   ERROR names the offset.  While the input stalls, what was written so
+   far is flushed to the output.  */
 gboolean st_pipeline_run (StPipeline *p, GError **error);
 /* Whether the run ended because the check function asked to.  */
 gboolean st_pipeline_stopped (const StPipeline *p);

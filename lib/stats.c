@@ -17,6 +17,10 @@ struct StStats
   GHashTable *no_counterpart;  /* type name -> count (in the pointer) */
   uint64_t n_no_counterpart;
   uint64_t lost_by_recorder;   /* records the recorder said it lost */
+  uint64_t damage[ST_DAMAGE_N];        /* damaged spots, per action */
+  uint64_t damage_bytes[ST_DAMAGE_N];
+  uint64_t first_damage;               /* the lowest offset of them */
+  StProcessStats others;       /* processes beyond ST_STATS_MAX_PROCESSES */
 };
 
 static void
@@ -44,6 +48,7 @@ st_stats_free (StStats *s)
     return;
   g_hash_table_destroy (s->by_pid);
   g_hash_table_destroy (s->no_counterpart);
+  g_free (s->others.comm);
   g_free (s);
 }
 
@@ -124,6 +129,13 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
 {
   StProcessStats *p = g_hash_table_lookup (s->by_pid, GINT_TO_POINTER (pid));
 
+  if (p == NULL && g_hash_table_size (s->by_pid) >= ST_STATS_MAX_PROCESSES)
+    {
+      /* Millions of short-lived processes must not grow this table.  */
+      p = &s->others;
+      p->pid = -1;
+      comm = "other processes";
+    }
   if (p == NULL)
     {
       p = g_new0 (StProcessStats, 1);
@@ -137,6 +149,33 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
     }
   count (&p->counters, result);
   count (&s->total, result);
+}
+
+void
+st_stats_damage (StStats *s, const StDamage *d)
+{
+  if (d->action >= ST_DAMAGE_N)
+    return;
+  if (st_stats_damaged (s) == 0 || d->offset < s->first_damage)
+    s->first_damage = d->offset;
+  s->damage[d->action]++;
+  s->damage_bytes[d->action] += d->n_bytes;
+}
+
+uint64_t
+st_stats_damaged (const StStats *s)
+{
+  uint64_t n = 0;
+
+  for (int i = 0; i < ST_DAMAGE_N; i++)
+    n += s->damage[i];
+  return n;
+}
+
+uint64_t
+st_stats_first_damage (const StStats *s)
+{
+  return s->first_damage;
 }
 
 const StUnwindCounters *
@@ -236,6 +275,9 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
           print_counters (out, label, &p->counters);
         }
       g_ptr_array_unref (list);
+      if (s->others.counters.samples > 0)
+        print_counters (out, "other processes (not counted one by one)",
+                        &s->others.counters);
     }
 
   const StUnwindCounters *t = &s->total;
@@ -259,6 +301,21 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
     fprintf (out, "stacktrace: the recorder lost %" PRIu64 " record(s) "
              "(reported in %" PRIu64 " LOST record(s))\n", s->lost_by_recorder,
              s->by_kind_in[ST_EVENT_LOST]);
+  if (st_stats_damaged (s) > 0)
+    {
+      fprintf (out, "stacktrace: damaged input (first at offset %" PRIu64
+               "):", s->first_damage);
+      const char *sep = "";
+      for (int i = 0; i < ST_DAMAGE_N; i++)
+        if (s->damage[i] > 0)
+          {
+            fprintf (out, "%s %" PRIu64 " %s (%" PRIu64 " bytes)", sep,
+                     s->damage[i], st_damage_action_name (i),
+                     s->damage_bytes[i]);
+            sep = ",";
+          }
+      fputc ('\n', out);
+    }
   fprintf (out, "stacktrace: %" PRIu64 " events read, %" PRIu64
            " written\n", s->events_in, s->events_out);
   print_counters (out, "total", t);

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "format/damage.h"
 #include "model/event.h"
 #include "unwind/unwind-result.h"
 
@@ -34,6 +35,9 @@ typedef struct
 
 typedef struct StStats StStats;
 
+/* Processes counted one by one; the others are summed together.  */
+#define ST_STATS_MAX_PROCESSES 65536
+
 StStats *st_stats_new (void);
 void st_stats_free (StStats *s);
 
@@ -45,6 +49,12 @@ void st_stats_no_counterpart (StStats *s, const char *type_name);
 /* Counts the unwinding of one raw-stack sample of process PID.  */
 void st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                       const StUnwindResult *result);
+
+/* Counts one damaged spot of the input.  */
+void st_stats_damage (StStats *s, const StDamage *damage);
+/* Damaged spots counted, and the offset of the first in the input.  */
+uint64_t st_stats_damaged (const StStats *s);
+uint64_t st_stats_first_damage (const StStats *s);
 
 const StUnwindCounters *st_stats_total (const StStats *s);
 /* Every process's statistics (const StProcessStats*), in no order; free

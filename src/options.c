@@ -115,8 +115,11 @@ static const char description[] =
   "  stacktrace -i raw.syscap -o unwound.syscap --summary\n"
   "  stacktrace --input-fd 3 --output-fd 4 --stats-file run.stats\n"
   "\n"
+  "Damaged frames or records are reported (with their byte offset), left\n"
+  "out or passed on unchanged, and the rest of the input is still read.\n"
   "Exit status: 0 success (also when stopped by SIGINT/SIGTERM), 1 input/\n"
-  "output error (also a closed output), 2 usage error.\n"
+  "output error (also a closed output) or damaged input (every valid\n"
+  "frame was still written), 2 usage error.\n"
   "See README.stacktrace and stacktrace(1).";
 
 gboolean
@@ -165,7 +168,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples to stderr", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
-      "Per-process statistics in the final summary", NULL },
+      "Per-process statistics and the resources used (peak RSS, open "
+      "descriptors) in the final summary", NULL },
     { "debug", 0, 0, G_OPTION_ARG_NONE, &opts->debug,
       "One diagnostic line per sample not unwound to the root", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opts->quiet,

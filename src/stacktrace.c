@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,6 +47,32 @@ open_output (const StOptions *o)
     fprintf (stderr, "stacktrace: cannot open output %s: %s\n", o->output,
              strerror (errno));
   return fd;
+}
+
+/* With -v: what the run cost, to watch the bounds on memory and
+   descriptors.  */
+static void
+print_resources (FILE *out)
+{
+  struct rusage ru;
+  int n_fds = -1;
+  GDir *dir = g_dir_open ("/proc/self/fd", 0, NULL);
+
+  if (dir != NULL)
+    {
+      n_fds = -1;   /* the directory's own descriptor */
+      while (g_dir_read_name (dir) != NULL)
+        n_fds++;
+      g_dir_close (dir);
+    }
+  if (getrusage (RUSAGE_SELF, &ru) != 0)
+    return;
+  fprintf (out, "stacktrace: resources: peak RSS %ld MiB, ", ru.ru_maxrss / 1024);
+  if (n_fds >= 0)
+    fprintf (out, "%d file descriptors open\n", n_fds);
+  else
+    fprintf (out, "file descriptors open unknown (no descriptor left to "
+             "count them)\n");
 }
 
 int
@@ -127,6 +154,7 @@ main (int argc, char **argv)
     .symfs = opts.symfs,
     .chains = chains,
     .debug = opts.debug ? stderr : NULL,
+    .messages = stderr,
     .callgraph = opts.summary,
     .stitch = !opts.no_stitch,
     .truncate_stack = (uint64_t) opts.truncate_stack,
@@ -144,12 +172,24 @@ main (int argc, char **argv)
              " input bytes\n", error->message, st_reader_offset (reader));
   else if (!ok)
     fprintf (stderr, "stacktrace: %s\n", error->message);
+  else if (st_stats_damaged (st_pipeline_stats (pipeline)) > 0)
+    {
+      /* Every valid frame was written, but a script must know.  */
+      const StStats *stats = st_pipeline_stats (pipeline);
+      fprintf (stderr, "stacktrace: the input was damaged in %" G_GUINT64_FORMAT
+               " place(s), the first at offset %" G_GUINT64_FORMAT "; every "
+               "valid frame was written\n", st_stats_damaged (stats),
+               st_stats_first_damage (stats));
+      ok = FALSE;
+    }
   if (st_pipeline_stopped (pipeline) && st_live_stop_signal () != 0)
     fprintf (stderr, "stacktrace: stopped by SIG%s at input offset %"
              G_GUINT64_FORMAT "\n", sigabbrev_np (st_live_stop_signal ()),
              st_reader_offset (reader));
   if (!opts.quiet)
     st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
+  if (opts.verbose)
+    print_resources (stderr);
   if (opts.summary)
     st_callgraph_print (st_pipeline_callgraph (pipeline), stderr, 1.0);
   if (chains != NULL && fclose (chains) != 0)

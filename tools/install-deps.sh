@@ -9,8 +9,9 @@ packages=(
   libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
   elfutils debuginfod libsysprof-4-dev
   linux-perf          # the perf integration tests (they skip without it)
-  time python3 valgrind   # make bench: peak RSS, a python capture, callgrind
-  clang               # fuzzing, later
+  time python3        # make bench: peak RSS, a python capture
+  clang libclang-rt-14-dev   # make fuzz (libFuzzer targets)
+  valgrind            # tests/valgrind-fixture.sh (skips without it), callgrind in make bench
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

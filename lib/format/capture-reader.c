@@ -1,13 +1,15 @@
 /* Sysprof capture reader.  Frames are checked the way Sysprof's own reader
    checks them (len >= 24, len % 8 == 0, whole frame present), plus the
    inner sizes of the frame types we interpret, so that no field is ever
-   read outside its frame.  */
+   read outside its frame.  With a damage handler, a bad frame does not
+   end the reading: see damage.h and the table in README.stacktrace.  */
 #include "config.h"
 
 #include <string.h>
 
 #include "format/capture-reader.h"
 #include "format/capture-types.h"
+#include "format/damage.h"
 #include "format/domain.h"
 
 /* Largest register block a STACK_USER frame may carry (x86_64).  */
@@ -21,6 +23,8 @@ struct StCaptureReader
   uint64_t regs[ST_CAPTURE_MAX_REGS];
   /* The cmdline of the last PROCESS frame when it lacked its NUL.  */
   char *cmdline;
+  StDamageHandler damage;     /* none: the first damage is an error */
+  int64_t last_time;          /* of the last good frame, for resyncing */
 };
 
 static uint32_t
@@ -102,15 +106,6 @@ st_capture_reader_header (const StCaptureReader *r)
 }
 
 static int
-bad_frame (GError **error, uint64_t offset, unsigned type, const char *why)
-{
-  g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
-               "offset %" G_GUINT64_FORMAT ": bad capture frame (type %u): %s",
-               offset, type, why);
-  return -1;
-}
-
-static int
 hex_value (char c)
 {
   if (c >= '0' && c <= '9')
@@ -147,20 +142,18 @@ parse_build_id (StEvent *ev, const char *s, const char *end)
   ev->map.build_id_len = (uint8_t) (n / 2);
 }
 
-static int
+/* Each parser returns NULL, or why the frame's content is inconsistent.  */
+static const char *
 parse_stack_user (StCaptureReader *r, const uint8_t *p, size_t len,
-                  StEvent *ev, GError **error)
+                  StEvent *ev)
 {
   const StCaptureStackUser *su = (const StCaptureStackUser *) p;
-  uint64_t offset = ev->offset;
 
   if (len < sizeof *su + sizeof (StCaptureUserRegs))
-    return bad_frame (error, offset, ST_CAPTURE_STACK_USER,
-                      "frame too short for a raw-stack sample");
+    return "frame too short for a raw-stack sample";
   /* Compare without adding to SIZE, which may be huge.  */
   if (su->size > len - sizeof *su - sizeof (StCaptureUserRegs))
-    return bad_frame (error, offset, ST_CAPTURE_STACK_USER,
-                      "stack size overflows the frame");
+    return "stack size overflows the frame";
 
   const uint8_t *block = p + sizeof *su + su->size;
   uint32_t n_regs = read_u32 (block);
@@ -172,11 +165,13 @@ parse_stack_user (StCaptureReader *r, const uint8_t *p, size_t len,
   else if (n_regs == 9)
     ev->stack.regs_mask = ST_CAPTURE_REGS_I386_MASK;
   else
-    return bad_frame (error, offset, ST_CAPTURE_STACK_USER,
-                      "register count is neither 17 (x86_64) nor 9 (i386)");
+    return "register count is neither 17 (x86_64) nor 9 (i386)";
+  /* 9 registers with the 64-bit ABI is legitimate: a perf recording
+     that sampled only AX..IP.  */
+  if (abi > ST_REGS_ABI_64)
+    return "unknown register ABI (neither 0, 1 nor 2)";
   if ((size_t) n_regs * 8 > room)
-    return bad_frame (error, offset, ST_CAPTURE_STACK_USER,
-                      "registers overflow the frame");
+    return "registers overflow the frame";
 
   /* The block is unaligned when size % 8 != 0.  */
   memcpy (r->regs, block + sizeof (StCaptureUserRegs), n_regs * 8);
@@ -190,13 +185,12 @@ parse_stack_user (StCaptureReader *r, const uint8_t *p, size_t len,
   ev->stack.n_regs = n_regs;
   ev->stack.stack = su->data;
   ev->stack.stack_size = su->size;
-  return 1;
+  return NULL;
 }
 
 /* Fills EV from the whole frame P of LEN bytes.  */
-static int
-parse_frame (StCaptureReader *r, const uint8_t *p, size_t len, StEvent *ev,
-             GError **error)
+static const char *
+parse_frame (StCaptureReader *r, const uint8_t *p, size_t len, StEvent *ev)
 {
   const StCaptureFrame *f = (const StCaptureFrame *) p;
 
@@ -206,21 +200,19 @@ parse_frame (StCaptureReader *r, const uint8_t *p, size_t len, StEvent *ev,
       {
         const StCaptureSample *s = (const StCaptureSample *) p;
         if (len < sizeof *s)
-          return bad_frame (error, ev->offset, f->type,
-                            "frame too short for a sample");
+          return "frame too short for a sample";
         if ((size_t) s->n_addrs > (len - sizeof *s) / 8)
-          return bad_frame (error, ev->offset, f->type,
-                            "address count overflows the frame");
+          return "address count overflows the frame";
         ev->kind = ST_EVENT_SAMPLE;
         ev->tid = s->tid;
         /* Frames sit at 8-aligned offsets and the input keeps that.  */
         ev->sample.ips = (const uint64_t *) (p + sizeof *s);
         ev->sample.n_ips = s->n_addrs;
-        return 1;
+        return NULL;
       }
 
     case ST_CAPTURE_STACK_USER:
-      return parse_stack_user (r, p, len, ev, error);
+      return parse_stack_user (r, p, len, ev);
 
     case ST_CAPTURE_MAP:
       {
@@ -230,12 +222,10 @@ parse_frame (StCaptureReader *r, const uint8_t *p, size_t len, StEvent *ev,
         const char *nul;
 
         if (len < sizeof *m)
-          return bad_frame (error, ev->offset, f->type,
-                            "frame too short for a mapping");
+          return "frame too short for a mapping";
         nul = memchr (name, '\0', end - name);
         if (nul == NULL)
-          return bad_frame (error, ev->offset, f->type,
-                            "file name not NUL-terminated within the frame");
+          return "file name not NUL-terminated within the frame";
         ev->kind = ST_EVENT_MAP;
         ev->map.start = m->start;
         ev->map.end = m->end;
@@ -245,7 +235,7 @@ parse_frame (StCaptureReader *r, const uint8_t *p, size_t len, StEvent *ev,
         ev->map.exec_known = false;
         ev->map.filename = name;
         parse_build_id (ev, nul + 1, end);
-        return 1;
+        return NULL;
       }
 
     case ST_CAPTURE_PROCESS:
@@ -263,93 +253,41 @@ parse_frame (StCaptureReader *r, const uint8_t *p, size_t len, StEvent *ev,
             r->cmdline = g_strndup (cmd, n);
             ev->process.comm = r->cmdline;
           }
-        return 1;
+        return NULL;
       }
 
     case ST_CAPTURE_FORK:
       {
         const StCaptureFork *fk = (const StCaptureFork *) p;
         if (len < sizeof *fk)
-          return bad_frame (error, ev->offset, f->type,
-                            "frame too short for a fork");
+          return "frame too short for a fork";
         ev->kind = ST_EVENT_FORK;
         ev->fork.parent_pid = ev->pid;
         ev->fork.parent_tid = ev->pid;
         ev->pid = fk->child_pid;
         ev->tid = fk->child_pid;
-        return 1;
+        return NULL;
       }
 
     case ST_CAPTURE_EXIT:
       ev->kind = ST_EVENT_EXIT;
-      return 1;
+      return NULL;
 
     default:
       ev->kind = ST_EVENT_OTHER;
-      return 1;
+      return NULL;
     }
 }
 
-int
-st_capture_reader_next (StCaptureReader *r, StEvent *ev, GError **error)
+/* The event of the frame P of LEN bytes at OFFSET, from its header only:
+   kind OTHER.  */
+static void
+fill_header (StEvent *ev, const uint8_t *p, uint64_t offset, size_t len)
 {
-  uint64_t offset = st_input_offset (r->in);
-  size_t avail = 0;
-  GError *local = NULL;
-  const uint8_t *p;
+  const StCaptureFrame *f = (const StCaptureFrame *) p;
 
   memset (ev, 0, sizeof *ev);
-  p = st_input_peek (r->in, ST_CAPTURE_FRAME_HEADER, &avail, &local);
-  if (p == NULL)
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, local);
-          return -1;
-        }
-      if (avail == 0)
-        return 0;
-      g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                   "offset %" G_GUINT64_FORMAT ": input ended inside a "
-                   "capture frame header (%zu of 24 bytes)", offset, avail);
-      return -1;
-    }
-
-  const StCaptureFrame *f = (const StCaptureFrame *) p;
-  size_t len = f->len;
-  unsigned type = f->type;
-
-  if (len < ST_CAPTURE_FRAME_HEADER)
-    {
-      g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
-                   "offset %" G_GUINT64_FORMAT ": bad capture frame: length "
-                   "%zu is shorter than the 24-byte frame header", offset, len);
-      return -1;
-    }
-  if (len % ST_CAPTURE_ALIGN != 0)
-    {
-      g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
-                   "offset %" G_GUINT64_FORMAT ": bad capture frame: length "
-                   "%zu is not a multiple of 8", offset, len);
-      return -1;
-    }
-
-  p = st_input_peek (r->in, len, &avail, &local);
-  if (p == NULL)
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, local);
-          return -1;
-        }
-      g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                   "offset %" G_GUINT64_FORMAT ": input ended inside a "
-                   "capture frame of type %u (%zu of %zu bytes)",
-                   offset, type, avail, len);
-      return -1;
-    }
-
-  f = (const StCaptureFrame *) p;
+  ev->kind = ST_EVENT_OTHER;
   ev->source = ST_FORMAT_SYSPROF;
   ev->offset = offset;
   ev->pid = f->pid;
@@ -358,12 +296,183 @@ st_capture_reader_next (StCaptureReader *r, StEvent *ev, GError **error)
   ev->time = f->time;
   ev->raw = p;
   ev->raw_len = len;
+}
 
-  if (parse_frame (r, p, len, ev, error) < 0)
+/* Sysprof's own types and ours: what a resynchronization accepts.  */
+static gboolean
+known_type (unsigned type)
+{
+  return type >= ST_CAPTURE_TIMESTAMP && type <= ST_CAPTURE_STACK_USER;
+}
+
+/* Frames Sysprof's reader interprets: one with inconsistent content would
+   stop a reader downstream, so it is dropped rather than passed on.  */
+static gboolean
+drop_when_inconsistent (unsigned type)
+{
+  return type != ST_CAPTURE_STACK_USER;
+}
+
+/* Largest distance in time from the last good frame that a frame found
+   by resynchronization may have: an hour.  */
+#define RESYNC_MAX_TIME_JUMP (3600ll * 1000000000ll)
+
+/* Whether the 24 bytes at P look like a frame header that follows the
+   frames read so far.  */
+static gboolean
+plausible_header (const StCaptureReader *r, const uint8_t *p)
+{
+  const StCaptureFrame *f = (const StCaptureFrame *) p;
+
+  if (!known_type (f->type) || f->len < ST_CAPTURE_FRAME_HEADER
+      || f->len % ST_CAPTURE_ALIGN != 0 || f->pid < -1
+      || f->pid > (1 << 22) || f->cpu < -1
+      || f->time < 0)
+    return FALSE;
+  if (r->last_time > 0
+      && (f->time > r->last_time + RESYNC_MAX_TIME_JUMP
+          || f->time < r->last_time - RESYNC_MAX_TIME_JUMP))
+    return FALSE;
+  return TRUE;
+}
+
+/* Whether a frame starts at the input's position: a plausible header, a
+   consistent frame, and after it a plausible header or the end.  */
+static gboolean
+frame_starts_here (void *user)
+{
+  StCaptureReader *r = user;
+  size_t avail = 0;
+  const uint8_t *p = st_input_peek (r->in, ST_CAPTURE_FRAME_HEADER, &avail,
+                                    NULL);
+  StEvent ev;
+
+  if (p == NULL || !plausible_header (r, p))
+    return FALSE;
+  size_t len = ((const StCaptureFrame *) p)->len;
+  gboolean next_known = TRUE;
+  p = st_input_peek (r->in, len + ST_CAPTURE_FRAME_HEADER, &avail, NULL);
+  if (p == NULL)
+    {
+      /* Fewer than 24 bytes follow the frame: nothing more to check.  */
+      next_known = FALSE;
+      if ((p = st_input_peek (r->in, len, &avail, NULL)) == NULL)
+        return FALSE;
+    }
+  fill_header (&ev, p, 0, len);
+  if (parse_frame (r, p, len, &ev) != NULL)
+    return FALSE;
+  return !next_known || plausible_header (r, p + len);
+}
+
+/* The input ended inside a header or frame at OFFSET, AVAIL bytes left.  */
+static int
+truncated_end (StCaptureReader *r, uint64_t offset, size_t avail,
+               char *why, GError **error)
+{
+  gboolean go_on = st_damage_report (&r->damage, ST_DAMAGE_TRUNCATED, offset,
+                                     avail, ST_ERROR_TRUNCATED, why, error);
+  g_free (why);
+  if (!go_on)
     return -1;
+  st_input_consume (r->in, avail);
+  return 0;
+}
 
-  /* Consuming does not move the buffer: P stays valid until the next
-     peek, i.e. the next call.  */
-  st_input_consume (r->in, len);
-  return 1;
+int
+st_capture_reader_next (StCaptureReader *r, StEvent *ev, GError **error)
+{
+  for (;;)
+    {
+      uint64_t offset = st_input_offset (r->in);
+      size_t avail = 0;
+      GError *local = NULL;
+      const uint8_t *p;
+
+      memset (ev, 0, sizeof *ev);
+      p = st_input_peek (r->in, ST_CAPTURE_FRAME_HEADER, &avail, &local);
+      if (p == NULL)
+        {
+          if (local != NULL)
+            {
+              g_propagate_error (error, local);
+              return -1;
+            }
+          if (avail == 0)
+            return 0;
+          return truncated_end (r, offset, avail, g_strdup_printf (
+                   "offset %" G_GUINT64_FORMAT ": input ended inside a "
+                   "capture frame header (%zu of 24 bytes)", offset, avail),
+                   error);
+        }
+
+      const StCaptureFrame *f = (const StCaptureFrame *) p;
+      size_t len = f->len;
+      unsigned type = f->type;
+
+      if (len < ST_CAPTURE_FRAME_HEADER || len % ST_CAPTURE_ALIGN != 0)
+        {
+          g_autofree char *why = g_strdup_printf (
+            "offset %" G_GUINT64_FORMAT ": bad capture frame: length %zu "
+            "is %s", offset, len, len < ST_CAPTURE_FRAME_HEADER
+            ? "shorter than the 24-byte frame header"
+            : "not a multiple of 8");
+          if (!st_damage_resynchronize (&r->damage, r->in, offset,
+                                        G_MAXUINT64, frame_starts_here, r,
+                                        why, error))
+            return -1;
+          continue;
+        }
+
+      p = st_input_peek (r->in, len, &avail, &local);
+      if (p == NULL)
+        {
+          if (local != NULL)
+            {
+              g_propagate_error (error, local);
+              return -1;
+            }
+          return truncated_end (r, offset, avail, g_strdup_printf (
+                   "offset %" G_GUINT64_FORMAT ": input ended inside a "
+                   "capture frame of type %u (%zu of %zu bytes)", offset,
+                   type, avail, len), error);
+        }
+
+      fill_header (ev, p, offset, len);
+      const char *why = parse_frame (r, p, len, ev);
+      if (why != NULL)
+        {
+          StDamageAction action = drop_when_inconsistent (type)
+                                  ? ST_DAMAGE_DROPPED : ST_DAMAGE_PASSED;
+          g_autofree char *msg = g_strdup_printf (
+            "offset %" G_GUINT64_FORMAT ": bad capture frame (type %u): %s%s",
+            offset, type, why, r->damage.func == NULL ? ""
+            : action == ST_DAMAGE_DROPPED ? "; frame dropped"
+            : "; frame passed on unchanged");
+          if (!st_damage_report (&r->damage, action, offset, len,
+                                 ST_ERROR_FORMAT, msg, error))
+            return -1;
+          if (action == ST_DAMAGE_DROPPED)
+            {
+              st_input_consume (r->in, len);
+              continue;
+            }
+          /* Not interpreted: only its bytes go on.  */
+          fill_header (ev, p, offset, len);
+        }
+      if (ev->time > 0)
+        r->last_time = ev->time;
+
+      /* Consuming does not move the buffer: P stays valid until the next
+         peek, i.e. the next call.  */
+      st_input_consume (r->in, len);
+      return 1;
+    }
+}
+
+void
+st_capture_reader_set_damage_handler (StCaptureReader *r,
+                                      const StDamageHandler *handler)
+{
+  r->damage = handler != NULL ? *handler : (StDamageHandler) { 0 };
 }

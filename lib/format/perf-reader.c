@@ -7,7 +7,10 @@
    file, and read forward after the data otherwise.
 
    Pipe mode: a 16-byte header, then records until EOF; attributes arrive
-   as HEADER_ATTR records.  */
+   as HEADER_ATTR records.
+
+   With a damage handler, a bad record does not end the reading: see
+   damage.h and the table in README.stacktrace.  */
 #include "config.h"
 
 #include <errno.h>
@@ -16,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/damage.h"
 #include "format/domain.h"
 #include "format/perf-reader.h"
 #include "format/perf-sample.h"
@@ -53,11 +57,13 @@ struct StPerfReader
   GHashTable *by_id;          /* uint64_t * (into attr ids) -> StPerfAttr * */
   GHashTable *build_ids;      /* file name -> BuildId * */
   uint8_t *features[ST_PERF_FEATURE_BITS];
-  gboolean features_known;    /* the feature sections have been read */
   uint64_t feature_size[ST_PERF_FEATURE_BITS];
   GByteArray *head;           /* file bytes [0, len) while reading headers */
   uint8_t *scratch;           /* aligned copy of a misaligned record */
   size_t scratch_cap;
+  gboolean features_known;    /* the feature sections have been read */
+  StDamageHandler damage;     /* none: the first damage is an error */
+  GError *feature_damage;     /* bad feature sections, reported by next() */
 };
 
 static int
@@ -65,6 +71,8 @@ popcount64 (uint64_t v)
 {
   return __builtin_popcountll (v);
 }
+
+
 
 static void
 bad_header (GError **error, int code, const char *fmt, ...)
@@ -150,8 +158,7 @@ add_attr (StPerfReader *r, const uint8_t *raw, size_t size,
                                     ST_PERF_ATTR_BRANCH_SAMPLE_TYPE);
   a->sample_regs_user = attr_u64 (raw, valid, ST_PERF_ATTR_SAMPLE_REGS_USER);
   if (ST_PERF_ATTR_SAMPLE_STACK_USER + 4 <= valid)
-    a->sample_stack_user = st_perf_get_u32 (raw
-                                            + ST_PERF_ATTR_SAMPLE_STACK_USER);
+    a->sample_stack_user = st_perf_get_u32 (raw + ST_PERF_ATTR_SAMPLE_STACK_USER);
   a->ids = g_new (uint64_t, MAX (n_ids, 1));
   if (n_ids > 0)
     memcpy (a->ids, ids, n_ids * sizeof (uint64_t));
@@ -186,9 +193,6 @@ add_build_id (StPerfReader *r, const uint8_t *entry, size_t len)
   g_hash_table_insert (r->build_ids, g_strdup (name), id);
   return NULL;
 }
-
-static int input_error (GError **error, GError *local, uint64_t offset,
-                        size_t avail, uint64_t need, const char *what);
 
 /* --- file mode: header sections ----------------------------------------- */
 
@@ -514,99 +518,23 @@ read_file_header (StPerfReader *r, const uint8_t *p, uint64_t size,
     r->features_known = TRUE;   /* there are none */
   else if (r->seekable)
     {
+      /* The feature sections lie behind the data: damaged or cut off,
+         they cost the build IDs, not the records.  */
+      GError *local = NULL;
       r->features_known = TRUE;
-      return read_features (r, error);
+      if (!read_features (r, &local))
+        {
+          if (local->code == ST_ERROR_IO)
+            {
+              g_propagate_error (error, local);
+              return FALSE;
+            }
+          r->feature_damage = local;
+        }
     }
   return TRUE;
 }
 
-/* The end of the data section of a file-mode input that is not seekable:
-   the feature table and sections follow (perf puts the table right
-   behind the data), so they are read forward now.  Returns 0, or -1 with
-   ERROR set.  */
-static int
-read_tail_features (StPerfReader *r, GError **error)
-{
-  const StPerfFileHeader *h = &r->header;
-  uint64_t table_off = r->data_end, sections_off, end;
-  StPerfSection *table;
-  GByteArray *tail;
-  GError *local = NULL;
-  const uint8_t *p;
-  size_t avail = 0;
-  int n = 0;
-
-  if (r->features_known)
-    return 0;
-  r->features_known = TRUE;
-  for (int w = 0; w < 4; w++)
-    n += popcount64 (h->adds_features[w]);
-  if (n == 0)
-    return 0;
-  p = st_input_peek (r->in, n * sizeof *table, &avail, &local);
-  if (p == NULL)
-    return input_error (error, local, table_off, avail, n * sizeof *table,
-                        "feature table");
-  table = g_memdup2 (p, n * sizeof *table);
-  st_input_consume (r->in, n * sizeof *table);
-  sections_off = end = table_off + n * sizeof *table;
-  for (int k = 0; k < n; k++)
-    {
-      const StPerfSection *s = &table[k];
-
-      if (s->offset < sections_off || s->offset - sections_off > MAX_PAYLOAD
-          || s->size > MAX_PAYLOAD - (s->offset - sections_off))
-        {
-          g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
-                       "offset %" G_GUINT64_FORMAT ": bad perf.data feature "
-                       "table: section at offset %" G_GUINT64_FORMAT
-                       " (size %" G_GUINT64_FORMAT ") is not in the %u MiB "
-                       "behind the table", table_off + k * sizeof *table,
-                       s->offset, s->size, (unsigned) (MAX_PAYLOAD >> 20));
-          g_free (table);
-          return -1;
-        }
-      end = MAX (end, s->offset + s->size);
-    }
-  tail = g_byte_array_sized_new (end - sections_off);
-  while (tail->len < end - sections_off)
-    {
-      size_t want = MIN (end - sections_off - tail->len, 65536);
-
-      p = st_input_peek (r->in, want, &avail, &local);
-      if (p == NULL)
-        {
-          g_byte_array_free (tail, TRUE);
-          g_free (table);
-          return input_error (error, local, sections_off + tail->len, avail,
-                              want, "feature section");
-        }
-      g_byte_array_append (tail, p, want);
-      st_input_consume (r->in, want);
-    }
-  for (int bit = 0, k = 0; bit < ST_PERF_FEATURE_BITS; bit++)
-    {
-      const StPerfSection *s;
-
-      if (!(h->adds_features[bit / 64] & (1ull << (bit % 64))))
-        continue;
-      s = &table[k++];
-      r->features[bit] = g_memdup2 (tail->data + (s->offset - sections_off),
-                                    MAX (s->size, 1));
-      r->feature_size[bit] = s->size;
-      if (bit == ST_PERF_FEAT_BUILD_ID
-          && !parse_build_id_feature (r, r->features[bit], s->size, s->offset,
-                                      error))
-        {
-          g_byte_array_free (tail, TRUE);
-          g_free (table);
-          return -1;
-        }
-    }
-  g_byte_array_free (tail, TRUE);
-  g_free (table);
-  return 0;
-}
 
 /* --- the reader ---------------------------------------------------------- */
 
@@ -699,6 +627,7 @@ st_perf_reader_free (StPerfReader *r)
     g_free (r->features[i]);
   if (r->head != NULL)
     g_byte_array_free (r->head, TRUE);
+  g_clear_error (&r->feature_damage);
   g_free (r->scratch);
   g_free (r);
 }
@@ -840,6 +769,16 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
       return -1;
     }
   st = a->sample_type;
+  if ((st & ST_PERF_SAMPLE_REGS_USER) && s.abi > ST_REGS_ABI_64)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_SAMPLE, size,
+                       "unknown user register ABI %" G_GUINT64_FORMAT, s.abi);
+  if (s.dyn_size > s.stack_size)
+    return bad_record (error, ST_ERROR_FORMAT, ev->offset,
+                       ST_PERF_RECORD_SAMPLE, size,
+                       "stack dyn_size %" G_GUINT64_FORMAT " exceeds the "
+                       "copied size %" G_GUINT64_FORMAT, s.dyn_size,
+                       s.stack_size);
   if (st & ST_PERF_SAMPLE_TID)
     {
       ev->pid = (int32_t) s.pid;
@@ -867,7 +806,7 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
       ev->stack.regs = s.n_regs ? (const uint64_t *) s.regs : NULL;
       ev->stack.n_regs = s.n_regs;
       ev->stack.stack = s.stack;
-      ev->stack.stack_size = MIN (s.dyn_size, s.stack_size);
+      ev->stack.stack_size = s.dyn_size;
     }
   else
     {
@@ -1042,96 +981,37 @@ payload_size (uint32_t type, const uint8_t *p, size_t size, uint64_t *out)
   return *out > MAX_PAYLOAD ? -1 : 0;
 }
 
-static int
-input_error (GError **error, GError *local, uint64_t offset, size_t avail,
-             uint64_t need, const char *what)
+/* Sets *LOCAL, unless a read error is already there, to "the input
+   ended at OFFSET inside WHAT".  */
+static void
+input_ended (GError **local, uint64_t offset, size_t avail, uint64_t need,
+             const char *what)
 {
-  if (local != NULL)
-    g_propagate_error (error, local);
-  else
-    g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+  if (*local == NULL)
+    g_set_error (local, ST_ERROR, ST_ERROR_TRUNCATED,
                  "offset %" G_GUINT64_FORMAT ": input ended inside a perf "
                  "%s (%zu of %" G_GUINT64_FORMAT " bytes)", offset, what,
                  avail, need);
-  return -1;
 }
 
-int
-st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
+/* Whether TYPE is a record type perf or the kernel writes (a
+   resynchronization only stops at these).  */
+static gboolean
+known_record_type (uint32_t type)
 {
-  uint64_t off, total, payload;
-  size_t avail = 0;
-  GError *local = NULL;
-  const uint8_t *p;
-  StPerfEventHeader h;
+  return (type >= ST_PERF_RECORD_MMAP && type < ST_PERF_RECORD_KERNEL_MAX)
+         || (type >= ST_PERF_RECORD_HEADER_ATTR
+             && type <= ST_PERF_RECORD_FINISHED_INIT
+             && type != ST_PERF_RECORD_COMPRESSED);
+}
 
-  if (r->pending > 0)
-    {
-      st_input_consume (r->in, r->pending);
-      r->pending = 0;
-    }
-  off = st_input_offset (r->in);
-  if (off >= r->data_end)
-    return read_tail_features (r, error);
-
-  p = st_input_peek (r->in, sizeof h, &avail, &local);
-  if (p == NULL)
-    {
-      if (local == NULL && avail == 0)
-        {
-          if (r->data_end == UNTIL_EOF)
-            return 0;
-          g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                       "offset %" G_GUINT64_FORMAT ": input ended inside the "
-                       "perf.data data section, which ends at offset %"
-                       G_GUINT64_FORMAT, off, r->data_end);
-          return -1;
-        }
-      return input_error (error, local, off, avail, sizeof h,
-                          "record header");
-    }
-  memcpy (&h, p, sizeof h);
-  if (h.size < sizeof h)
-    return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
-                       "smaller than its 8-byte header");
-  if (h.type == ST_PERF_RECORD_COMPRESSED)
-    return bad_record (error, ST_ERROR_UNSUPPORTED, off, h.type, h.size,
-                       "compressed perf.data (perf record -z) is not "
-                       "supported");
-
-  total = h.size;
-  if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
-      || h.type == ST_PERF_RECORD_AUXTRACE)
-    {
-      p = st_input_peek (r->in, h.size, &avail, &local);
-      if (p == NULL)
-        return input_error (error, local, off, avail, h.size, "record");
-      if (payload_size (h.type, p, h.size, &payload) < 0)
-        return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
-                           "too short, or too large a data payload");
-      total += payload;
-    }
-  if (total > r->data_end - off)
-    return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
-                       "runs past the end of the data section at offset %"
-                       G_GUINT64_FORMAT, r->data_end);
-  p = st_input_peek (r->in, total, &avail, &local);
-  if (p == NULL)
-    return input_error (error, local, off, avail, total, "record");
-  if ((uintptr_t) p % 8 != 0)
-    {
-      /* Only a record at an odd offset: keep u64 arrays aligned.  */
-      if (r->scratch_cap < total)
-        {
-          g_free (r->scratch);
-          r->scratch_cap = MAX (total, 65536);
-          r->scratch = g_malloc (r->scratch_cap);
-        }
-      memcpy (r->scratch, p, total);
-      p = r->scratch;
-    }
-  r->pending = total;
-
+/* Decodes the whole record P (SIZE bytes, TOTAL with its payload) at
+   OFF into EV.  */
+static int
+decode_record (StPerfReader *r, const uint8_t *p, uint32_t type,
+               size_t size, uint64_t off, uint64_t total, StEvent *ev,
+               GError **error)
+{
   memset (ev, 0, sizeof *ev);
   ev->kind = ST_EVENT_OTHER;
   ev->source = ST_FORMAT_PERF;
@@ -1141,42 +1021,378 @@ st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
   ev->cpu = -1;
   ev->raw = p;
   ev->raw_len = total;
-  ev->round_end = h.type == ST_PERF_RECORD_FINISHED_ROUND;
+  ev->round_end = type == ST_PERF_RECORD_FINISHED_ROUND;
 
-  switch (h.type)
+  switch (type)
     {
     case ST_PERF_RECORD_SAMPLE:
-      return decode_sample (r, p, h.size, ev, error);
+      return decode_sample (r, p, size, ev, error);
     case ST_PERF_RECORD_MMAP:
     case ST_PERF_RECORD_MMAP2:
     case ST_PERF_RECORD_COMM:
     case ST_PERF_RECORD_FORK:
     case ST_PERF_RECORD_EXIT:
     case ST_PERF_RECORD_LOST:
-      return decode_kernel (r, h.type, p, h.size, ev, error);
+      return decode_kernel (r, type, p, size, ev, error);
     case ST_PERF_RECORD_HEADER_ATTR:
-      return decode_header_attr (r, p, h.size, ev, error);
+      return decode_header_attr (r, p, size, ev, error);
     case ST_PERF_RECORD_HEADER_BUILD_ID:
       {
-        const char *why = add_build_id (r, p, h.size);
+        const char *why = add_build_id (r, p, size);
 
         if (why != NULL)
-          return bad_record (error, ST_ERROR_FORMAT, off, h.type, h.size,
+          return bad_record (error, ST_ERROR_FORMAT, off, type, size,
                              "%s", why);
         return 1;
       }
     default:
-      if (h.type < ST_PERF_RECORD_KERNEL_MAX)
+      if (type < ST_PERF_RECORD_KERNEL_MAX)
         {
           size_t body_end;
 
           /* Other kernel records: time and cpu from the trailer, when it
              fits.  */
-          parse_trailer (find_attr (r, p, h.size, FALSE, NULL), p, h.size,
-                         sizeof h, ev, &body_end);
+          parse_trailer (find_attr (r, p, size, FALSE, NULL), p, size,
+                         sizeof (StPerfEventHeader), ev, &body_end);
         }
       return 1;
     }
+}
+
+/* Whether the 8 bytes at P, at offset OFF, look like a record header
+   whose record fits in the data section.  */
+static gboolean
+plausible_header (const StPerfReader *r, const uint8_t *p, uint64_t off)
+{
+  StPerfEventHeader h;
+
+  memcpy (&h, p, sizeof h);
+  return known_record_type (h.type) && h.size >= sizeof h
+         && h.size % 8 == 0 && h.size <= r->data_end - off;
+}
+
+/* Whether a record starts at the input's position: a plausible header,
+   a record that decodes (for the types decoded without side effects),
+   and after it a plausible header or the end.  */
+static gboolean
+record_starts_here (void *user)
+{
+  StPerfReader *r = user;
+  uint64_t off = st_input_offset (r->in);
+  size_t avail = 0;
+  const uint8_t *p = st_input_peek (r->in, 8, &avail, NULL);
+  StPerfEventHeader h;
+  StEvent ev;
+
+  if (p == NULL || !plausible_header (r, p, off))
+    return FALSE;
+  memcpy (&h, p, sizeof h);
+  if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
+      || h.type == ST_PERF_RECORD_AUXTRACE)
+    return FALSE;   /* a payload size is too easily taken from garbage */
+
+  gboolean next_known = TRUE;
+  p = st_input_peek (r->in, h.size + sizeof h, &avail, NULL);
+  if (p == NULL)
+    {
+      next_known = FALSE;
+      if ((p = st_input_peek (r->in, h.size, &avail, NULL)) == NULL)
+        return FALSE;
+    }
+  if ((uintptr_t) p % 8 != 0)
+    return FALSE;   /* records of real files stay 8-aligned */
+  if (h.type == ST_PERF_RECORD_SAMPLE || (h.type >= ST_PERF_RECORD_MMAP
+                                          && h.type <= ST_PERF_RECORD_FORK)
+      || h.type == ST_PERF_RECORD_MMAP2)
+    {
+      GError *bad = NULL;
+      if (decode_record (r, p, h.type, h.size, off, h.size, &ev, &bad) < 0)
+        {
+          g_error_free (bad);
+          return FALSE;
+        }
+    }
+  if (!next_known || off + h.size >= r->data_end)
+    return TRUE;
+  return plausible_header (r, p + h.size, off + h.size);
+}
+
+/* The input ended at OFFSET inside a record or its header (AVAIL bytes
+   left), or before the end of the data section.  The reason is in
+   LOCAL.  */
+static int
+truncated_end (StPerfReader *r, uint64_t offset, size_t avail,
+               GError *local, GError **error)
+{
+  if (local->code != ST_ERROR_TRUNCATED)
+    {
+      g_propagate_error (error, local);   /* a read error: stop */
+      return -1;
+    }
+  gboolean go_on = st_damage_report (&r->damage, ST_DAMAGE_TRUNCATED, offset,
+                                     avail, ST_ERROR_TRUNCATED,
+                                     local->message, error);
+  g_error_free (local);
+  if (!go_on)
+    return -1;
+  st_input_consume (r->in, avail);
+  r->data_end = st_input_offset (r->in);
+  return 0;
+}
+
+/* The end of the data section of a file-mode input that is not seekable:
+   the feature table and sections follow (perf puts the table right
+   behind the data), so they are read forward now.  Returns 0, or -1 with
+   ERROR set.  */
+static int
+read_tail_features (StPerfReader *r, GError **error)
+{
+  const StPerfFileHeader *h = &r->header;
+  uint64_t table_off = r->data_end, sections_off, end;
+  StPerfSection *table;
+  GByteArray *tail;
+  GError *local = NULL;
+  const uint8_t *p;
+  size_t avail = 0;
+  int n = 0;
+
+  if (r->features_known)
+    return 0;
+  r->features_known = TRUE;
+  for (int w = 0; w < 4; w++)
+    n += popcount64 (h->adds_features[w]);
+  if (n == 0)
+    return 0;
+  p = st_input_peek (r->in, n * sizeof *table, &avail, &local);
+  if (p == NULL)
+    {
+      input_ended (&local, table_off, avail, n * sizeof *table,
+                   "feature table");
+      g_propagate_error (error, local);
+      return -1;
+    }
+  table = g_memdup2 (p, n * sizeof *table);
+  st_input_consume (r->in, n * sizeof *table);
+  sections_off = end = table_off + n * sizeof *table;
+  for (int k = 0; k < n; k++)
+    {
+      const StPerfSection *s = &table[k];
+
+      if (s->offset < sections_off || s->offset - sections_off > MAX_PAYLOAD
+          || s->size > MAX_PAYLOAD - (s->offset - sections_off))
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                       "offset %" G_GUINT64_FORMAT ": bad perf.data feature "
+                       "table: section at offset %" G_GUINT64_FORMAT
+                       " (size %" G_GUINT64_FORMAT ") is not in the %u MiB "
+                       "behind the table", table_off + k * sizeof *table,
+                       s->offset, s->size, (unsigned) (MAX_PAYLOAD >> 20));
+          g_free (table);
+          return -1;
+        }
+      end = MAX (end, s->offset + s->size);
+    }
+  tail = g_byte_array_sized_new (end - sections_off);
+  while (tail->len < end - sections_off)
+    {
+      size_t want = MIN (end - sections_off - tail->len, 65536);
+
+      p = st_input_peek (r->in, want, &avail, &local);
+      if (p == NULL)
+        {
+          g_byte_array_free (tail, TRUE);
+          g_free (table);
+          input_ended (&local, sections_off + tail->len, avail, want,
+                       "feature section");
+          g_propagate_error (error, local);
+          return -1;
+        }
+      g_byte_array_append (tail, p, want);
+      st_input_consume (r->in, want);
+    }
+  for (int bit = 0, k = 0; bit < ST_PERF_FEATURE_BITS; bit++)
+    {
+      const StPerfSection *s;
+
+      if (!(h->adds_features[bit / 64] & (1ull << (bit % 64))))
+        continue;
+      s = &table[k++];
+      r->features[bit] = g_memdup2 (tail->data + (s->offset - sections_off),
+                                    MAX (s->size, 1));
+      r->feature_size[bit] = s->size;
+      if (bit == ST_PERF_FEAT_BUILD_ID
+          && !parse_build_id_feature (r, r->features[bit], s->size, s->offset,
+                                      error))
+        {
+          g_byte_array_free (tail, TRUE);
+          g_free (table);
+          return -1;
+        }
+    }
+  g_byte_array_free (tail, TRUE);
+  g_free (table);
+  return 0;
+}
+
+/* At the end of the data section: the feature sections of a file read
+   through a pipe.  Damaged or cut off, they cost the build IDs, not the
+   records read before.  */
+static int
+end_of_data (StPerfReader *r, GError **error)
+{
+  GError *local = NULL;
+
+  if (read_tail_features (r, &local) == 0)
+    return 0;
+  if (local->code == ST_ERROR_IO)
+    {
+      g_propagate_error (error, local);
+      return -1;
+    }
+  g_autofree char *msg = g_strdup_printf ("%s; the feature sections are "
+                                          "ignored", local->message);
+  gboolean go_on = st_damage_report (&r->damage, ST_DAMAGE_SKIPPED,
+                                     r->data_end, 0, local->code, msg, error);
+  g_error_free (local);
+  return go_on ? 0 : -1;
+}
+
+int
+st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error)
+{
+  if (r->feature_damage != NULL)
+    {
+      GError *e = g_steal_pointer (&r->feature_damage);
+      g_autofree char *msg = g_strdup_printf ("%s; the feature sections "
+                                              "are ignored", e->message);
+      uint64_t table = r->header.data.offset + r->header.data.size;
+      gboolean go_on = st_damage_report (&r->damage, ST_DAMAGE_SKIPPED,
+                                         table, 0, e->code, msg, error);
+      g_error_free (e);
+      if (!go_on)
+        return -1;
+    }
+  for (;;)
+    {
+      uint64_t off, total, payload;
+      size_t avail = 0;
+      GError *local = NULL;
+      const uint8_t *p;
+      StPerfEventHeader h;
+      g_autofree char *why = NULL;
+
+      if (r->pending > 0)
+        {
+          st_input_consume (r->in, r->pending);
+          r->pending = 0;
+        }
+      off = st_input_offset (r->in);
+      if (off >= r->data_end)
+        return end_of_data (r, error);
+
+      p = st_input_peek (r->in, sizeof h, &avail, &local);
+      if (p == NULL)
+        {
+          if (local == NULL && avail == 0)
+            {
+              if (r->data_end == UNTIL_EOF)
+                return 0;
+              g_set_error (&local, ST_ERROR, ST_ERROR_TRUNCATED,
+                           "offset %" G_GUINT64_FORMAT ": input ended inside "
+                           "the perf.data data section, which ends at offset %"
+                           G_GUINT64_FORMAT, off, r->data_end);
+            }
+          else
+            input_ended (&local, off, avail, sizeof h, "record header");
+          return truncated_end (r, off, avail, local, error);
+        }
+      memcpy (&h, p, sizeof h);
+      if (h.type == ST_PERF_RECORD_COMPRESSED)
+        return bad_record (error, ST_ERROR_UNSUPPORTED, off, h.type, h.size,
+                           "compressed perf.data (perf record -z) is not "
+                           "supported");
+
+      total = h.size;
+      if (h.size < sizeof h)
+        why = g_strdup ("smaller than its 8-byte header");
+      else if (h.type > 0xffff)
+        why = g_strdup ("not a perf record type");
+      else if (h.size % 8 != 0 && !known_record_type (h.type))
+        why = g_strdup ("unknown type with a size that is not a multiple "
+                        "of 8");
+      else if (h.type == ST_PERF_RECORD_HEADER_TRACING_DATA
+               || h.type == ST_PERF_RECORD_AUXTRACE)
+        {
+          p = st_input_peek (r->in, h.size, &avail, &local);
+          if (p == NULL)
+            {
+              input_ended (&local, off, avail, h.size, "record");
+              return truncated_end (r, off, avail, local, error);
+            }
+          if (payload_size (h.type, p, h.size, &payload) < 0)
+            why = g_strdup ("too short, or too large a data payload");
+          total += payload;
+        }
+      if (why == NULL && total > r->data_end - off)
+        why = g_strdup_printf ("runs past the end of the data section at "
+                               "offset %" G_GUINT64_FORMAT, r->data_end);
+      if (why != NULL)
+        {
+          g_autofree char *msg = g_strdup_printf (
+            "offset %" G_GUINT64_FORMAT ": bad perf record (type %u, size %u)"
+            ": %s", off, h.type, h.size, why);
+          if (!st_damage_resynchronize (&r->damage, r->in, off, r->data_end,
+                                        record_starts_here, r, msg, error))
+            return -1;
+          continue;
+        }
+
+      p = st_input_peek (r->in, total, &avail, &local);
+      if (p == NULL)
+        {
+          input_ended (&local, off, avail, total, "record");
+          return truncated_end (r, off, avail, local, error);
+        }
+      if ((uintptr_t) p % 8 != 0)
+        {
+          /* Only a record at an odd offset: keep u64 arrays aligned.  */
+          if (r->scratch_cap < total)
+            {
+              g_free (r->scratch);
+              r->scratch_cap = MAX (total, 65536);
+              r->scratch = g_malloc (r->scratch_cap);
+            }
+          memcpy (r->scratch, p, total);
+          p = r->scratch;
+        }
+      r->pending = total;
+
+      if (decode_record (r, p, h.type, h.size, off, total, ev, &local) > 0)
+        return 1;
+      if (local->code == ST_ERROR_UNSUPPORTED || r->damage.func == NULL)
+        {
+          g_propagate_error (error, local);
+          return -1;
+        }
+      /* Inconsistent content: the record goes on unchanged, not
+         interpreted.  */
+      g_autofree char *msg = g_strdup_printf ("%s; record passed on "
+                                              "unchanged", local->message);
+      g_error_free (local);
+      st_damage_report (&r->damage, ST_DAMAGE_PASSED, off, total,
+                        ST_ERROR_FORMAT, msg, NULL);
+      decode_record (r, p, ST_PERF_RECORD_KERNEL_MAX, h.size, off, total, ev,
+                     NULL);
+      ev->round_end = FALSE;
+      return 1;
+    }
+}
+
+void
+st_perf_reader_set_damage_handler (StPerfReader *r,
+                                   const StDamageHandler *handler)
+{
+  r->damage = handler != NULL ? *handler : (StDamageHandler) { 0 };
 }
 
 gboolean

@@ -3,6 +3,7 @@
 #ifndef ST_PERF_READER_H
 #define ST_PERF_READER_H
 
+#include "format/damage.h"
 #include "format/perf-types.h"
 #include "format/reader.h"
 
@@ -18,8 +19,11 @@ void st_perf_reader_free (StPerfReader *r);
    the payload that follows the record is included).  HEADER_ATTR and
    HEADER_BUILD_ID records are also taken in (attribute, build-id table)
    before being returned as ST_EVENT_OTHER.  pid/tid are -1 when
-   unknown.  */
+   unknown.  Without a damage handler, a damaged record is an error; with
+   one, it is reported and reading goes on (see damage.h).  */
 int st_perf_reader_next (StPerfReader *r, StEvent *ev, GError **error);
+void st_perf_reader_set_damage_handler (StPerfReader *r,
+                                       const StDamageHandler *handler);
 gboolean st_perf_reader_is_pipe (const StPerfReader *r);
 
 /* For a perf writer that copies and patches the input's headers.  */

@@ -103,6 +103,15 @@ st_reader_next (StReader *r, StEvent *ev, GError **error)
   return st_perf_reader_next (r->perf, ev, error);
 }
 
+void
+st_reader_set_damage_handler (StReader *r, const StDamageHandler *handler)
+{
+  if (r->capture != NULL)
+    st_capture_reader_set_damage_handler (r->capture, handler);
+  else
+    st_perf_reader_set_damage_handler (r->perf, handler);
+}
+
 StFormat
 st_reader_format (const StReader *r)
 {

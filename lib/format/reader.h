@@ -3,6 +3,7 @@
 #define ST_READER_H
 
 #include <glib.h>
+#include "format/damage.h"
 #include "model/event.h"
 #include "format/input.h"
 
@@ -18,6 +19,10 @@ StReader *st_reader_new_full (int fd, StFormat format, unsigned wait_ms,
                               GError **error);
 void st_reader_free (StReader *reader);
 int st_reader_next (StReader *reader, StEvent *ev, GError **error);
+/* Damaged frames/records go to HANDLER, and reading goes on; without one
+   (the default), the first damage is an error of st_reader_next.  */
+void st_reader_set_damage_handler (StReader *reader,
+                                   const StDamageHandler *handler);
 StFormat st_reader_format (const StReader *reader);
 
 /* For a Sysprof capture input: the 256-byte file header as read.  NULL

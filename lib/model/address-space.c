@@ -35,7 +35,17 @@ st_address_space_copy (const StAddressSpace *src)
 {
   StAddressSpace *as = st_address_space_new ();
   g_array_append_vals (as->maps, src->maps->data, src->maps->len);
+  for (guint i = 0; i < as->maps->len; i++)
+    g_ref_string_acquire ((char *) g_array_index (as->maps, StMap, i).filename);
   return as;
+}
+
+static void
+release_all (StAddressSpace *as)
+{
+  for (guint i = 0; i < as->maps->len; i++)
+    g_ref_string_release ((char *) g_array_index (as->maps, StMap, i).filename);
+  g_array_set_size (as->maps, 0);
 }
 
 void
@@ -43,6 +53,7 @@ st_address_space_free (StAddressSpace *as)
 {
   if (as == NULL)
     return;
+  release_all (as);
   g_array_free (as->maps, TRUE);
   g_free (as);
 }
@@ -50,7 +61,7 @@ st_address_space_free (StAddressSpace *as)
 void
 st_address_space_clear (StAddressSpace *as)
 {
-  g_array_set_size (as->maps, 0);
+  release_all (as);
   touch (as);
 }
 
@@ -77,7 +88,11 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
   if (map->end <= map->start)
     return;
 
+  StMap copy = *map;
   guint i = lower_bound (as, map->start);
+
+  copy.filename = g_ref_string_new_intern (map->filename ? map->filename
+                                                         : "");
 
   /* Cut what MAP overlaps: keep the parts below and above it.  */
   while (i < as->maps->len)
@@ -88,6 +103,7 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
       if (old->start < map->start && old->end > map->end)
         {
           StMap upper = *old;
+          g_ref_string_acquire ((char *) upper.filename);
           upper.pgoff += map->end - old->start;
           upper.start = map->end;
           old->end = map->start;
@@ -107,9 +123,10 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
           old->start = map->end;
           break;
         }
+      g_ref_string_release ((char *) old->filename);
       g_array_remove_index (as->maps, i);
     }
-  g_array_insert_val (as->maps, i, *map);
+  g_array_insert_val (as->maps, i, copy);
   touch (as);
 }
 
@@ -153,7 +170,7 @@ st_map_from_event (StMap *map, const StEvent *ev)
   map->end = ev->map.end;
   map->pgoff = ev->map.pgoff;
   map->inode = ev->map.inode;
-  map->filename = g_intern_string (ev->map.filename ? ev->map.filename : "");
+  map->filename = ev->map.filename ? ev->map.filename : "";
   map->prot = ev->map.prot;
   map->exec_known = ev->map.exec_known;
   map->build_id_len = MIN (ev->map.build_id_len, ST_BUILD_ID_MAX);
@@ -194,7 +211,7 @@ st_address_space_load_proc (StAddressSpace *as, int32_t pid)
       map.end = end;
       map.pgoff = pgoff;
       map.inode = inode;
-      map.filename = g_intern_string (name);
+      map.filename = name;
       map.exec_known = TRUE;
       map.prot = (perms[0] == 'r' ? PROT_READ : 0)
                  | (perms[1] == 'w' ? PROT_WRITE : 0)

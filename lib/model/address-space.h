@@ -15,7 +15,10 @@ typedef struct
   uint64_t end;             /* exclusive */
   uint64_t pgoff;
   uint64_t inode;
-  const char *filename;     /* interned (g_intern_string) */
+  /* In an address space: an interned, reference-counted string
+     (GRefString), released with the mapping, so that names of files
+     long unmapped do not pile up in an endless stream.  */
+  const char *filename;
   uint32_t prot;
   gboolean exec_known;
   uint8_t build_id[ST_BUILD_ID_MAX];
@@ -28,7 +31,9 @@ StAddressSpace *st_address_space_new (void);
 StAddressSpace *st_address_space_copy (const StAddressSpace *as);
 void st_address_space_free (StAddressSpace *as);
 
-/* Adds MAP, trimming or splitting the mappings it overlaps.  */
+/* Adds a copy of MAP (with its own reference to the interned file name;
+   MAP's may be any string), trimming or splitting the mappings it
+   overlaps.  */
 void st_address_space_add (StAddressSpace *as, const StMap *map);
 void st_address_space_clear (StAddressSpace *as);
 
@@ -42,7 +47,7 @@ const StMap *st_address_space_get (const StAddressSpace *as, guint i);
 /* Changes on every add/clear, so users can tell when to re-derive state.  */
 uint64_t st_address_space_generation (const StAddressSpace *as);
 
-/* Fills MAP from a MAP event (filename interned).  */
+/* Fills MAP from a MAP event; the file name is the event's (borrowed).  */
 void st_map_from_event (StMap *map, const StEvent *ev);
 
 /* Whether the mapping may hold code: executable, or of unknown

@@ -16,7 +16,8 @@
 /* What the stream recorded for a mapping: the cheap first lookup.  */
 typedef struct
 {
-  const char *filename;     /* interned: compared by pointer */
+  const char *filename;     /* interned ref string (held): compared by
+                               pointer */
   uint64_t inode;
   uint8_t build_id_len;
   uint8_t build_id[ST_BUILD_ID_MAX];
@@ -62,6 +63,15 @@ recorded_equal (gconstpointer a, gconstpointer b)
 }
 
 static void
+recorded_free (gpointer data)
+{
+  Recorded *r = data;
+
+  g_ref_string_release ((char *) r->filename);
+  g_free (r);
+}
+
+static void
 module_free (gpointer data)
 {
   StModule *m = data;
@@ -70,6 +80,7 @@ module_free (gpointer data)
     m->tables_free (m->tables);
   if (m->elf != NULL)
     elf_end (m->elf);
+  g_ref_string_release ((char *) m->name);
   g_free (m->path);
   g_free (m->loads);
   g_free (m->error);
@@ -87,7 +98,7 @@ st_module_cache_new (const char *symfs)
   c->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                      module_free);
   c->by_recorded = g_hash_table_new_full (recorded_hash, recorded_equal,
-                                          g_free, NULL);
+                                          recorded_free, NULL);
   g_queue_init (&c->lru);
   c->max_modules = ST_MODULE_CACHE_MAX_MODULES;
   c->max_bytes = ST_MODULE_CACHE_MAX_BYTES;
@@ -211,7 +222,10 @@ try_open (StModule *m, const StMap *map, const char *path)
 
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  /* Only a regular file can hold ELF, and not one smaller than an ELF
+     header (/proc and /sys files claim a size of 0 or 4096).  */
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || st.st_size < (off_t) sizeof (Elf32_Ehdr))
     {
       close (fd);
       return FALSE;
@@ -486,7 +500,7 @@ lookup (StModuleCache *c, const StMap *map)
     {
       make_room (c, 0);
       m = g_new0 (StModule, 1);
-      m->name = map->filename;
+      m->name = g_ref_string_acquire ((char *) map->filename);
       m->key = key;
       m->lru.data = m;
       m->cache = c;
@@ -501,6 +515,9 @@ lookup (StModuleCache *c, const StMap *map)
       while (c->bytes > c->max_bytes && c->lru.tail != &m->lru)
         evict (c, c->lru.tail->data);
     }
+  /* The key holds a reference: the name's address cannot be reused for
+     another name while the entry exists.  */
+  g_ref_string_acquire ((char *) rec.filename);
   g_hash_table_insert (c->by_recorded, g_memdup2 (&rec, sizeof rec), m);
   return m;
 }

@@ -44,7 +44,7 @@ typedef struct StModule StModule;
 
 struct StModule
 {
-  const char *name;        /* the path the stream named (interned) */
+  const char *name;        /* the path the stream named (GRefString) */
   char *path;              /* the file opened, NULL if none */
   Elf *elf;                /* NULL when unusable */
   const uint8_t *data;     /* the whole file (libelf's mapping, or the
@@ -115,7 +115,9 @@ void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
 
 /* The module of MAP's file (opened on first use).  Never NULL; check
    ->elf for usability.  Borrowed: valid until the next call that may
-   evict (get, acquire or release on this cache).  */
+   evict (get, acquire or release on this cache).  MAP's filename must be
+   an interned GRefString, as in an address space (names are compared by
+   address; the cache takes references of its own).  */
 StModule *st_module_cache_get (StModuleCache *c, const StMap *map);
 
 /* Like st_module_cache_get, but the module stays until released.  */

@@ -1,4 +1,12 @@
-/* Process table: pid -> StProcess, updated from the event stream.  */
+/* Process table: pid -> StProcess, updated from the event stream.
+
+   Bounded for endless streams with many processes: the processes are
+   kept in least-recently-used order (every event of a process, or a
+   sample of it, makes it the most recent; an EXIT makes it the least
+   recent), and past MAX_PROCESSES the least recent is forgotten.  The
+   unwinder's state of a process (its Dwfl and modules, the expensive
+   part) has a bound of its own, MAX_UNWIND_STATES, on a second LRU list
+   of the processes that have one.  */
 #include "config.h"
 
 #include "model/process-table.h"
@@ -6,6 +14,12 @@
 struct StProcessTable
 {
   GHashTable *by_pid;   /* int32 pid -> StProcess* */
+  GQueue lru;           /* every process, most recent first (->lru_link) */
+  GQueue with_state;    /* processes with unwind state (->state_link) */
+  guint max_processes;
+  guint max_unwind_states;
+  uint64_t forgotten;
+  uint64_t states_dropped;
 };
 
 static void
@@ -25,6 +39,10 @@ st_process_table_new (void)
   StProcessTable *t = g_new0 (StProcessTable, 1);
   t->by_pid = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                      process_free);
+  g_queue_init (&t->lru);
+  g_queue_init (&t->with_state);
+  t->max_processes = ST_PROCESS_TABLE_MAX_PROCESSES;
+  t->max_unwind_states = ST_PROCESS_TABLE_MAX_UNWIND_STATES;
   return t;
 }
 
@@ -35,6 +53,45 @@ st_process_table_free (StProcessTable *t)
     return;
   g_hash_table_destroy (t->by_pid);
   g_free (t);
+}
+
+void
+st_process_table_set_limits (StProcessTable *t, guint max_processes,
+                             guint max_unwind_states)
+{
+  t->max_processes = MAX (max_processes, 1);
+  t->max_unwind_states = MAX (max_unwind_states, 1);
+}
+
+/* Removes P from the unwind-state list and frees its state.  */
+static void
+drop_state (StProcessTable *t, StProcess *p)
+{
+  if (p->state_link.data != NULL)
+    {
+      g_queue_unlink (&t->with_state, &p->state_link);
+      p->state_link.data = NULL;
+    }
+  st_process_drop_unwind_state (p);
+}
+
+static void
+forget (StProcessTable *t, StProcess *p)
+{
+  drop_state (t, p);
+  g_queue_unlink (&t->lru, &p->lru_link);
+  g_hash_table_remove (t->by_pid, GINT_TO_POINTER (p->pid));
+  t->forgotten++;
+}
+
+static void
+touch (StProcessTable *t, StProcess *p)
+{
+  if (t->lru.head != &p->lru_link)
+    {
+      g_queue_unlink (&t->lru, &p->lru_link);
+      g_queue_push_head_link (&t->lru, &p->lru_link);
+    }
 }
 
 StProcess *
@@ -48,13 +105,20 @@ st_process_table_get (StProcessTable *t, int32_t pid)
 {
   StProcess *p = st_process_table_lookup (t, pid);
 
-  if (p == NULL)
+  if (p != NULL)
     {
-      p = g_new0 (StProcess, 1);
-      p->pid = pid;
-      p->maps = st_address_space_new ();
-      g_hash_table_insert (t->by_pid, GINT_TO_POINTER (pid), p);
+      touch (t, p);
+      return p;
     }
+  /* Make room first: the least recent is never the one asked for.  */
+  while (g_hash_table_size (t->by_pid) >= t->max_processes)
+    forget (t, t->lru.tail->data);
+  p = g_new0 (StProcess, 1);
+  p->pid = pid;
+  p->maps = st_address_space_new ();
+  p->lru_link.data = p;
+  g_queue_push_head_link (&t->lru, &p->lru_link);
+  g_hash_table_insert (t->by_pid, GINT_TO_POINTER (pid), p);
   return p;
 }
 
@@ -65,6 +129,20 @@ st_process_load_maps_once (StProcess *p)
     {
       p->proc_tried = TRUE;
       p->maps_seen = st_address_space_load_proc (p->maps, p->pid);
+    }
+}
+
+void
+st_process_table_use_unwind_state (StProcessTable *t, StProcess *p)
+{
+  if (p->state_link.data != NULL)
+    g_queue_unlink (&t->with_state, &p->state_link);
+  p->state_link.data = p;
+  g_queue_push_head_link (&t->with_state, &p->state_link);
+  while (t->with_state.length > t->max_unwind_states)
+    {
+      drop_state (t, t->with_state.tail->data);
+      t->states_dropped++;
     }
 }
 
@@ -88,9 +166,11 @@ apply_fork (StProcessTable *t, const StEvent *ev)
     return;
 
   StProcess *parent = st_process_table_lookup (t, ev->fork.parent_pid);
+  if (parent != NULL)
+    touch (t, parent);   /* so that making room for the child keeps it */
   StProcess *child = st_process_table_get (t, ev->pid);
 
-  st_process_drop_unwind_state (child);
+  drop_state (t, child);
   st_address_space_free (child->maps);
   child->exited = FALSE;
   if (parent != NULL)
@@ -127,7 +207,7 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
           /* The old image is gone; its mappings follow this record.  */
           st_address_space_clear (p->maps);
           p->exec_count++;
-          st_process_drop_unwind_state (p);
+          drop_state (t, p);
           p->exited = FALSE;
         }
       if (ev->process.comm != NULL)
@@ -142,11 +222,14 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
     case ST_EVENT_EXIT:
       /* Keep the mappings: samples of this process recorded on another
          CPU may still follow in the stream.  The unwinder state is the
-         expensive part; it is rebuilt if such a sample comes.  */
+         expensive part; it is rebuilt if such a sample comes.  As the
+         least recent, the process is the first to be forgotten.  */
       if (ev->pid == ev->tid && (p = st_process_table_lookup (t, ev->pid)))
         {
           p->exited = TRUE;
-          st_process_drop_unwind_state (p);
+          drop_state (t, p);
+          g_queue_unlink (&t->lru, &p->lru_link);
+          g_queue_push_tail_link (&t->lru, &p->lru_link);
         }
       break;
     default:
@@ -158,4 +241,16 @@ guint
 st_process_table_size (StProcessTable *t)
 {
   return g_hash_table_size (t->by_pid);
+}
+
+guint
+st_process_table_n_unwind_states (StProcessTable *t)
+{
+  return t->with_state.length;
+}
+
+uint64_t
+st_process_table_forgotten (StProcessTable *t)
+{
+  return t->forgotten;
 }

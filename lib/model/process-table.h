@@ -33,16 +33,40 @@ struct StProcess
      libdwfl engine as its fallback); freed with UNWIND_STATE_FREE.  */
   void *unwind_state[ST_PROCESS_UNWIND_SLOTS];
   GDestroyNotify unwind_state_free[ST_PROCESS_UNWIND_SLOTS];
+
+  /* The table's least-recently-used lists.  */
+  GList lru_link;
+  GList state_link;           /* data NULL: not on the list */
 };
+
+/* Default bounds: processes remembered (a few KiB each, mostly their
+   mappings), and processes with unwinder state (a Dwfl with its modules,
+   the expensive part).  */
+#define ST_PROCESS_TABLE_MAX_PROCESSES 16384
+#define ST_PROCESS_TABLE_MAX_UNWIND_STATES 256
 
 typedef struct StProcessTable StProcessTable;
 
 StProcessTable *st_process_table_new (void);
 void st_process_table_free (StProcessTable *t);
 
-/* The process PID, created empty when unknown.  */
+/* At most MAX_PROCESSES processes are kept (the least recently used is
+   forgotten, exited ones first), and at most MAX_UNWIND_STATES of them
+   keep their unwinder state.  */
+void st_process_table_set_limits (StProcessTable *t, guint max_processes,
+                                  guint max_unwind_states);
+
+/* The process PID, created empty when unknown; now the most recently
+   used.  Creating one may forget the least recently used process: a
+   pointer to another process is valid only until the next call that
+   creates one (_get, _apply).  */
 StProcess *st_process_table_get (StProcessTable *t, int32_t pid);
 StProcess *st_process_table_lookup (StProcessTable *t, int32_t pid);
+
+/* Call before the unwinder uses (or creates) P's unwinder state: P's
+   becomes the most recently used, and the states of the least recently
+   used processes beyond the bound are dropped (rebuilt when needed).  */
+void st_process_table_use_unwind_state (StProcessTable *t, StProcess *p);
 
 /* Applies a MAP/PROCESS/FORK/EXIT event.  Other kinds are ignored.  */
 void st_process_table_apply (StProcessTable *t, const StEvent *ev);
@@ -55,5 +79,8 @@ void st_process_load_maps_once (StProcess *p);
 void st_process_drop_unwind_state (StProcess *p);
 
 guint st_process_table_size (StProcessTable *t);
+guint st_process_table_n_unwind_states (StProcessTable *t);
+/* Processes forgotten to keep within the bound.  */
+uint64_t st_process_table_forgotten (StProcessTable *t);
 
 #endif /* ST_PROCESS_TABLE_H */

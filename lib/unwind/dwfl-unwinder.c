@@ -31,6 +31,7 @@ typedef struct
   uint32_t max_ips;
   uint32_t n_ips;
   StSampleMemory mem;     /* failed reads tell a cut stack from the root */
+  const char *loop;       /* why the walk was stopped as a loop, or NULL */
 } SampleContext;
 
 typedef struct
@@ -242,6 +243,8 @@ frame_cb (Dwfl_Frame *state, void *arg)
     sp = c->sp;
   else if (dwfl_frame_reg (state, c->sp_regno, &sp) != 0)
     sp = 0;
+  if ((c->loop = st_walk_loops (c->ips, c->sps, c->n_ips, pc, sp)) != NULL)
+    return DWARF_CB_ABORT;
   c->sps[c->n_ips] = sp;
   c->ips[c->n_ips++] = pc;
   c->mem.frame = c->n_ips;
@@ -327,5 +330,6 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
   s->sample = NULL;
 
   StWalkOracle oracle = { dwfl_in_module, dwfl_at_entry_point, dwfl_detail, s };
-  st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, &c.mem, &oracle, res);
+  st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, c.loop, &c.mem, &oracle,
+                   res);
 }

@@ -130,6 +130,7 @@ typedef struct
   StSampleMemory mem;
   StFallbackReason fallback;
   gboolean by_frame_pointer;   /* the last step used no CFI */
+  const char *loop;            /* why the walk was stopped as a loop */
 } Walk;
 
 /* Unwinds the frame at PC with registers CUR (libdwfl's
@@ -192,9 +193,16 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
           if (st == STEP_FALLBACK)
             return WALK_FALLBACK;
         }
-      ips[n] = initial || pc == 0 ? pc : pc - 1;
-      sps[n] = initial ? w->mem.sp
-                       : (cur->set & (1u << sp_reg)) ? cur->regs[sp_reg] : 0;
+      uint64_t ip = initial || pc == 0 ? pc : pc - 1;
+      uint64_t sp = initial ? w->mem.sp
+                    : (cur->set & (1u << sp_reg)) ? cur->regs[sp_reg] : 0;
+      if ((w->loop = st_walk_loops (ips, sps, n, ip, sp)) != NULL)
+        {
+          end = WALK_STOPPED;
+          break;
+        }
+      ips[n] = ip;
+      sps[n] = sp;
       w->mem.frame = ++n;
       if (n >= max)
         {
@@ -312,6 +320,6 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
     }
   res->n_fp_frames = n_fp;
   StWalkOracle oracle = { fast_in_module, fast_at_entry_point, fast_detail, s };
-  st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, &w.mem, &oracle,
-                   res);
+  st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, w.loop, &w.mem,
+                   &oracle, res);
 }

@@ -3,15 +3,12 @@
 #include "config.h"
 
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <glib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "model/module-cache.h"
 #include "unwind/find-debuginfo.h"
+#include "unwind/safe-debuginfo.h"
 
 /* Addresses of .text probed for call frame information.  */
 #define TEXT_PROBES 64
@@ -71,74 +68,6 @@ eh_frame_covers_text (Elf *elf)
   return 2 * covered >= TEXT_PROBES;
 }
 
-/* Opens PATH if it is a regular file with MOD's build-id (any file when
-   MOD has none; libdwfl checks what it can itself).  */
-static int
-open_matching (Dwfl_Module *mod, const char *path)
-{
-  const unsigned char *bits;
-  GElf_Addr vaddr;
-  int len = dwfl_module_build_id (mod, &bits, &vaddr);
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  struct stat st;
-
-  if (fd < 0)
-    return -1;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      return -1;
-    }
-  if (len > 0)
-    {
-      Elf *elf = elf_begin (fd, ELF_C_READ_MMAP, NULL);
-      const void *id = NULL;
-      ssize_t n = elf != NULL ? dwelf_elf_gnu_build_id (elf, &id) : -1;
-      gboolean same = n == len && memcmp (id, bits, (size_t) len) == 0;
-
-      if (elf != NULL)
-        elf_end (elf);
-      if (!same)
-        {
-          close (fd);
-          return -1;
-        }
-    }
-  return fd;
-}
-
-static int
-found (int fd, const char *path, char **debuginfo_file_name)
-{
-  *debuginfo_file_name = strdup (path);
-  return fd;
-}
-
-/* The .gnu_debuglink name next to FILE_NAME, in its .debug/ and under
-   /usr/lib/debug (libdwfl's default search path).  */
-static int
-find_by_debuglink (Dwfl_Module *mod, const char *file_name,
-                   const char *debuglink, char **debuginfo_file_name)
-{
-  g_autofree char *dir = g_path_get_dirname (file_name);
-  g_autofree char *base = g_path_get_basename (debuglink);
-  char *candidates[] = {
-    g_build_filename (dir, base, NULL),
-    g_build_filename (dir, ".debug", base, NULL),
-    g_build_filename ("/usr/lib/debug", dir, base, NULL),
-  };
-  int fd = -1;
-
-  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
-    {
-      if (fd < 0 && strcmp (candidates[i], file_name) != 0
-          && (fd = open_matching (mod, candidates[i])) >= 0)
-        found (fd, candidates[i], debuginfo_file_name);
-      g_free (candidates[i]);
-    }
-  return fd;
-}
-
 int
 st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                    Dwarf_Addr base, const char *file_name,
@@ -146,21 +75,17 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                    char **debuginfo_file_name)
 {
   StModule *m = userdata != NULL ? *userdata : NULL;
-  int fd = dwfl_build_id_find_debuginfo (mod, userdata, modname, base,
-                                         file_name, debuglink_file,
-                                         debuglink_crc, debuginfo_file_name);
+  int fd = st_find_debuginfo_safely (mod, userdata, modname, base, file_name,
+                                     debuglink_file, debuglink_crc,
+                                     debuginfo_file_name);
 
   if (fd >= 0)
     return fd;
   /* libdwfl also asks for a dwz alternate file, under that file's name:
-     only the build-id directories can answer that.  */
+     only the local search can answer that.  */
   if (m == NULL || m->elf == NULL || m->path == NULL || file_name == NULL
       || strcmp (file_name, m->path) != 0)
     return -1;
-  if (debuglink_file != NULL
-      && (fd = find_by_debuglink (mod, file_name, debuglink_file,
-                                  debuginfo_file_name)) >= 0)
-    return fd;
 
   GElf_Shdr debug_frame;
   if (m->build_id_len == 0
@@ -168,7 +93,9 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
       || eh_frame_covers_text (m->elf))
     return -1;
   g_autofree char *path = st_module_find_file (m, ST_MODULE_FILE_DEBUGINFO);
-  if (path != NULL && (fd = open_matching (mod, path)) >= 0)
-    return found (fd, path, debuginfo_file_name);
-  return -1;
+  if (path == NULL || (fd = st_open_regular_file (path, 64)) < 0)
+    return -1;
+  /* Fetched by the module's build-id: it is that module's debug file.  */
+  *debuginfo_file_name = strdup (path);
+  return fd;
 }

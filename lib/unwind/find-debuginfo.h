@@ -1,8 +1,7 @@
 /* libdwfl's find_debuginfo callback: where the separate debug file of a
-   module is.  Local files first, as libdwfl's standard callback looks for
-   them: the build-id directories (/usr/lib/debug/.build-id/), then the
-   file named by the module's .gnu_debuglink next to it, in its .debug/
-   directory and under /usr/lib/debug.  Then, only for a module whose own
+   module is.  Local files first (st_find_debuginfo_safely: where
+   libdwfl's standard callback looks, but regular files only, never
+   blocking).  Then, only for a module whose own
    file has no .debug_frame and whose .eh_frame covers less than half of
    its .text, debuginfod: such code was built without unwind tables
    (-fno-asynchronous-unwind-tables -fno-unwind-tables -g puts its call
@@ -15,7 +14,8 @@
 
    libdwfl's own debuginfod client is never used (it would ignore
    --no-debuginfod and keep one client per Dwfl); fetching goes through
-   the module cache's finder (st_module_find_file).  Thread-safe as far as StDebuginfod is.  */
+   the module cache's finder (st_module_find_file).  Thread-safe as far
+   as that finder is.  */
 #ifndef ST_FIND_DEBUGINFO_H
 #define ST_FIND_DEBUGINFO_H
 

@@ -26,6 +26,7 @@ typedef enum
   ST_CAUSE_NO_MAPS,     /* nothing known of the process's mappings */
   ST_CAUSE_ARCH,        /* unsupported architecture */
   ST_CAUSE_MAX_DEPTH,   /* ST_UNWIND_MAX_FRAMES reached */
+  ST_CAUSE_LOOP,        /* the stack pointer went down, or a frame repeated */
   ST_CAUSE_N
 } StUnwindCause;
 

@@ -21,10 +21,25 @@ st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
   return FALSE;
 }
 
+const char *
+st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
+               uint64_t pc, uint64_t sp)
+{
+  if (n == 0 || sp == 0)
+    return NULL;
+  if (sps[n - 1] != 0 && sp < sps[n - 1])
+    return "the stack pointer went down";
+  for (uint32_t j = n; j > 0 && sps[j - 1] == sp; j--)
+    if (ips[j - 1] == pc)
+      return "a frame (PC and SP) repeated";
+  return NULL;
+}
+
 void
 st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
-                 gboolean outermost, const StSampleMemory *mem,
-                 const StWalkOracle *o, StUnwindResult *res)
+                 gboolean outermost, const char *loop,
+                 const StSampleMemory *mem, const StWalkOracle *o,
+                 StUnwindResult *res)
 {
   res->cause = ST_CAUSE_NONE;
   /* Frames past the last one in a known module are garbage read from a
@@ -42,6 +57,13 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
       res->status = ST_UNWIND_FAILED;
       res->cause = ST_CAUSE_NO_REGS;
       res->detail = o->detail (o->user);
+      return;
+    }
+  if (loop != NULL)
+    {
+      res->status = ST_UNWIND_TRUNCATED;
+      res->cause = ST_CAUSE_LOOP;
+      res->detail = loop;
       return;
     }
   /* Saved state beyond the stack copy, or an unreadable return address

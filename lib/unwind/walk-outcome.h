@@ -30,12 +30,22 @@ typedef struct
   void *user;
 } StWalkOracle;
 
+/* Before frame (PC, SP) is added after IPS/SPS[0..N): why the walk is
+   looping on bad data, or NULL.  Callers live at higher addresses, so a
+   stack pointer that goes down, or a frame seen before (same PC and SP),
+   means the walk would go round forever or wander off.  An SP of 0 is
+   unknown and not checked.  */
+const char *st_walk_loops (const uint64_t *ips, const uint64_t *sps,
+                           uint32_t n, uint64_t pc, uint64_t sp);
+
 /* IPS[0..N) are the frames delivered (leaf first); OUTERMOST says
    whether the walk ended because the last frame had no caller (rather
-   than on an error or the frame limit MAX).  Frames after the last one in
-   a known module are dropped from *N.  MEM holds the failed reads.  */
+   than on an error or the frame limit MAX); LOOP, when not NULL, that it
+   was stopped by st_walk_loops.  Frames after the last one in a known
+   module are dropped from *N.  MEM holds the failed reads.  */
 void st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
-                      gboolean outermost, const StSampleMemory *mem,
-                      const StWalkOracle *oracle, StUnwindResult *res);
+                      gboolean outermost, const char *loop,
+                      const StSampleMemory *mem, const StWalkOracle *oracle,
+                      StUnwindResult *res);
 
 #endif /* ST_WALK_OUTCOME_H */

@@ -173,6 +173,80 @@ test_process_table (void)
   st_process_table_free (t);
 }
 
+static guint states_freed;
+
+static void
+fake_state_free (gpointer data)
+{
+  states_freed++;
+}
+
+/* A process with a fake unwinder state, as the unwinder would attach.  */
+static StProcess *
+process_with_state (StProcessTable *t, int32_t pid)
+{
+  StProcess *p = st_process_table_get (t, pid);
+
+  st_process_table_use_unwind_state (t, p);
+  if (p->unwind_state[0] == NULL)
+    {
+      p->unwind_state[0] = p;
+      p->unwind_state_free[0] = fake_state_free;
+    }
+  return p;
+}
+
+/* Thousands of processes: the table and the unwinder states stay within
+   their bounds, least recently used first, exited processes before
+   running ones.  */
+static void
+test_process_table_bounds (void)
+{
+  StProcessTable *t = st_process_table_new ();
+  StEvent map = ev_of (ST_EVENT_MAP, 0, 0);
+
+  map.map.start = 0x400000;
+  map.map.end = 0x401000;
+  map.map.filename = "/bin/x";
+  st_process_table_set_limits (t, 100, 10);
+  states_freed = 0;
+  for (int32_t pid = 1; pid <= 5000; pid++)
+    {
+      map.pid = map.tid = pid;
+      st_process_table_apply (t, &map);
+      process_with_state (t, pid);
+      /* Process 1 keeps sampling: it stays.  */
+      process_with_state (t, 1);
+      g_assert_cmpuint (st_process_table_size (t), <=, 100);
+      g_assert_cmpuint (st_process_table_n_unwind_states (t), <=, 10);
+    }
+  g_assert_nonnull (st_process_table_lookup (t, 1));
+  g_assert_nonnull (st_process_table_lookup (t, 1)->unwind_state);
+  g_assert_nonnull (st_process_table_lookup (t, 5000));
+  g_assert_null (st_process_table_lookup (t, 4900));
+  g_assert_cmpuint (st_process_table_forgotten (t), ==, 4900);
+  /* Every state but the 10 live ones was freed, once.  */
+  g_assert_cmpuint (states_freed, ==, 5000 - 10);
+
+  /* An exited process goes first, even if it was used last.  */
+  StEvent exit_ev = ev_of (ST_EVENT_EXIT, 5000, 5000);
+  st_process_table_apply (t, &exit_ev);
+  st_process_table_get (t, 6000);
+  g_assert_null (st_process_table_lookup (t, 5000));
+  g_assert_nonnull (st_process_table_lookup (t, 4999));
+  /* The parent of a fork stays while room is made for the child.  */
+  StProcess *oldest = st_process_table_lookup (t, 4902);
+  g_assert_nonnull (oldest);
+  StEvent fork = ev_of (ST_EVENT_FORK, 7000, 7000);
+  fork.fork.parent_pid = 4902;
+  st_process_table_apply (t, &fork);
+  g_assert_nonnull (st_process_table_lookup (t, 4902));
+  g_assert_nonnull (st_address_space_find (
+                      st_process_table_lookup (t, 7000)->maps, 0x400800));
+  st_process_table_free (t);
+  g_assert_cmpuint (states_freed, ==, 5000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -183,5 +257,6 @@ main (int argc, char **argv)
   g_test_add_func ("/address-space/maybe-code", test_maybe_code);
   g_test_add_func ("/address-space/proc-self", test_proc_self);
   g_test_add_func ("/process-table/events", test_process_table);
+  g_test_add_func ("/process-table/bounds", test_process_table_bounds);
   return g_test_run ();
 }

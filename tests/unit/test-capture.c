@@ -17,6 +17,7 @@
 #include "format/capture-reader.h"
 #include "format/capture-types.h"
 #include "format/capture-writer.h"
+#include "format/damage.h"
 #include "format/domain.h"
 #include "format/input.h"
 #include "format/output.h"
@@ -1041,9 +1042,133 @@ good_prefix (void)
   return a;
 }
 
-static void
-expect_bad_frame (GByteArray *a, gint code, const char *what)
+/* What a damage handler saw.  */
+typedef struct
 {
+  guint n;
+  StDamageAction action;
+  uint64_t offset;
+  uint64_t n_bytes;
+  char *message;
+} DamageLog;
+
+static void
+log_damage (const StDamage *d, void *user)
+{
+  DamageLog *log = user;
+
+  if (log->n++ == 0)
+    {
+      log->action = d->action;
+      log->offset = d->offset;
+      log->n_bytes = d->n_bytes;
+      log->message = g_strdup (d->message);
+    }
+}
+
+/* A capture reader over BYTES that recovers from damage, logging it.  */
+typedef struct
+{
+  Source src;
+  StInput *in;
+  StCaptureReader *r;
+  DamageLog log;
+} Recovering;
+
+static void
+recovering_open (Recovering *rec, GBytes *bytes, gboolean via_pipe)
+{
+  GError *error = NULL;
+
+  memset (rec, 0, sizeof *rec);
+  source_open (&rec->src, bytes, via_pipe);
+  rec->in = st_input_new (rec->src.fd);
+  rec->r = st_capture_reader_new (rec->in, &error);
+  g_assert_no_error (error);
+  st_capture_reader_set_damage_handler (rec->r, &(StDamageHandler) {
+                                          log_damage, &rec->log });
+}
+
+static void
+recovering_close (Recovering *rec)
+{
+  g_free (rec->log.message);
+  st_capture_reader_free (rec->r);
+  st_input_free (rec->in);
+  source_close (&rec->src);
+}
+
+/* The good frames that follow a damaged one, when input goes on.  */
+static void
+append_good_suffix (GByteArray *a)
+{
+  uint64_t body[2] = { 1 | (7ull << 32), 0xdef };
+
+  append_frame (a, ST_CAPTURE_SAMPLE, 40, 1, 12, body, sizeof body);
+  append_frame (a, ST_CAPTURE_EXIT, 24, 1, 13, NULL, 0);
+}
+
+/* Recovery: with a damage handler, the frames before and after the bad
+   one come out, and the damage is reported once, naming its offset.  */
+static void
+expect_recovery (GBytes *bytes, const char *what, StDamageAction action,
+                 gboolean suffix)
+{
+  for (int via_pipe = 0; via_pipe < 2; via_pipe++)
+    {
+      Recovering rec;
+      StCaptureReader *r;
+      const DamageLog *log = &rec.log;
+      StEvent ev;
+
+      recovering_open (&rec, bytes, via_pipe);
+      r = rec.r;
+      next_ok (r, &ev);
+      g_assert_cmpint (ev.tid, ==, 5);
+      next_ok (r, &ev);
+      g_assert_cmpint (ev.kind, ==, ST_EVENT_EXIT);
+      if (action == ST_DAMAGE_PASSED || suffix)
+        next_ok (r, &ev);
+      if (action == ST_DAMAGE_PASSED)
+        {
+          /* The bad frame itself, not interpreted.  */
+          g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
+          g_assert_cmpuint (ev.offset, ==, BAD_OFFSET);
+          if (suffix)
+            next_ok (r, &ev);
+        }
+      if (suffix)
+        {
+          g_assert_cmpint (ev.kind, ==, ST_EVENT_SAMPLE);
+          g_assert_cmpint (ev.tid, ==, 7);
+          g_assert_cmpuint (ev.sample.ips[0], ==, 0xdef);
+          next_ok (r, &ev);
+          g_assert_cmpint (ev.kind, ==, ST_EVENT_EXIT);
+          g_assert_cmpint (ev.time, ==, 13);
+        }
+      next_eof (r);
+
+      if (log->n != 1 || log->action != action || log->offset != BAD_OFFSET
+          || !has_offset (log->message, BAD_OFFSET))
+        g_error ("%s: %u damage report(s), first: action %d offset %"
+                 G_GUINT64_FORMAT ": %s", what, log->n, log->action,
+                 log->offset, log->message);
+      g_test_message ("recovered: %s", log->message);
+      if (action == ST_DAMAGE_SKIPPED)
+        g_assert_nonnull (strstr (log->message, "skipped"));
+      recovering_close (&rec);
+    }
+}
+
+/* A is the good prefix and a damaged frame.  Strictly, reading stops at
+   it with error CODE naming BAD_OFFSET; with a damage handler, reading
+   recovers (ACTION) and the frames after it still come out (unless the
+   damage is a truncated end).  */
+static void
+expect_bad_frame (GByteArray *a, gint code, const char *what,
+                  StDamageAction action)
+{
+  gboolean suffix = action != ST_DAMAGE_TRUNCATED;
   GBytes *bytes = g_byte_array_free_to_bytes (a);
 
   g_test_message ("case: %s", what);
@@ -1075,6 +1200,19 @@ expect_bad_frame (GByteArray *a, gint code, const char *what)
       st_input_free (in);
       source_close (&src);
     }
+
+  if (suffix)
+    {
+      gsize len;
+      const uint8_t *p = g_bytes_get_data (bytes, &len);
+      GByteArray *more = g_byte_array_new ();
+
+      g_byte_array_append (more, p, len);
+      append_good_suffix (more);
+      g_bytes_unref (bytes);
+      bytes = g_byte_array_free_to_bytes (more);
+    }
+  expect_recovery (bytes, what, action, suffix);
   g_bytes_unref (bytes);
 }
 
@@ -1086,42 +1224,51 @@ test_bad_frames (void)
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_EXIT, 16, 1, 12, NULL, 0);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "len < 24");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "len < 24",
+                    ST_DAMAGE_SKIPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_EXIT, 0, 1, 12, zeros, 8);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "len 0");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "len 0",
+                    ST_DAMAGE_SKIPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_EXIT, 28, 1, 12, zeros, 8);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "len % 8");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "len % 8",
+                    ST_DAMAGE_SKIPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_SAMPLE, 64, 1, 12, zeros, 16);
-  expect_bad_frame (a, ST_ERROR_TRUNCATED, "len > remaining");
+  expect_bad_frame (a, ST_ERROR_TRUNCATED, "len > remaining",
+                    ST_DAMAGE_TRUNCATED);
 
   a = good_prefix ();
   g_byte_array_append (a, zeros, 10);
-  expect_bad_frame (a, ST_ERROR_TRUNCATED, "EOF inside the frame header");
+  expect_bad_frame (a, ST_ERROR_TRUNCATED, "EOF inside the frame header",
+                    ST_DAMAGE_TRUNCATED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_SAMPLE, 24, 1, 12, NULL, 0);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "SAMPLE shorter than its header");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "SAMPLE shorter than its header",
+                    ST_DAMAGE_DROPPED);
 
   a = good_prefix ();
   {
     uint64_t body[2] = { 2, 0x1 };
     append_frame (a, ST_CAPTURE_SAMPLE, 40, 1, 12, body, sizeof body);
   }
-  expect_bad_frame (a, ST_ERROR_FORMAT, "SAMPLE n_addrs overflows");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "SAMPLE n_addrs overflows",
+                    ST_DAMAGE_DROPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_STACK_USER, 40, 1, 12, zeros, 16);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER without register block");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER without register block",
+                    ST_DAMAGE_PASSED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_STACK_USER, 32, 1, 12, zeros, 8);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER shorter than its header");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER shorter than its header",
+                    ST_DAMAGE_PASSED);
 
   /* Stack size overflowing the frame, also with wrap-around values.  */
   static const uint64_t sizes[] = { 1000, 49, G_MAXUINT64 - 10,
@@ -1134,7 +1281,8 @@ test_bad_frames (void)
       append_u32 (a, 9);
       append_u32 (a, 0);
       g_byte_array_append (a, zeros, 56);
-      expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER size overflows");
+      expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER size overflows",
+                    ST_DAMAGE_PASSED);
     }
 
   /* n_regs neither 17 nor 9.  */
@@ -1147,7 +1295,8 @@ test_bad_frames (void)
   append_u32 (a, 5);
   append_u32 (a, 2);
   g_byte_array_append (a, zeros, 40);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER n_regs 5");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER n_regs 5",
+                    ST_DAMAGE_PASSED);
 
   /* 17 registers announced, room for 4.  */
   a = good_prefix ();
@@ -1159,7 +1308,8 @@ test_bad_frames (void)
   append_u32 (a, 17);
   append_u32 (a, 2);
   g_byte_array_append (a, zeros, 32);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER registers overflow");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER registers overflow",
+                    ST_DAMAGE_PASSED);
 
   /* Same with an odd stack size (unaligned register block).  */
   a = good_prefix ();
@@ -1171,25 +1321,135 @@ test_bad_frames (void)
   append_u32 (a, 9);
   append_u32 (a, 1);
   g_byte_array_append (a, zeros, 45);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER i386 registers overflow");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER i386 registers overflow",
+                    ST_DAMAGE_PASSED);
 
   /* MAP without a NUL in the frame.  */
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_MAP, 64, 1, 12, zeros, 32);
   g_byte_array_append (a, (const uint8_t *) "abcdefgh", 8);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "MAP without NUL");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "MAP without NUL",
+                    ST_DAMAGE_DROPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_MAP, 56, 1, 12, zeros, 32);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "MAP with no file name at all");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "MAP with no file name at all",
+                    ST_DAMAGE_DROPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_MAP, 48, 1, 12, zeros, 24);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "MAP shorter than its header");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "MAP shorter than its header",
+                    ST_DAMAGE_DROPPED);
 
   a = good_prefix ();
   append_frame (a, ST_CAPTURE_FORK, 24, 1, 12, NULL, 0);
-  expect_bad_frame (a, ST_ERROR_FORMAT, "FORK without child pid");
+  expect_bad_frame (a, ST_ERROR_FORMAT, "FORK without child pid",
+                    ST_DAMAGE_DROPPED);
+
+  /* An unknown register ABI.  */
+  a = good_prefix ();
+  append_frame (a, ST_CAPTURE_STACK_USER, 56 + 9 * 8, 1, 12, NULL, 0);
+  append_u64 (a, 8);
+  append_u32 (a, 9);
+  append_u32 (a, 0);
+  g_byte_array_append (a, zeros, 8);
+  append_u32 (a, 9);
+  append_u32 (a, 7);
+  g_byte_array_append (a, zeros, 9 * 8);
+  expect_bad_frame (a, ST_ERROR_FORMAT, "STACK_USER abi 7",
+                    ST_DAMAGE_PASSED);
+
+  /* Garbage between frames: 64 bytes of 0xff read as a length of 65535
+     (not a multiple of 8).  */
+  a = good_prefix ();
+  memset (zeros, 0xff, 64);
+  g_byte_array_append (a, zeros, 64);
+  memset (zeros, 0, sizeof zeros);
+  expect_bad_frame (a, ST_ERROR_FORMAT, "64 bytes of garbage",
+                    ST_DAMAGE_SKIPPED);
+
+  /* A frame header whose length swallows the rest (zeroed) cannot be
+     told from a truncated end.  */
+  a = good_prefix ();
+  append_frame (a, 99, 4096, 1, 12, zeros, 100);
+  expect_bad_frame (a, ST_ERROR_TRUNCATED, "length past the end",
+                    ST_DAMAGE_TRUNCATED);
+}
+
+/* Frames of types stacktrace does not know pass through, undamaged.  */
+static void
+test_unknown_types (void)
+{
+  GByteArray *a = good_prefix ();
+  uint8_t body[16] = { 1, 2, 3 };
+
+  append_frame (a, 99, 40, 1, 12, body, sizeof body);
+  append_frame (a, 250, 24, 1, 12, NULL, 0);
+  append_good_suffix (a);
+  GBytes *bytes = g_byte_array_free_to_bytes (a);
+  Recovering rec;
+  StEvent ev;
+
+  recovering_open (&rec, bytes, TRUE);
+  next_ok (rec.r, &ev);
+  next_ok (rec.r, &ev);
+  next_ok (rec.r, &ev);
+  g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
+  g_assert_cmpuint (ev.raw_len, ==, 40);
+  g_assert_cmpmem (ev.raw + 24, 16, body, 16);
+  next_ok (rec.r, &ev);
+  g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
+  next_ok (rec.r, &ev);
+  g_assert_cmpint (ev.kind, ==, ST_EVENT_SAMPLE);
+  next_ok (rec.r, &ev);
+  next_eof (rec.r);
+  g_assert_cmpuint (rec.log.n, ==, 0);
+  recovering_close (&rec);
+  g_bytes_unref (bytes);
+}
+
+/* Several damaged spots in one stream: each reported once, in order,
+   and every good frame comes out.  */
+static void
+test_many_damaged (void)
+{
+  GByteArray *a = good_prefix ();
+  uint8_t junk[48];
+  guint n_good = 2;
+
+  memset (junk, 0x5a, sizeof junk);
+  for (int i = 0; i < 50; i++)
+    {
+      uint64_t body[2] = { 1 | ((uint64_t) i << 32), 0x100 + i };
+
+      g_byte_array_append (a, junk, 8 * (1 + i % 6));   /* framing */
+      append_frame (a, ST_CAPTURE_SAMPLE, 40, 1, 20 + i, body, sizeof body);
+      append_frame (a, ST_CAPTURE_MAP, 48, 1, 20 + i, junk, 24);   /* content */
+      n_good++;
+    }
+  GBytes *bytes = g_byte_array_free_to_bytes (a);
+  GError *error = NULL;
+  Recovering rec;
+  StEvent ev;
+  guint n = 0;
+  int rc;
+
+  recovering_open (&rec, bytes, TRUE);
+  while ((rc = st_capture_reader_next (rec.r, &ev, &error)) > 0)
+    {
+      if (n >= 2)
+        {
+          g_assert_cmpint (ev.kind, ==, ST_EVENT_SAMPLE);
+          g_assert_cmpint (ev.tid, ==, (int) n - 2);
+        }
+      n++;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpint (rc, ==, 0);
+  g_assert_cmpuint (n, ==, n_good);
+  g_assert_cmpuint (rec.log.n, ==, 100);
+  recovering_close (&rec);
+  g_bytes_unref (bytes);
 }
 
 /* A valid STACK_USER with an odd stack size, hand-made: the registers
@@ -1251,5 +1511,7 @@ main (int argc, char **argv)
                    test_reader_unaligned_regs);
   g_test_add_func ("/capture/bad-headers", test_bad_headers);
   g_test_add_func ("/capture/bad-frames", test_bad_frames);
+  g_test_add_func ("/capture/unknown-types", test_unknown_types);
+  g_test_add_func ("/capture/many-damaged", test_many_damaged);
   return g_test_run ();
 }

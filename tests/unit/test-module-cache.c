@@ -22,7 +22,7 @@ map_of (const char *path, uint64_t inode, const StModule *with_build_id)
   map.start = 0x400000;
   map.end = 0x500000;
   map.inode = inode;
-  map.filename = g_intern_string (path);
+  map.filename = g_ref_string_new_intern (path);   /* leaked: a test */
   if (with_build_id != NULL)
     {
       map.build_id_len = with_build_id->build_id_len;

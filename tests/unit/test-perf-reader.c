@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/damage.h"
 #include "format/domain.h"
 #include "format/perf-reader.h"
 #include "format/perf-types.h"
@@ -71,7 +72,7 @@ dwarf_records (void)
   put_sample (d, &dwarf_attr, &s);                               /* 4 */
   s.chain = kchain;
   s.n_chain = 3;
-  s.dyn_size = 100;      /* more than the copy: clamped */
+  s.dyn_size = 64;       /* the whole copy */
   put_sample (d, &dwarf_attr, &s);                               /* 5 */
   s.chain = mixed;
   s.n_chain = 4;
@@ -508,7 +509,7 @@ test_misaligned (void)
   GByteArray *stream;
   Result *res;
 
-  put_other (d, 150, 3);
+  put_other (d, ST_PERF_RECORD_HEADER_EVENT_TYPE, 3);
   put_sample (d, &dwarf_attr, &s);
   stream = make_pipe (&attr, 1, d);
   res = read_bytes (stream, TRUE);
@@ -677,6 +678,147 @@ test_bad_records (void)
     assert_error (res, ST_ERROR_TRUNCATED, want, NULL);
     g_free (want);
     result_free (res);
+    g_byte_array_free (file, TRUE);
+  }
+
+  g_byte_array_free (bad, TRUE);
+  g_byte_array_free (d, TRUE);
+}
+
+/* BAD holds the dwarf records then one damaged record at LAST (and the
+   good suffix when SUFFIX): with a damage handler, it is reported once
+   (ACTION, naming its offset) and every good record still comes out.  */
+static void
+expect_recovery (GByteArray *bad, guint last, StDamageAction action,
+                 gboolean suffix, const char *part)
+{
+  Trailer t = trailer (5000, 1);
+
+  if (suffix)
+    {
+      put_lost (bad, &dwarf_attr, &t, 5);
+      put_fork_exit (bad, &dwarf_attr, &t, ST_PERF_RECORD_EXIT, PID, PID,
+                     PID, PID, 5000);
+    }
+  for (int pipe_input = 0; pipe_input < 2; pipe_input++)
+    {
+      DamageLog log = { 0 };
+      Result *res;
+
+      recovery = &log;
+      res = read_pipe_stream (bad, pipe_input);
+      recovery = NULL;
+      g_assert_no_error (res->error);
+      g_test_message ("recovered: %s", log.message);
+      if (log.n != 1 || log.action != action
+          || log.offset != PIPE_DATA + last
+          || strstr (log.message, part) == NULL)
+        g_error ("%u damage report(s), first: action %d offset %"
+                 G_GUINT64_FORMAT " (want %d at %u, '%s'): %s", log.n,
+                 log.action, log.offset, action, PIPE_DATA + last, part,
+                 log.message);
+      g_free (log.message);
+      guint n = 1 + 16 + (action == ST_DAMAGE_PASSED) + (suffix ? 2 : 0);
+      g_assert_cmpuint (res->evs->len, ==, n);
+      if (action == ST_DAMAGE_PASSED)
+        {
+          g_assert_cmpint (ev_at (res, 17)->kind, ==, ST_EVENT_OTHER);
+          g_assert_cmpuint (ev_at (res, 17)->offset, ==, PIPE_DATA + last);
+        }
+      if (suffix)
+        {
+          g_assert_cmpint (ev_at (res, n - 2)->kind, ==, ST_EVENT_LOST);
+          g_assert_cmpuint (ev_at (res, n - 2)->lost, ==, 5);
+          g_assert_cmpint (ev_at (res, n - 1)->kind, ==, ST_EVENT_EXIT);
+        }
+      result_free (res);
+    }
+  g_byte_array_set_size (bad, last);
+}
+
+static void
+test_recovery (void)
+{
+  GByteArray *d = dwarf_records ();
+  GByteArray *bad = g_byte_array_new ();
+  SampleSpec s = { .abi = ST_REGS_ABI_64, .regs = regs17, .stack_size = 64,
+                   .dyn_size = 64 };
+  uint8_t junk[40];
+  guint last, at;
+
+  put (bad, d->data, d->len);
+  last = bad->len;
+
+  /* Framing: size < 8, garbage, an odd size of an unknown type.  */
+  at = begin_record (bad, 1234, 0);
+  put_u64 (bad, 0);
+  memset (bad->data + at + 6, 0, 2);
+  expect_recovery (bad, last, ST_DAMAGE_SKIPPED, TRUE, "skipped 16 bytes");
+  memset (junk, 0xff, sizeof junk);
+  put (bad, junk, sizeof junk);
+  expect_recovery (bad, last, ST_DAMAGE_SKIPPED, TRUE, "not a perf record");
+  put_other (bad, 3000, 5);     /* a damaged size: 16 bytes really follow */
+  put (bad, "pad", 3);
+  expect_recovery (bad, last, ST_DAMAGE_SKIPPED, TRUE, "not a multiple of 8");
+
+  /* Content: the record goes on unchanged, not interpreted.  */
+  put_sample (bad, &dwarf_attr, &s);
+  memcpy (bad->data + bad->len - 8 - 8 - 64 - 8, &(uint64_t) { 81 }, 8);
+  expect_recovery (bad, last, ST_DAMAGE_PASSED, TRUE, "STACK_USER field");
+  put_sample (bad, &dwarf_attr, &s);
+  memcpy (bad->data + last + 8 + 48, &(uint64_t) { 1ull << 61 }, 8);
+  expect_recovery (bad, last, ST_DAMAGE_PASSED, TRUE, "CALLCHAIN field");
+  put_other (bad, ST_PERF_RECORD_MMAP2, 64);
+  expect_recovery (bad, last, ST_DAMAGE_PASSED, TRUE, "too short");
+  put_other (bad, ST_PERF_RECORD_COMM, 8 + 8 + 24);
+  expect_recovery (bad, last, ST_DAMAGE_PASSED, TRUE, "unterminated comm");
+  s.dyn_size = 100;
+  put_sample (bad, &dwarf_attr, &s);
+  expect_recovery (bad, last, ST_DAMAGE_PASSED, TRUE,
+                   "dyn_size 100 exceeds the copied size 64");
+  s.dyn_size = 64;
+  s.abi = 7;
+  put_sample (bad, &dwarf_attr, &s);
+  expect_recovery (bad, last, ST_DAMAGE_PASSED, TRUE, "register ABI 7");
+  s.abi = ST_REGS_ABI_64;
+
+  /* The input ends inside a record.  */
+  put_sample (bad, &dwarf_attr, &s);
+  g_byte_array_set_size (bad, bad->len - 9);
+  expect_recovery (bad, last, ST_DAMAGE_TRUNCATED, FALSE, "input ended");
+
+  /* File mode: the last record runs past the end of the data section,
+     which ends 8 bytes early: skipped to the end, no more records.  */
+  put_sample (bad, &dwarf_attr, &s);
+  {
+    AttrEntry attr = { &dwarf_attr, dwarf_ids, 2 };
+    GByteArray *file = make_file (&attr, 1, bad, NULL, 0, 0);
+    uint64_t data_off = ST_PERF_FILE_HEADER_SIZE + 16 + ATTR_BYTES + 16;
+
+    set_u64 (file, 48, bad->len - 8);
+    for (int pipe_input = 0; pipe_input < 2; pipe_input++)
+      {
+        DamageLog log = { 0 };
+        Result *res;
+        char *want = g_strdup_printf ("offset %" G_GUINT64_FORMAT ": bad perf "
+                                      "record (type 9, size %u): runs past "
+                                      "the end of the data section",
+                                      data_off + last, bad->len - last);
+
+        recovery = &log;
+        res = read_bytes (file, pipe_input);
+        recovery = NULL;
+        g_assert_no_error (res->error);
+        g_assert_cmpuint (res->evs->len, ==, 16);
+        g_assert_cmpuint (log.n, ==, 1);
+        g_assert_cmpint (log.action, ==, ST_DAMAGE_SKIPPED);
+        if (!g_str_has_prefix (log.message, want)
+            || strstr (log.message, "to the end at") == NULL)
+          g_error ("unexpected: %s", log.message);
+        g_free (want);
+        g_free (log.message);
+        result_free (res);
+      }
     g_byte_array_free (file, TRUE);
   }
 
@@ -916,6 +1058,7 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-reader/misaligned", test_misaligned);
   g_test_add_func ("/perf-reader/bad-records", test_bad_records);
   g_test_add_func ("/perf-reader/bad-headers", test_bad_headers);
+  g_test_add_func ("/perf-reader/recovery", test_recovery);
   g_test_add_func ("/perf-reader/real-recording", test_real_recording);
   return g_test_run ();
 }

@@ -1,0 +1,73 @@
+#include "config.h"
+
+#include "format/damage.h"
+#include "format/domain.h"
+
+gboolean
+st_damage_report (const StDamageHandler *h, StDamageAction action,
+                  uint64_t offset, uint64_t n_bytes, int code,
+                  const char *why, GError **error)
+{
+  if (h == NULL || h->func == NULL)
+    {
+      g_set_error_literal (error, ST_ERROR, code, why);
+      return FALSE;
+    }
+  StDamage d = { action, offset, n_bytes, why };
+  h->func (&d, h->user);
+  return TRUE;
+}
+
+gboolean
+st_damage_resynchronize (const StDamageHandler *h, StInput *in,
+                         uint64_t offset, uint64_t limit,
+                         gboolean (*starts_here) (void *user), void *user,
+                         const char *why, GError **error)
+{
+  size_t avail = 0;
+  GError *local = NULL;
+
+  if (h == NULL || h->func == NULL)
+    return st_damage_report (NULL, ST_DAMAGE_SKIPPED, offset, 0,
+                             ST_ERROR_FORMAT, why, error);
+  for (;;)
+    {
+      uint64_t at = st_input_offset (in);
+      size_t step = (size_t) MIN ((uint64_t) 8, limit - at);
+
+      if (step == 0)
+        break;
+      if (st_input_peek (in, step, &avail, &local) == NULL)
+        {
+          if (local != NULL)
+            {
+              g_propagate_error (error, local);
+              return FALSE;
+            }
+          st_input_consume (in, avail);
+          break;
+        }
+      st_input_consume (in, step);
+      if (step == 8 && at + 8 < limit && starts_here (user))
+        break;
+    }
+
+  uint64_t to = st_input_offset (in);
+  gboolean at_end = to >= limit || st_input_peek (in, 8, &avail, NULL) == NULL;
+  g_autofree char *msg =
+    g_strdup_printf ("%s; skipped %" G_GUINT64_FORMAT " bytes from offset %"
+                     G_GUINT64_FORMAT " to %s %" G_GUINT64_FORMAT, why,
+                     to - offset, offset, at_end ? "the end at" : "offset",
+                     to);
+  return st_damage_report (h, ST_DAMAGE_SKIPPED, offset, to - offset,
+                           ST_ERROR_FORMAT, msg, error);
+}
+
+const char *
+st_damage_action_name (StDamageAction action)
+{
+  static const char *const names[ST_DAMAGE_N] = {
+    "passed on unchanged", "dropped", "skipped", "cut off"
+  };
+  return action < ST_DAMAGE_N ? names[action] : "?";
+}

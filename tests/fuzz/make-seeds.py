@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes the small seed corpora of the fuzz targets (tests/fuzz/seeds/)
+from the committed fixture (tests/data/fixture): the first frames of the
+capture, the first records of the perf.data in file and pipe form, and
+the registers and stacks of a few raw-stack samples.  Run it again when
+the fixture changes:  python3 tests/fuzz/make-seeds.py"""
+import os
+import struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+fixture = os.path.join(here, '..', 'data', 'fixture')
+seeds = os.path.join(here, 'seeds')
+
+
+def put(target, name, data):
+    d = os.path.join(seeds, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def capture_frames(data):
+    off = 256
+    while off + 24 <= len(data):
+        ln, _cpu, _pid, _time, typ = struct.unpack_from('<HhiqI', data, off)
+        yield off, ln, typ
+        off += ln
+
+
+cap = open(os.path.join(fixture, 'fixture.syscap'), 'rb').read()
+frames = list(capture_frames(cap))
+stack_users = [f for f in frames if f[2] == 18]
+
+# Capture: the header, every non-sample frame and the first samples.
+head = [f for f in frames if f[2] != 18][:8]
+body = b''.join(cap[o:o + ln] for o, ln, _ in sorted(head + stack_users[:3]))
+put('capture-reader', 'fixture-start', cap[:256] + body)
+put('capture-reader', 'one-stack-user',
+    cap[:256] + cap[stack_users[0][0]:stack_users[0][0] + stack_users[0][1]])
+
+# Registers and stacks of raw-stack samples.
+for i, (o, ln, _) in enumerate(stack_users[:4]):
+    size, tid = struct.unpack_from('<Qi', cap, o + 24)
+    n_regs, abi = struct.unpack_from('<II', cap, o + 40 + size)
+    regs = cap[o + 48 + size:o + 48 + size + 8 * n_regs]
+    stack = cap[o + 40:o + 40 + size]
+    put('unwind', 'sample-%d' % i, regs + stack)
+    head_word = abi | (n_regs << 8) | (tid << 32)
+    put('registers', 'sample-%d' % i,
+        struct.pack('<QQ', head_word, 0xff01ff) + regs + stack[:512])
+
+# perf.data: header, attributes, the first records; no feature sections.
+perf = open(os.path.join(fixture, 'fixture.data'), 'rb').read()
+(attr_size, attrs_off, attrs_size, data_off,
+ data_size) = struct.unpack_from('<QQQQQ', perf, 16)
+records = []
+off = data_off
+while off < data_off + data_size:
+    _typ, _misc, size = struct.unpack_from('<IHH', perf, off)
+    records.append(perf[off:off + size])
+    off += size
+# Up to the third sample, and the last records (rounds, exit).
+data = b''.join(records[:21] + records[-3:])
+header = bytearray(perf[:data_off])
+struct.pack_into('<QQ', header, 40, data_off, len(data))
+struct.pack_into('<32x', header, 72)          # no feature sections
+put('perf-file', 'fixture-start', bytes(header) + data)
+
+# Pipe mode: the attributes as HEADER_ATTR records, then the records.
+pipe = b''
+for a in range(attrs_size // attr_size):
+    entry = perf[attrs_off + a * attr_size:attrs_off + (a + 1) * attr_size]
+    attr = entry[:attr_size - 16]
+    ids_off, ids_size = struct.unpack_from('<QQ', entry, attr_size - 16)
+    ids = perf[ids_off:ids_off + ids_size]
+    pipe += struct.pack('<IHH', 64, 0, 8 + len(attr) + len(ids)) + attr + ids
+put('perf-pipe', 'fixture-start', pipe + data)
