@@ -29,7 +29,9 @@ feed_bytes (gpointer data)
 
   while (done < len)
     {
-      size_t n = MIN (chunks[k++ % G_N_ELEMENTS (chunks)], len - done);
+      /* Not inside MIN: it is a macro, which would step K twice.  */
+      size_t chunk = chunks[k++ % G_N_ELEMENTS (chunks)];
+      size_t n = MIN (chunk, len - done);
       ssize_t w = write (job->fd, p + done, n);
       if (w <= 0)
         break;
