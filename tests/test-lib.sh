@@ -82,7 +82,7 @@ need_perf ()
 }
 
 # The test programs with known call paths.
-ST_PROGS="deep-recursion threads uses-lib nopie-prog"
+ST_PROGS="deep-recursion threads uses-lib plt-calls nopie-prog"
 
 prog_path ()
 {
@@ -182,6 +182,11 @@ check_chains ()
       } else if (prog == "uses-lib") {
         expect("st_lib_leaf",
                "st_lib_leaf st_lib_inner st_lib_outer st_call_lib main " start)
+      } else if (prog == "plt-calls") {
+        # The stub has no symbol: [plt-calls+0xOFF] (perf: st_lib_tiny@plt).
+        expect("\\[plt-calls\\+0x[0-9a-f]+\\]",
+               "\\[plt-calls\\+0x[0-9a-f]+\\] st_plt_loop main " start)
+        expect("st_lib_tiny", "st_lib_tiny st_plt_loop main " start)
       } else if (prog == "nopie-prog") {
         expect("st_np_leaf", "st_np_leaf st_np_b st_np_a main " start)
       } else {

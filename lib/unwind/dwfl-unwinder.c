@@ -142,6 +142,14 @@ set_initial_registers (Dwfl_Thread *thread, void *thread_arg)
   if (!st_event_register (ev, l->perf_ip, &pc))
     return false;
   dwfl_thread_state_register_pc (thread, pc);
+  /* Without it, an expression reading RIP (a PLT stub's CFA) fails and
+     libdwfl ends the walk as if at the outermost frame.  */
+  if (l->dwarf_pc >= 0)
+    {
+      Dwarf_Word w = pc;
+      if (!dwfl_thread_state_registers (thread, l->dwarf_pc, 1, &w))
+        return false;
+    }
   return true;
 }
 

@@ -11,14 +11,14 @@
 static const StRegisterLayout x86_64_layout = {
   "x86_64", EM_X86_64, 16,
   { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23 },
-  8, 7
+  8, 7, 16
 };
 
 /* i386 DWARF: eax ecx edx ebx esp ebp esi edi.  */
 static const StRegisterLayout i386_layout = {
   "i386", EM_386, 8,
   { 0, 2, 3, 1, 7, 6, 4, 5 },
-  8, 7
+  8, 7, 8
 };
 
 /* aarch64 perf: X0..X30 = 0..30, SP 31, PC 32; DWARF 0..31 are the same.  */
@@ -26,7 +26,7 @@ static const StRegisterLayout aarch64_layout = {
   "aarch64", EM_AARCH64, 32,
   { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
     20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 },
-  32, 31
+  32, 31, -1
 };
 
 const StRegisterLayout *

@@ -17,6 +17,10 @@ typedef struct
   int8_t perf_of_dwarf[ST_MAX_DWARF_REGS]; /* -1: not sampled by perf */
   int perf_ip;
   int perf_sp;
+  /* The DWARF number of the program counter when the psABI has one (the
+     return address column of x86_64 and i386), or -1.  CFI may read it:
+     a PLT stub's CFA expression depends on RIP.  */
+  int dwarf_pc;
 } StRegisterLayout;
 
 /* The layout for ELF machine MACHINE (EM_X86_64, EM_386, EM_AARCH64), or

@@ -20,6 +20,13 @@ st_lib_inner (unsigned long n)
   return r + 1;
 }
 
+/* Called through the PLT in a tight loop by plt-calls.  */
+ST_FRAME unsigned long
+st_lib_tiny (unsigned long x)
+{
+  return x * 3 + 1;
+}
+
 ST_FRAME unsigned long
 st_lib_outer (unsigned long n)
 {
