@@ -22,8 +22,8 @@ st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
 }
 
 const char *
-st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
-               uint64_t pc, uint64_t sp)
+st_walk_loops_slow (const uint64_t *ips, const uint64_t *sps, uint32_t n,
+                    uint64_t pc, uint64_t sp)
 {
   if (n == 0 || sp == 0)
     return NULL;

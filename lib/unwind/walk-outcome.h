@@ -35,8 +35,19 @@ typedef struct
    stack pointer that goes down, or a frame seen before (same PC and SP),
    means the walk would go round forever or wander off.  An SP of 0 is
    unknown and not checked.  */
-const char *st_walk_loops (const uint64_t *ips, const uint64_t *sps,
-                           uint32_t n, uint64_t pc, uint64_t sp);
+const char *st_walk_loops_slow (const uint64_t *ips, const uint64_t *sps,
+                                uint32_t n, uint64_t pc, uint64_t sp);
+
+/* Every frame of the fast engine asks: the usual answer (the stack
+   pointer went up) inline.  */
+static inline const char *
+st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
+               uint64_t pc, uint64_t sp)
+{
+  if (n == 0 || sp == 0 || sp > sps[n - 1])
+    return NULL;
+  return st_walk_loops_slow (ips, sps, n, pc, sp);
+}
 
 /* IPS[0..N) are the frames delivered (leaf first); OUTERMOST says
    whether the walk ended because the last frame had no caller (rather
