@@ -49,6 +49,7 @@ struct StPipeline
   StPipelineOptions options;
   StStats *stats;
   StCallgraph *callgraph;
+  StSymbolizer *symbolizer;   /* for --chains and the call graph */
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
@@ -105,6 +106,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->stats = st_stats_new ();
   if (options->callgraph)
     p->callgraph = st_callgraph_new ();
+  if (options->callgraph || options->chains != NULL)
+    p->symbolizer = st_symbolizer_new ();
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new (options->symfs);
   if (options->debuginfod)
@@ -130,6 +133,7 @@ st_pipeline_free (StPipeline *p)
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
   st_callgraph_free (p->callgraph);
+  st_symbolizer_free (p->symbolizer);
   st_stats_free (p->stats);
   g_free (p->held_buf);
   st_reorder_free (p->reorder);
@@ -289,9 +293,11 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   if (p->options.chains != NULL || p->callgraph != NULL)
     dwfl = st_unwinder_dwfl (p->unwinder, proc);
   if (p->options.chains != NULL)
-    u->chain_line = st_chain_dump_line (dwfl, ev, p->ips, r.n_ips);
+    u->chain_line = st_chain_dump_line (p->symbolizer, dwfl, ev, p->ips,
+                                        r.n_ips);
   if (p->callgraph != NULL)
-    st_callgraph_add (p->callgraph, dwfl, proc->comm, p->ips, r.n_ips);
+    st_callgraph_add (p->callgraph, p->symbolizer, dwfl, proc->comm, p->ips,
+                      r.n_ips);
   return u;
 }
 

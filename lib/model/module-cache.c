@@ -143,6 +143,12 @@ st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
   c->finder_data = user_data;
 }
 
+const char *
+st_module_identity (const StModule *m)
+{
+  return m->key;
+}
+
 char *
 st_module_find_file (const StModule *m, StModuleFileKind kind)
 {

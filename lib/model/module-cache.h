@@ -124,6 +124,11 @@ StModule *st_module_cache_get (StModuleCache *c, const StMap *map);
 StModule *st_module_cache_acquire (StModuleCache *c, const StMap *map);
 void st_module_cache_release (StModuleCache *c, StModule *module);
 
+/* What identifies MODULE's file (its build-id, else its path and file
+   identity): the same for every mapping of the same file, also after
+   the module was evicted and opened again.  */
+const char *st_module_identity (const StModule *module);
+
 /* Asks the cache's finder for MODULE's KIND file (a newly allocated
    path), or NULL when there is no finder or it found nothing.  */
 char *st_module_find_file (const StModule *module, StModuleFileKind kind);

@@ -64,8 +64,8 @@ st_callgraph_free (StCallgraph *g)
 }
 
 void
-st_callgraph_add (StCallgraph *g, Dwfl *dwfl, const char *comm,
-                  const uint64_t *ips, uint32_t n_ips)
+st_callgraph_add (StCallgraph *g, StSymbolizer *symbolizer, Dwfl *dwfl,
+                  const char *comm, const uint64_t *ips, uint32_t n_ips)
 {
   GString *name = g_string_sized_new (64);
   Node *n = &g->root;
@@ -76,7 +76,7 @@ st_callgraph_add (StCallgraph *g, Dwfl *dwfl, const char *comm,
   for (uint32_t i = n_ips; i-- > 0;)
     {
       g_string_truncate (name, 0);
-      st_symbolize (dwfl, ips[i], name);
+      st_symbolize (symbolizer, dwfl, ips[i], name);
       const char *interned = g_intern_string (name->str);
       /* Direct recursion is one node: depth would bury the leaves.  */
       if (interned == n->name)

@@ -6,8 +6,8 @@
 #include "report/symbolizer.h"
 
 char *
-st_chain_dump_line (Dwfl *dwfl, const StEvent *ev, const uint64_t *ips,
-                    uint32_t n_ips)
+st_chain_dump_line (StSymbolizer *symbolizer, Dwfl *dwfl, const StEvent *ev,
+                    const uint64_t *ips, uint32_t n_ips)
 {
   GString *line = g_string_sized_new (256);
 
@@ -20,7 +20,7 @@ st_chain_dump_line (Dwfl *dwfl, const StEvent *ev, const uint64_t *ips,
     {
       if (i)
         g_string_append_c (line, ';');
-      st_symbolize (dwfl, ips[i], line);
+      st_symbolize (symbolizer, dwfl, ips[i], line);
     }
   g_string_append_c (line, '\n');
   return g_string_free (line, FALSE);

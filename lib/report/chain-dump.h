@@ -7,9 +7,11 @@
 #include <stdio.h>
 
 #include "model/event.h"
+#include "report/symbolizer.h"
 
 /* The line (with its newline) of one sample, newly allocated.  */
-char *st_chain_dump_line (Dwfl *dwfl, const StEvent *ev,
-                          const uint64_t *ips, uint32_t n_ips);
+char *st_chain_dump_line (StSymbolizer *symbolizer, Dwfl *dwfl,
+                          const StEvent *ev, const uint64_t *ips,
+                          uint32_t n_ips);
 
 #endif /* ST_CHAIN_DUMP_H */
