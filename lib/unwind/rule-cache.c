@@ -187,23 +187,6 @@ intern_rule (StRuleCache *c, const StUnwindRule *rule)
   return id - 1;
 }
 
-/* Whether the CFI row of ADDR ends at END.  */
-static gboolean
-row_ends_at (Dwarf_CFI *cfi, Dwarf_Addr addr, Dwarf_Addr end)
-{
-  Dwarf_Frame *frame;
-  Dwarf_Addr start, row_end;
-  gboolean same = FALSE;
-
-  if (dwarf_cfi_addrframe (cfi, addr, &frame) == 0)
-    {
-      same = dwarf_frame_info (frame, &start, &row_end, NULL) >= 0
-             && row_end == end;
-      free (frame);
-    }
-  return same;
-}
-
 /* libdwfl's order: .eh_frame, then .debug_frame, else no CFI.  A
    .debug_frame row (or no row) is kept for ADDR alone: .eh_frame might
    cover a neighbouring address, and it comes first there.  */
@@ -223,16 +206,11 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
       free (frame);
       /* The row ends at END; its start as libdw reports it is not to be
          trusted (after DW_CFA_restore_state it is the remembered row's),
-         so the range starts at ADDR, unless the row at that start ends
-         at END too: then no other row lies between, and caching all of
-         it spares a libdw query for every lower address of the row (leaf
-         PCs spread over a function body).  */
+         so the range starts at ADDR.  (Checking the reported start with
+         a second query does not pay: on cc1, misses are new rows far
+         more often than lower addresses of a known one.)  */
       if (addr < end + c->eh_bias)
-        {
-          range->end = end + c->eh_bias;
-          if (start < addr - c->eh_bias && row_ends_at (c->eh, start, end))
-            range->start = start + c->eh_bias;
-        }
+        range->end = end + c->eh_bias;
       return intern_rule (c, &rule);
     }
   if (!c->dwarf_tried && c->dmod != NULL)
