@@ -38,20 +38,12 @@ read_u32 (const uint8_t *p)
 StCaptureReader *
 st_capture_reader_new (StInput *in, GError **error)
 {
-  size_t avail = 0;
-  GError *local = NULL;
-  const uint8_t *p = st_input_peek (in, ST_CAPTURE_HEADER_SIZE, &avail, &local);
+  const uint8_t *p = st_input_peek_header (in, ST_CAPTURE_HEADER_SIZE,
+                                           "256-byte capture file header",
+                                           error);
 
   if (p == NULL)
-    {
-      if (local != NULL)
-        g_propagate_error (error, local);
-      else
-        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                     "offset 0: input ended after %zu bytes, inside the "
-                     "256-byte capture file header", avail);
-      return NULL;
-    }
+    return NULL;
 
   uint32_t magic = read_u32 (p);
   if (magic == GUINT32_SWAP_LE_BE (ST_CAPTURE_MAGIC))

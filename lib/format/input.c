@@ -230,6 +230,26 @@ st_input_peek (StInput *in, size_t n, size_t *available, GError **error)
   return in->buf + in->start;
 }
 
+const uint8_t *
+st_input_peek_header (StInput *in, size_t n, const char *what,
+                      GError **error)
+{
+  size_t avail = 0;
+  GError *local = NULL;
+  const uint8_t *p = st_input_peek (in, n, &avail, &local);
+
+  if (p == NULL)
+    {
+      if (local != NULL)
+        g_propagate_error (error, local);
+      else
+        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
+                     "offset 0: input ended after %zu bytes, inside the %s",
+                     avail, what);
+    }
+  return p;
+}
+
 void
 st_input_consume (StInput *in, size_t n)
 {

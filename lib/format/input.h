@@ -24,11 +24,17 @@ void st_input_set_wait_func (StInput *in, unsigned interval_ms,
 
 /* Makes N bytes available and returns a pointer to them, without
    consuming them.  The pointer stays valid after st_input_consume (which
-   never moves the buffer) until the next peek or skip.  Returns NULL with *AVAILABLE set to what is left when the
-   input ends first (*AVAILABLE 0 is a clean EOF), or NULL with ERROR set
+   never moves the buffer) until the next peek or skip.  Returns NULL
+   with *AVAILABLE set to what is left when the input ends first (*AVAILABLE 0 is a clean EOF), or NULL with ERROR set
    on a read error.  */
 const uint8_t *st_input_peek (StInput *in, size_t n, size_t *available,
                               GError **error);
+
+/* st_input_peek of a file header at offset 0: when the input ends
+   first, the error says "offset 0: input ended after N bytes, inside the
+   WHAT".  */
+const uint8_t *st_input_peek_header (StInput *in, size_t n, const char *what,
+                                     GError **error);
 
 /* Whether LEN bytes at PTR (from a peek) stay valid until released with
    st_input_release, rather than until the next peek: true of a mapped

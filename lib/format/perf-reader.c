@@ -542,22 +542,12 @@ StPerfReader *
 st_perf_reader_new (StInput *in, GError **error)
 {
   StPerfReader *r;
-  size_t avail = 0;
-  GError *local = NULL;
-  const uint8_t *p = st_input_peek (in, ST_PERF_PIPE_HEADER_SIZE, &avail,
-                                    &local);
+  const uint8_t *p = st_input_peek_header (in, ST_PERF_PIPE_HEADER_SIZE,
+                                           "perf.data header", error);
   uint64_t size;
 
   if (p == NULL)
-    {
-      if (local != NULL)
-        g_propagate_error (error, local);
-      else
-        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                     "offset 0: input ended after %zu bytes, inside the "
-                     "perf.data header", avail);
-      return NULL;
-    }
+    return NULL;
   if (memcmp (p, ST_PERF_MAGIC_SWAPPED, 8) == 0)
     {
       g_set_error (error, ST_ERROR, ST_ERROR_UNSUPPORTED,
@@ -595,15 +585,9 @@ st_perf_reader_new (StInput *in, GError **error)
       return r;
     }
 
-  p = st_input_peek (in, size, &avail, &local);
+  p = st_input_peek_header (in, size, "perf.data header", error);
   if (p == NULL)
     {
-      if (local != NULL)
-        g_propagate_error (error, local);
-      else
-        g_set_error (error, ST_ERROR, ST_ERROR_TRUNCATED,
-                     "offset 0: input ended after %zu bytes, inside the "
-                     "perf.data header", avail);
       st_perf_reader_free (r);
       return NULL;
     }
