@@ -81,6 +81,8 @@ count (StUnwindCounters *c, const StUnwindResult *r)
   c->frames += r->n_ips;
   if (r->n_stitched > 0)
     c->stitched++;
+  if (r->unprimed)
+    c->unprimed++;
   switch (r->status)
     {
     case ST_UNWIND_COMPLETE: c->complete++; break;

@@ -18,8 +18,8 @@ typedef struct
   uint64_t failed;      /* not even the sampled frame */
   uint64_t frames;      /* user frames written */
   uint64_t stitched;    /* reached the root thanks to stitching */
-  uint64_t unprimed;    /* emitted before their modules were ready
-                           (JIT-style priming; 0 until it exists) */
+  uint64_t unprimed;    /* unwound before all their modules were ready
+                           (JIT-style priming: drop, or defer's cap) */
   uint64_t by_cause[ST_CAUSE_N];
   uint64_t by_path[ST_PATH_N];          /* which engine did the work */
   uint64_t by_fallback[ST_FALLBACK_N];  /* why fast handed over */

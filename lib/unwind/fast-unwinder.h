@@ -30,6 +30,11 @@ void st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p,
                               uint64_t *sps, uint32_t max_ips,
                               StUnwindResult *result);
 
+/* Whether every code module of P is ready (module-cache.h), so that a
+   sample of P now would be unwound as without workers; brings P's
+   module list up to date.  */
+gboolean st_fast_unwinder_ready (StFastUnwinder *u, StProcess *p);
+
 /* The libdwfl engine behind it (fallback, and symbols).  */
 StDwflUnwinder *st_fast_unwinder_dwfl_engine (StFastUnwinder *u);
 

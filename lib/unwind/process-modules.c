@@ -44,6 +44,8 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
   StProcessModule *cands = g_new (StProcessModule, MAX (n_maps, 1));
   guint n = 0;
 
+  pm->n_unready = 0;
+
   /* New uses first, then the old ones go: a module in both is never
      left unused in between (and so never evicted and reopened).  */
   for (guint i = 0; i < n_maps; i++)
@@ -55,6 +57,13 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
           || (map->filename[0] != '/' && strcmp (map->filename, "[vdso]") != 0))
         continue;
       StModule *m = st_module_cache_acquire (pm->cache, map);
+      if (!st_module_ready (m))
+        {
+          /* Its preparation is queued (acquire did it): next time.  */
+          pm->n_unready++;
+          st_module_cache_release (pm->cache, m);
+          continue;
+        }
       if (m->elf == NULL || !st_module_bias (m, map, &bias))
         {
           st_module_cache_release (pm->cache, m);
@@ -78,6 +87,8 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
       pm->cap = n;
       pm->mods = g_renew (StProcessModule, pm->mods, pm->cap);
     }
+  if (pm->layout_partial)
+    pm->layout = NULL;
   uint64_t covered = 0;
   for (guint i = 0; i < n; i++)
     {
@@ -93,6 +104,9 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
         pm->layout = st_register_layout (cands[i].module->machine);
     }
   g_free (cands);
+  pm->layout_partial = pm->n_unready > 0;
+  pm->maps_generation = st_address_space_generation (as);
+  pm->ready_generation = st_module_cache_ready_generation (pm->cache);
 }
 
 void

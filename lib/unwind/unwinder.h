@@ -25,10 +25,19 @@ void st_unwinder_free (StUnwinder *u);
 
 /* Unwinds raw-stack event EV of process P into IPS (leaf first; the leaf
    is the sampled IP, callers are return address - 1) and SPS (each
-   frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  */
+   frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  With
+   modules of P not ready yet, it unwinds with the ready ones and RESULT
+   is unprimed; it then has at least the sampled IP when the registers
+   have it.  */
 void st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *result);
+
+/* Whether every code module of P is ready (module-cache.h), so that a
+   sample of P unwound now gets the same chain as when modules are
+   prepared inline.  Brings P's module list up to date (and queues the
+   preparation of modules met for the first time).  */
+gboolean st_unwinder_ready (StUnwinder *u, StProcess *p);
 
 /* The process's Dwfl with its modules reported, for symbols.  */
 Dwfl *st_unwinder_dwfl (StUnwinder *u, StProcess *p);
