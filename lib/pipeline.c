@@ -1,7 +1,15 @@
 /* The filter loop.  A kernel-only SAMPLE frame of a capture is held back
    for one event: if the next is the STACK_USER frame of the same sample
    (our convention for carrying a raw-stack sample's kernel part), the two
-   become one unwound sample.  */
+   become one unwound sample.
+
+   JIT-style priming (priming.h): with workers, a MAP event queues its
+   module's preparation as soon as it is read; between events, and while
+   the input stalls, the pipeline collects what the workers prepared.
+   With defer, every event goes through the reorder window (perf.data:
+   by time, a capture: as read), whose processing stops at a sample
+   whose modules are not ready (process_event answers ST_REORDER_LATER)
+   and resumes when modules become ready.  */
 #include "config.h"
 
 #include <inttypes.h>
@@ -13,6 +21,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "pipeline.h"
+#include "priming.h"
 #include "report/chain-dump.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
@@ -36,6 +45,9 @@ typedef struct Unwound Unwound;
 struct Unwound
 {
   char *chain_line;     /* the --chains line, symbolized at its time */
+  StUnwindStatus status;
+  bool stitched;
+  bool unprimed;
   uint32_t n_ips;
   uint32_t size_class;  /* capacity 16 << size_class */
   Unwound *next_free;
@@ -64,8 +76,19 @@ struct StPipeline
 
   gboolean stopped;           /* the check function asked to stop */
 
-  /* Counters in the output: when the last set was written, what it said,
+  /* JIT-style priming.  */
+  gboolean priming;           /* modules prepared by workers */
+  gboolean finishing;         /* the input ended: samples waiting for
+                                 their modules wait for them now */
+  uint64_t ready_seen;        /* the cache's ready generation last seen */
+  uint64_t deferred_offset;   /* the sample last counted as deferred */
+  StPrimingStats priming_stats;
+
+  /* Counters in the output: the samples written so far (processing may
+     run ahead of writing: the counters at a time in the output count
+     what comes before it), when the last set was written, what it said,
      and the newest event time written.  */
+  StProgressCounters emitted;
   gboolean counters_written;
   int64_t counters_time;
   StProgressCounters counters_last;
@@ -112,6 +135,25 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
                               p->debuginfod);
   p->unwinder = st_unwinder_new (options->engine, p->modules);
+  p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
+  if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
+    {
+      /* After the prepare hook and the finder: workers read them.  */
+      p->priming = TRUE;
+      st_module_cache_set_workers (p->modules,
+                                   st_priming_threads (options->priming_threads),
+                                   options->priming == ST_PRIMING_DEFER);
+      p->priming_stats.mode = st_priming_mode_name (options->priming);
+      p->priming_stats.threads = st_module_cache_workers (p->modules);
+      /* Some room for one round of perf.data besides the waiting: at
+         most half of what the reorder window may hold.  */
+      p->priming_stats.cap = MIN (options->priming_cap > 0
+                                  ? options->priming_cap
+                                  : ST_PRIMING_DEFAULT_CAP,
+                                  ST_REORDER_MAX_BYTES / 2);
+      p->deferred_offset = G_MAXUINT64;
+    }
+  st_stats_set_priming (p->stats, &p->priming_stats);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
   st_reader_set_damage_handler (reader, &damage);
@@ -283,6 +325,9 @@ unwind (StPipeline *p, const StEvent *raw_ev)
 
   Unwound *u = unwound_new (p, r.n_ips);
   memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));
+  u->status = r.status;
+  u->stitched = r.n_stitched > 0;
+  u->unprimed = r.unprimed;
 
   /* Symbolize now: the process's mappings are those of the sample's time.  */
   Dwfl *dwfl = NULL;
@@ -295,12 +340,53 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   return u;
 }
 
+/* Whether raw-stack event EV's process has every module ready.  */
+static gboolean
+sample_ready (StPipeline *p, const StEvent *ev)
+{
+  StProcess *proc = st_process_table_get (p->processes, ev->pid);
+
+  st_process_table_use_unwind_state (p->processes, proc);
+  return st_unwinder_ready (p->unwinder, proc);
+}
+
+/* --priming defer: whether raw-stack event EV must wait for its
+   modules.  At the end of the input it does not: its modules are waited
+   for here.  FORCE: the cap was reached, it goes as it is (unprimed).  */
+static gboolean
+sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
+{
+  if (sample_ready (p, ev))
+    return FALSE;
+  if (p->finishing)
+    {
+      while (!sample_ready (p, ev) && st_module_cache_wait_any (p->modules))
+        ;
+      return FALSE;
+    }
+  if (force)
+    {
+      p->priming_stats.forced++;
+      return FALSE;
+    }
+  if (ev->offset != p->deferred_offset)
+    {
+      p->deferred_offset = ev->offset;
+      p->priming_stats.deferred++;
+    }
+  return TRUE;
+}
+
 /* In time order: the event's effect on the process model, and unwinding.  */
 static void *
-process_event (const StEvent *ev, void *user)
+process_event (const StEvent *ev, gboolean force, void *user)
 {
   StPipeline *p = user;
 
+  if (ev->kind == ST_EVENT_STACK_USER && p->priming
+      && p->options.priming == ST_PRIMING_DEFER
+      && sample_waits (p, ev, force))
+    return ST_REORDER_LATER;
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
@@ -338,6 +424,14 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   if (p->writer != NULL)
     st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
+
+  StProgressCounters *c = &p->emitted;
+  c->samples++;
+  c->complete += u->status == ST_UNWIND_COMPLETE;
+  c->truncated += u->status == ST_UNWIND_TRUNCATED;
+  c->failed += u->status == ST_UNWIND_FAILED;
+  c->stitched += u->stitched;
+  c->unprimed += u->unprimed;
   p->held = NULL;
 }
 
@@ -345,15 +439,7 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
 static void
 write_counters (StPipeline *p, int64_t time)
 {
-  const StUnwindCounters *t = st_stats_total (p->stats);
-  StProgressCounters c = {
-    .samples = t->samples,
-    .complete = t->complete,
-    .truncated = t->truncated,
-    .failed = t->failed,
-    .stitched = t->stitched,
-    .unprimed = t->unprimed,
-  };
+  StProgressCounters c = p->emitted;
 
   if (p->counters_written
       && memcmp (&c, &p->counters_last, sizeof c) == 0)
@@ -375,8 +461,7 @@ maybe_counters (StPipeline *p, int64_t time)
   if (time > p->last_time)
     p->last_time = time;
   if (!p->options.counters || p->writer == NULL || p->held != NULL
-      || p->options.mode != ST_MODE_NAIVE
-      || st_stats_total (p->stats)->samples == 0)
+      || p->options.mode != ST_MODE_NAIVE || p->emitted.samples == 0)
     return;
   if (!p->counters_written
       || p->last_time - p->counters_time >= ST_COUNTERS_PERIOD_NS)
@@ -423,9 +508,41 @@ emit_event (const StEvent *ev, void *result, void *user)
   maybe_counters (p, ev->time);
 }
 
+/* Collects the modules the workers prepared; with defer, goes on with a
+   waiting sample whose modules are now ready, and keeps what waits
+   within the cap.  */
+static void
+priming_progress (StPipeline *p)
+{
+  st_module_cache_collect (p->modules);
+  uint64_t ready = st_module_cache_ready_generation (p->modules);
+  StReorder *r = p->reorder;
+
+  if (r != NULL && st_reorder_waiting (r))
+    {
+      if (ready != p->ready_seen)
+        st_reorder_resume (r, FALSE);
+      /* The oldest waiting sample goes as it is (unprimed).  */
+      while (st_reorder_waiting (r)
+             && st_reorder_bytes (r) > p->priming_stats.cap)
+        st_reorder_resume (r, TRUE);
+    }
+  p->ready_seen = ready;
+
+  StPrimingStats *ps = &p->priming_stats;
+  ps->held = r != NULL && st_reorder_waiting (r) ? st_reorder_bytes (r) : 0;
+  ps->held_max = MAX (ps->held_max, ps->held);
+  ps->modules_prepared = st_module_cache_prepared_by_workers (p->modules);
+  ps->modules_pending = st_module_cache_preparing (p->modules);
+  st_stats_set_priming (p->stats, ps);
+}
+
 static void
 handle (StPipeline *p, const StEvent *ev)
 {
+  /* First sight of a module: as read, before time order holds it.  */
+  if (p->priming && ev->kind == ST_EVENT_MAP)
+    st_priming_see (p->modules, ev);
   if (p->reorder != NULL)
     {
       st_reorder_push (p->reorder, ev);
@@ -434,9 +551,11 @@ handle (StPipeline *p, const StEvent *ev)
     }
   else
     {
-      emit_event (ev, process_event (ev, p), p);
+      emit_event (ev, process_event (ev, FALSE, p), p);
       st_reader_release (p->reader, ev->offset);
     }
+  if (p->priming)
+    priming_progress (p);
 }
 
 static gboolean
@@ -452,6 +571,9 @@ input_wait (void *user)
 {
   StPipeline *p = user;
 
+  /* Samples whose modules became ready meanwhile go out now.  */
+  if (p->priming)
+    priming_progress (p);
   if (p->writer != NULL)
     st_writer_flush (p->writer);
   if (p->options.chains != NULL)
@@ -483,10 +605,21 @@ st_pipeline_run (StPipeline *p, GError **error)
       /* Events of a mapped file are held in place, not copied.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
     }
+  else if (p->priming && p->options.priming == ST_PRIMING_DEFER)
+    {
+      /* A window only for samples that wait for their modules.  */
+      p->reorder = st_reorder_new (process_event, emit_event, p,
+                                   ST_REORDER_MAX_BYTES, FALSE);
+      st_reorder_set_as_read (p->reorder);
+      st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
+    }
 
   st_reader_set_wait_func (p->reader,
                            p->options.check_ms ? p->options.check_ms : 1000,
                            input_wait, p);
+  /* A module prepared while the input stalls wakes the wait at once.  */
+  if (p->priming)
+    st_reader_set_wake_fd (p->reader, st_module_cache_wake_fd (p->modules));
   while ((rc = st_reader_next (p->reader, &ev, &read_error)) > 0)
     {
       handle (p, &ev);
@@ -508,14 +641,18 @@ st_pipeline_run (StPipeline *p, GError **error)
   if (read_error != NULL)
     g_propagate_error (error, read_error);
   st_reader_set_wait_func (p->reader, 0, NULL, NULL);
+  if (p->priming)
+    st_reader_set_wake_fd (p->reader, -1);
 
+  p->finishing = TRUE;
   if (p->reorder != NULL)
     st_reorder_flush (p->reorder);
+  if (p->priming)
+    priming_progress (p);
   release_held (p);
   /* The final values, unless the last set already has them.  */
   if (p->options.counters && p->writer != NULL
-      && p->options.mode == ST_MODE_NAIVE
-      && st_stats_total (p->stats)->samples > 0)
+      && p->options.mode == ST_MODE_NAIVE && p->emitted.samples > 0)
     write_counters (p, p->last_time);
 
   gboolean ok = rc >= 0;

@@ -33,6 +33,21 @@ typedef struct
   StUnwindCounters counters;
 } StProcessStats;
 
+/* JIT-style priming (priming.h), as the pipeline last reported it.  */
+typedef struct
+{
+  const char *mode;           /* sync, drop or defer (a static string) */
+  guint threads;              /* worker threads (0 with sync) */
+  uint64_t modules_prepared;  /* by the workers */
+  guint modules_pending;      /* queued or being prepared now */
+  uint64_t deferred;          /* samples that waited for their modules */
+  uint64_t forced;            /* of those, unwound before their modules
+                                 were ready because the cap was reached */
+  uint64_t cap;               /* bytes defer may hold while samples wait */
+  uint64_t held;              /* bytes held now while a sample waits */
+  uint64_t held_max;          /* the most ever held while one waited */
+} StPrimingStats;
+
 typedef struct StStats StStats;
 
 /* Processes counted one by one; the others are summed together.  */
@@ -57,6 +72,10 @@ uint64_t st_stats_damaged (const StStats *s);
 uint64_t st_stats_first_damage (const StStats *s);
 
 const StUnwindCounters *st_stats_total (const StStats *s);
+
+/* Priming's figures: set by the pipeline whenever they change.  */
+void st_stats_set_priming (StStats *s, const StPrimingStats *priming);
+const StPrimingStats *st_stats_priming (const StStats *s);
 /* Every process's statistics (const StProcessStats*), in no order; free
    the array with g_ptr_array_unref.  */
 GPtrArray *st_stats_processes (const StStats *s);

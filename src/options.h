@@ -30,6 +30,9 @@ typedef struct
   gboolean no_counters;
   char *stats_file;
   StStatsFormat stats_format;
+  gboolean priming_auto;  /* no --priming: by the kind of input */
+  StPrimingMode priming;
+  guint64 priming_cap;    /* 0: the default */
 } StOptions;
 
 /* Parses ARGV.  Returns FALSE with ERROR set on a usage error; exits for

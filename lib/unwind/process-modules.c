@@ -53,8 +53,7 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
       const StMap *map = st_address_space_get (as, i);
       uint64_t bias;
 
-      if (!st_map_maybe_code (map)
-          || (map->filename[0] != '/' && strcmp (map->filename, "[vdso]") != 0))
+      if (!st_map_is_module (map))
         continue;
       StModule *m = st_module_cache_acquire (pm->cache, map);
       if (!st_module_ready (m))

@@ -12,7 +12,7 @@ typedef struct
 } Log;
 
 static void *
-process (const StEvent *ev, void *user)
+process (const StEvent *ev, gboolean force, void *user)
 {
   Log *log = user;
   g_string_append_printf (log->processed, "%d ", ev->pid);
