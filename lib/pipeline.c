@@ -36,7 +36,8 @@
 /* Threads whose last complete chain is kept for stitching.  */
 #define ST_STITCH_MAX_THREADS 4096
 
-/* Counters in the output: at most one set per second of sample time.  */
+/* Counters in the output: by default at most one set per second of
+   sample time.  */
 #define ST_COUNTERS_PERIOD_NS 1000000000
 
 /* What processing a raw-stack sample leaves for its emission.  Recycled
@@ -81,7 +82,8 @@ struct StPipeline
   gboolean finishing;         /* the input ended: samples waiting for
                                  their modules wait for them now */
   uint64_t ready_seen;        /* the cache's ready generation last seen */
-  uint64_t deferred_offset;   /* the sample last counted as deferred */
+  uint64_t wait_offset;       /* the sample that waited last */
+  gboolean resuming;          /* processing what waited */
   StPrimingStats priming_stats;
 
   /* Counters in the output: the samples written so far (processing may
@@ -89,6 +91,7 @@ struct StPipeline
      what comes before it), when the last set was written, what it said,
      and the newest event time written.  */
   StProgressCounters emitted;
+  int64_t counters_period;    /* ns of sample time between sets */
   gboolean counters_written;
   int64_t counters_time;
   StProgressCounters counters_last;
@@ -125,15 +128,24 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->reader = reader;
   p->writer = writer;
   p->options = *options;
+  p->counters_period = options->counters_interval_ms > 0
+                       ? (int64_t) options->counters_interval_ms * 1000000
+                       : ST_COUNTERS_PERIOD_NS;
   p->stats = st_stats_new ();
   if (options->callgraph)
     p->callgraph = st_callgraph_new ();
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new (options->symfs);
-  if (options->debuginfod)
-    p->debuginfod = st_debuginfod_new ();
-  st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
-                              p->debuginfod);
+  if (options->finder != NULL)
+    st_module_cache_set_finder (p->modules, options->finder,
+                                options->finder_data);
+  else
+    {
+      if (options->debuginfod)
+        p->debuginfod = st_debuginfod_new ();
+      st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
+                                  p->debuginfod);
+    }
   p->unwinder = st_unwinder_new (options->engine, p->modules);
   p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
   if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
@@ -151,7 +163,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                   ? options->priming_cap
                                   : ST_PRIMING_DEFAULT_CAP,
                                   ST_REORDER_MAX_BYTES / 2);
-      p->deferred_offset = G_MAXUINT64;
+      p->wait_offset = G_MAXUINT64;
     }
   st_stats_set_priming (p->stats, &p->priming_stats);
   if (options->stitch)
@@ -369,10 +381,10 @@ sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
       p->priming_stats.forced++;
       return FALSE;
     }
-  if (ev->offset != p->deferred_offset)
+  if (ev->offset != p->wait_offset)
     {
-      p->deferred_offset = ev->offset;
-      p->priming_stats.deferred++;
+      p->wait_offset = ev->offset;
+      p->priming_stats.waits++;
     }
   return TRUE;
 }
@@ -384,9 +396,13 @@ process_event (const StEvent *ev, gboolean force, void *user)
   StPipeline *p = user;
 
   if (ev->kind == ST_EVENT_STACK_USER && p->priming
-      && p->options.priming == ST_PRIMING_DEFER
-      && sample_waits (p, ev, force))
-    return ST_REORDER_LATER;
+      && p->options.priming == ST_PRIMING_DEFER)
+    {
+      if (sample_waits (p, ev, force))
+        return ST_REORDER_LATER;
+      if (p->resuming)
+        p->priming_stats.deferred++;
+    }
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
@@ -464,7 +480,7 @@ maybe_counters (StPipeline *p, int64_t time)
       || p->options.mode != ST_MODE_NAIVE || p->emitted.samples == 0)
     return;
   if (!p->counters_written
-      || p->last_time - p->counters_time >= ST_COUNTERS_PERIOD_NS)
+      || p->last_time - p->counters_time >= p->counters_period)
     write_counters (p, p->last_time);
 }
 
@@ -520,12 +536,14 @@ priming_progress (StPipeline *p)
 
   if (r != NULL && st_reorder_waiting (r))
     {
+      p->resuming = TRUE;
       if (ready != p->ready_seen)
         st_reorder_resume (r, FALSE);
       /* The oldest waiting sample goes as it is (unprimed).  */
       while (st_reorder_waiting (r)
              && st_reorder_bytes (r) > p->priming_stats.cap)
         st_reorder_resume (r, TRUE);
+      p->resuming = FALSE;
     }
   p->ready_seen = ready;
 
@@ -646,7 +664,11 @@ st_pipeline_run (StPipeline *p, GError **error)
 
   p->finishing = TRUE;
   if (p->reorder != NULL)
-    st_reorder_flush (p->reorder);
+    {
+      p->resuming = st_reorder_waiting (p->reorder);
+      st_reorder_flush (p->reorder);
+      p->resuming = FALSE;
+    }
   if (p->priming)
     priming_progress (p);
   release_held (p);

@@ -33,9 +33,14 @@ typedef struct
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
   gboolean debuginfod;        /* fetch missing files by build-id (when
                                  DEBUGINFOD_URLS names servers) */
+  StModuleFinder finder;      /* files not found locally: instead of
+                                 debuginfod, when not NULL (called from
+                                 worker threads with priming) */
+  void *finder_data;
   gboolean counters;          /* unwinding counters in the output, once
-                                 per second of sample time, when its
-                                 format has counters */
+                                 per COUNTERS_INTERVAL_MS of sample time,
+                                 when its format has counters */
+  unsigned counters_interval_ms;  /* 0: 1000 */
   StPrimingMode priming;      /* when modules are prepared (priming.h) */
   size_t priming_cap;         /* defer: bytes held while samples wait;
                                  0: ST_PRIMING_DEFAULT_CAP */

@@ -248,9 +248,10 @@ print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t)
   if (p->modules_pending > 0)
     fprintf (out, ", %u in preparation", p->modules_pending);
   if (g_strcmp0 (p->mode, "defer") == 0)
-    fprintf (out, "; %" PRIu64 " sample(s) waited for their modules (at "
-             "most %.1f MiB held), %" PRIu64 " unwound before them at the "
-             "%.0f MiB cap", p->deferred, p->held_max / 1048576.0, p->forced,
+    fprintf (out, "; %" PRIu64 " wait(s) for modules not ready, %" PRIu64
+             " sample(s) unwound late (at most %.1f MiB held), %" PRIu64
+             " unwound before their modules at the %.0f MiB cap", p->waits,
+             p->deferred, p->held_max / 1048576.0, p->forced,
              p->cap / 1048576.0);
   fprintf (out, "; %" PRIu64 " sample(s) unprimed (unwound before their "
            "modules were ready)\n", t->unprimed);

@@ -40,8 +40,11 @@ typedef struct
   guint threads;              /* worker threads (0 with sync) */
   uint64_t modules_prepared;  /* by the workers */
   guint modules_pending;      /* queued or being prepared now */
-  uint64_t deferred;          /* samples that waited for their modules */
-  uint64_t forced;            /* of those, unwound before their modules
+  uint64_t waits;             /* times a sample had to wait for its
+                                 modules (and everything after it) */
+  uint64_t deferred;          /* samples unwound late because of that:
+                                 the waiting ones and those behind */
+  uint64_t forced;            /* samples unwound before their modules
                                  were ready because the cap was reached */
   uint64_t cap;               /* bytes defer may hold while samples wait */
   uint64_t held;              /* bytes held now while a sample waits */

@@ -218,6 +218,9 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Do not fetch missing files from debuginfod servers", NULL },
     { "no-counters", 0, 0, G_OPTION_ARG_NONE, &opts->no_counters,
       "No unwinding counters (CTRDEF/CTRSET) in the output", NULL },
+    { "counters-interval", 0, 0, G_OPTION_ARG_INT, &opts->counters_interval,
+      "At most one set of counters per MS milliseconds of sample time "
+      "(default 1000)", "MS" },
     { "stats-file", 0, 0, G_OPTION_ARG_FILENAME, &opts->stats_file,
       "Keep the statistics so far in PATH (rewritten every second)",
       "PATH" },
@@ -283,6 +286,12 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "give a path or a file descriptor, not both");
+      return FALSE;
+    }
+  if (opts->counters_interval < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--counters-interval needs a number of milliseconds > 0");
       return FALSE;
     }
   if (opts->truncate_stack < 0)

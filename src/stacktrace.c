@@ -173,6 +173,7 @@ main (int argc, char **argv)
     .truncate_stack = (uint64_t) opts.truncate_stack,
     .debuginfod = !opts.no_debuginfod,
     .counters = !opts.no_counters,
+    .counters_interval_ms = (unsigned) opts.counters_interval,
     .priming = opts.priming_auto ? default_priming (in_fd) : opts.priming,
     .priming_cap = opts.priming_cap,
     .check = st_live_check,
