@@ -103,8 +103,9 @@ static gboolean
 parse_size (const char *option, const char *value, guint64 *out,
             GError **error)
 {
-  char *end = NULL;
-  guint64 n = g_ascii_strtoull (value, &end, 10);
+  char *end = (char *) value;
+  guint64 n = g_ascii_isdigit (value[0]) ? g_ascii_strtoull (value, &end, 10)
+                                         : 0;
   guint shift = 0;
 
   if (end != value)
