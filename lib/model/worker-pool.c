@@ -1,6 +1,10 @@
 /* Worker threads and a completion list.  The pool is exclusive: its
    threads start at once, from the thread that creates it, with every
-   signal blocked (they inherit the mask), and stay until it is freed.  */
+   signal blocked (they inherit the mask), and stay until it is freed;
+   then they exit (GLib keeps no unused threads: one handed to another
+   pool later would come through GLib's internal queue, an ordering
+   ThreadSanitizer cannot see, and stacktrace frees its pool only at the
+   end anyway).  */
 #include "config.h"
 
 #include <errno.h>
@@ -45,20 +49,23 @@ run (gpointer job, gpointer data)
 
   w->work (job, cancelled, w->user);
 
+  /* The job's last access to the pool is under the lock, which the
+     main thread takes after the pool is freed: everything a worker did
+     is ordered before what the main thread does then.  */
   pthread_mutex_lock (&w->lock);
   g_queue_push_tail (&w->done, job);
   g_atomic_int_inc (&w->n_finished);
   pthread_cond_signal (&w->finished);
-  pthread_mutex_unlock (&w->lock);
   if (w->wake_fd >= 0)
     {
       uint64_t one = 1;
-      /* Only fails when the counter is about to overflow: then it is
-         readable anyway.  */
+      /* Never blocks (EFD_NONBLOCK); fails only when the counter is
+         about to overflow, and then it is readable anyway.  */
       if (write (w->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
         g_warning ("worker pool: wake-up write failed: %s",
                    g_strerror (errno));
     }
+  pthread_mutex_unlock (&w->lock);
 }
 
 StWorkerPool *
@@ -76,6 +83,7 @@ st_worker_pool_new (guint n_threads, StWorkFunc work, void *user)
   pthread_cond_init (&w->finished, NULL);
   g_queue_init (&w->done);
 
+  g_thread_pool_set_max_unused_threads (0);
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, &old);
   w->pool = g_thread_pool_new (run, w, (gint) w->n_threads, TRUE, &error);
@@ -96,6 +104,8 @@ st_worker_pool_free (StWorkerPool *w, GDestroyNotify free_job)
   pthread_mutex_unlock (&w->lock);
   /* Every queued job still runs (cancelled, so at once); wait for all.  */
   g_thread_pool_free (w->pool, FALSE, TRUE);
+  pthread_mutex_lock (&w->lock);    /* see the end of run () */
+  pthread_mutex_unlock (&w->lock);
 
   void *job;
   while ((job = g_queue_pop_head (&w->done)) != NULL)
