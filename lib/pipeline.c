@@ -352,33 +352,50 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   return u;
 }
 
-/* Whether raw-stack event EV's process has every module ready.  */
-static gboolean
-sample_ready (StPipeline *p, const StEvent *ev)
+/* Whether raw-stack event EV's process has every module ready, or what
+   keeps them.  */
+static StModulesReadiness
+sample_readiness (StPipeline *p, const StEvent *ev)
 {
   StProcess *proc = st_process_table_get (p->processes, ev->pid);
 
   st_process_table_use_unwind_state (p->processes, proc);
-  return st_unwinder_ready (p->unwinder, proc);
+  return st_unwinder_readiness (p->unwinder, proc);
 }
+
+/* How often a wait at the cap looks whether a download started.  */
+#define ST_PRIMING_WAIT_STEP_US 10000
 
 /* --priming defer: whether raw-stack event EV must wait for its
    modules.  At the end of the input it does not: its modules are waited
-   for here.  FORCE: the cap was reached, it goes as it is (unprimed).  */
+   for here.  FORCE: the cap was reached; the input is held back (this
+   blocks) while its modules are prepared from local files, but a
+   download is not waited for: EV then goes as it is (unprimed).  */
 static gboolean
 sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
 {
-  if (sample_ready (p, ev))
+  StModulesReadiness r = sample_readiness (p, ev);
+
+  if (r == ST_MODULES_READY)
     return FALSE;
   if (p->finishing)
     {
-      while (!sample_ready (p, ev) && st_module_cache_wait_any (p->modules))
+      while (sample_readiness (p, ev) != ST_MODULES_READY
+             && st_module_cache_wait_any (p->modules))
         ;
       return FALSE;
     }
   if (force)
     {
-      p->priming_stats.forced++;
+      p->priming_stats.stalls++;
+      while (r == ST_MODULES_PREPARING)
+        {
+          st_module_cache_wait_any_timeout (p->modules,
+                                            ST_PRIMING_WAIT_STEP_US);
+          r = sample_readiness (p, ev);
+        }
+      if (r == ST_MODULES_FETCHING)
+        p->priming_stats.forced++;
       return FALSE;
     }
   if (ev->offset != p->wait_offset)
@@ -539,7 +556,7 @@ priming_progress (StPipeline *p)
       p->resuming = TRUE;
       if (ready != p->ready_seen)
         st_reorder_resume (r, FALSE);
-      /* The oldest waiting sample goes as it is (unprimed).  */
+      /* The oldest waiting sample goes (see sample_waits).  */
       while (st_reorder_waiting (r)
              && st_reorder_bytes (r) > p->priming_stats.cap)
         st_reorder_resume (r, TRUE);

@@ -249,10 +249,11 @@ print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t)
     fprintf (out, ", %u in preparation", p->modules_pending);
   if (g_strcmp0 (p->mode, "defer") == 0)
     fprintf (out, "; %" PRIu64 " wait(s) for modules not ready, %" PRIu64
-             " sample(s) unwound late (at most %.1f MiB held), %" PRIu64
-             " unwound before their modules at the %.0f MiB cap", p->waits,
-             p->deferred, p->held_max / 1048576.0, p->forced,
-             p->cap / 1048576.0);
+             " sample(s) unwound late (at most %.1f MiB held); the %.0f MiB "
+             "cap held the input back %" PRIu64 " time(s), %" PRIu64
+             " sample(s) unwound before a download", p->waits, p->deferred,
+             p->held_max / 1048576.0, p->cap / 1048576.0, p->stalls,
+             p->forced);
   fprintf (out, "; %" PRIu64 " sample(s) unprimed (unwound before their "
            "modules were ready)\n", t->unprimed);
 }

@@ -44,8 +44,10 @@ typedef struct
                                  modules (and everything after it) */
   uint64_t deferred;          /* samples unwound late because of that:
                                  the waiting ones and those behind */
-  uint64_t forced;            /* samples unwound before their modules
-                                 were ready because the cap was reached */
+  uint64_t stalls;            /* times the cap was reached: the input was
+                                 held back for the oldest waiting sample */
+  uint64_t forced;            /* of those, samples unwound before their
+                                 modules were ready (being downloaded) */
   uint64_t cap;               /* bytes defer may hold while samples wait */
   uint64_t held;              /* bytes held now while a sample waits */
   uint64_t held_max;          /* the most ever held while one waited */

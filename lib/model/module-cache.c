@@ -174,9 +174,12 @@ st_module_find_file (const StModule *m, StModuleFileKind kind)
 
   if (c == NULL || c->src.finder == NULL)
     return NULL;
-  return c->src.finder (kind, m->path != NULL ? m->path : m->name,
-                        m->build_id, m->build_id_len, NULL,
-                        c->src.finder_data);
+  g_atomic_int_inc (&((StModule *) m)->fetching);
+  char *path = c->src.finder (kind, m->path != NULL ? m->path : m->name,
+                              m->build_id, m->build_id_len, NULL,
+                              c->src.finder_data);
+  g_atomic_int_dec_and_test (&((StModule *) m)->fetching);
+  return path;
 }
 
 /* --- bounds ---------------------------------------------------------------- */
@@ -320,6 +323,41 @@ st_module_cache_wait_for (StModuleCache *c, StModule *m)
     }
 }
 
+/* How often a wait for local preparation looks whether a download
+   started.  */
+#define LOCAL_WAIT_STEP_US 10000
+
+gboolean
+st_module_cache_wait_local (StModuleCache *c, StModule *m)
+{
+  /* M is in flight: jobs come back until M's does, unless M starts a
+     download meanwhile.  */
+  while (m->preparing && !st_module_fetching (m))
+    {
+      Job *j = st_worker_pool_wait_timeout (c->workers, LOCAL_WAIT_STEP_US);
+      if (j != NULL)
+        {
+          finish (c, j->module);
+          job_free (j);
+        }
+    }
+  return !m->preparing;
+}
+
+gboolean
+st_module_cache_wait_any_timeout (StModuleCache *c, gint64 timeout_us)
+{
+  Job *j = c->workers != NULL
+           ? st_worker_pool_wait_timeout (c->workers, timeout_us) : NULL;
+
+  if (j == NULL)
+    return FALSE;
+  finish (c, j->module);
+  job_free (j);
+  st_module_cache_collect (c);
+  return TRUE;
+}
+
 uint64_t
 st_module_cache_ready_generation (const StModuleCache *c)
 {
@@ -416,7 +454,7 @@ st_module_cache_get_ready (StModuleCache *c, const StMap *map)
   StModule *m = st_module_cache_get (c, map);
 
   if (m->preparing && c->reads_wait)
-    st_module_cache_wait_for (c, m);
+    st_module_cache_wait_local (c, m);
   return m->preparing ? NULL : m;
 }
 

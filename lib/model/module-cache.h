@@ -78,6 +78,8 @@ struct StModule
   char *key;
   guint users;             /* process states holding it */
   gboolean preparing;      /* a worker has it: not READY */
+  gint fetching;           /* atomic: asking the finder now (maybe a
+                              download); readable while PREPARING */
   gboolean counted;        /* BYTES are in the cache's total */
   size_t bytes;            /* accounted: file size + tables */
   GList lru;               /* in the cache's LRU list while unused and
@@ -134,8 +136,8 @@ void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
 StModule *st_module_cache_get (StModuleCache *c, const StMap *map);
 
 /* Like st_module_cache_get, for reading the module now: a module still
-   PREPARING is waited for when the workers were set up with READS_WAIT,
-   else NULL is returned.  */
+   PREPARING is waited for when the workers were set up with READS_WAIT
+   (st_module_cache_wait_local), else NULL is returned.  */
 StModule *st_module_cache_get_ready (StModuleCache *c, const StMap *map);
 
 /* Like st_module_cache_get, without returning the module, and MAP's
@@ -155,6 +157,14 @@ st_module_ready (const StModule *module)
   return !module->preparing;
 }
 
+/* Whether MODULE's preparation is asking the finder for a file now: the
+   part that may take long (a download).  */
+static inline gboolean
+st_module_fetching (const StModule *module)
+{
+  return g_atomic_int_get (&((StModule *) module)->fetching) > 0;
+}
+
 /* --- preparation on worker threads (JIT-style priming) --- */
 
 /* From now on new modules are prepared by N_THREADS worker threads.
@@ -172,6 +182,13 @@ guint st_module_cache_collect (StModuleCache *c);
 gboolean st_module_cache_wait_any (StModuleCache *c);
 /* Waits until MODULE (PREPARING or READY) is READY.  */
 void st_module_cache_wait_for (StModuleCache *c, StModule *module);
+/* Waits until MODULE is READY, unless (or until) it is fetching: a
+   download is not waited for.  Returns whether it is READY.  */
+gboolean st_module_cache_wait_local (StModuleCache *c, StModule *module);
+/* Waits at most TIMEOUT_US for some module to be prepared, then
+   collects.  Returns whether one was.  */
+gboolean st_module_cache_wait_any_timeout (StModuleCache *c,
+                                           gint64 timeout_us);
 
 /* Changes whenever modules become READY: lists built while some module
    was PREPARING are rebuilt when it changed.  */

@@ -240,9 +240,12 @@ st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map)
   if (s->finder != NULL)
     {
       g_autofree char *why = NULL;
+      /* Maybe a download: the main thread may look (st_module_fetching).  */
+      g_atomic_int_inc (&m->fetching);
       g_autofree char *found = s->finder (ST_MODULE_FILE_EXECUTABLE, path,
                                           map->build_id, map->build_id_len,
                                           &why, s->finder_data);
+      g_atomic_int_dec_and_test (&m->fetching);
       if (found != NULL && try_open (m, map, found))
         return;
       if (found != NULL || why != NULL)

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/worker-pool.h"
@@ -142,18 +143,46 @@ st_worker_pool_collect (StWorkerPool *w)
   return job;
 }
 
-void *
-st_worker_pool_wait (StWorkerPool *w)
+/* Waits for a finished job until DEADLINE (CLOCK_REALTIME, as
+   pthread_cond_timedwait wants it), or for ever when NULL.  */
+static void *
+wait_until (StWorkerPool *w, const struct timespec *deadline)
 {
   if (w->n_pushed == w->n_collected)
     return NULL;
   pthread_mutex_lock (&w->lock);
   while (w->done.length == 0)
-    pthread_cond_wait (&w->finished, &w->lock);
+    if (deadline == NULL)
+      pthread_cond_wait (&w->finished, &w->lock);
+    else if (pthread_cond_timedwait (&w->finished, &w->lock, deadline) != 0)
+      break;
   void *job = g_queue_pop_head (&w->done);
   pthread_mutex_unlock (&w->lock);
-  w->n_collected++;
+  if (job != NULL)
+    w->n_collected++;
   return job;
+}
+
+void *
+st_worker_pool_wait (StWorkerPool *w)
+{
+  return wait_until (w, NULL);
+}
+
+void *
+st_worker_pool_wait_timeout (StWorkerPool *w, gint64 timeout_us)
+{
+  struct timespec deadline;
+
+  clock_gettime (CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeout_us / G_USEC_PER_SEC;
+  deadline.tv_nsec += (timeout_us % G_USEC_PER_SEC) * 1000;
+  if (deadline.tv_nsec >= 1000000000)
+    {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000;
+    }
+  return wait_until (w, &deadline);
 }
 
 guint

@@ -45,6 +45,8 @@ void *st_worker_pool_collect (StWorkerPool *w);
 /* A finished job, waiting for one if needed; NULL when no job is pushed
    and not collected (nothing to wait for).  */
 void *st_worker_pool_wait (StWorkerPool *w);
+/* Same, waiting at most TIMEOUT_US microseconds (NULL then).  */
+void *st_worker_pool_wait_timeout (StWorkerPool *w, gint64 timeout_us);
 
 /* Jobs pushed and not collected yet.  */
 guint st_worker_pool_pending (const StWorkerPool *w);

@@ -221,10 +221,10 @@ process_state (StDwflUnwinder *u, StProcess *p)
   return s;
 }
 
-gboolean
-st_dwfl_unwinder_ready (StDwflUnwinder *u, StProcess *p)
+StModulesReadiness
+st_dwfl_unwinder_readiness (StDwflUnwinder *u, StProcess *p)
 {
-  return process_state (u, p)->modules.n_unready == 0;
+  return st_process_modules_readiness (&process_state (u, p)->modules);
 }
 
 Dwfl *

@@ -12,6 +12,7 @@
 #include "model/event.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
+#include "unwind/process-modules.h"
 #include "unwind/unwind-result.h"
 
 typedef struct StDwflUnwinder StDwflUnwinder;
@@ -29,9 +30,10 @@ void st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p,
                               uint64_t *sps, uint32_t max_ips,
                               StUnwindResult *result);
 
-/* Whether every code module of P is ready (module-cache.h); brings P's
-   module list (and its Dwfl) up to date.  */
-gboolean st_dwfl_unwinder_ready (StDwflUnwinder *u, StProcess *p);
+/* Whether every code module of P is ready (module-cache.h), or what
+   keeps them; brings P's module list (and its Dwfl) up to date.  */
+StModulesReadiness st_dwfl_unwinder_readiness (StDwflUnwinder *u,
+                                               StProcess *p);
 
 /* The process's Dwfl with its modules reported (for symbolizing), or NULL
    if it has none.  */

@@ -110,10 +110,10 @@ process_state (StFastUnwinder *u, StProcess *p)
   return s;
 }
 
-gboolean
-st_fast_unwinder_ready (StFastUnwinder *u, StProcess *p)
+StModulesReadiness
+st_fast_unwinder_readiness (StFastUnwinder *u, StProcess *p)
 {
-  return process_state (u, p)->modules.n_unready == 0;
+  return st_process_modules_readiness (&process_state (u, p)->modules);
 }
 
 /* --- one step ---------------------------------------------------------------- */

@@ -65,12 +65,12 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
     }
 }
 
-gboolean
-st_unwinder_ready (StUnwinder *u, StProcess *p)
+StModulesReadiness
+st_unwinder_readiness (StUnwinder *u, StProcess *p)
 {
   if (u->fast != NULL)
-    return st_fast_unwinder_ready (u->fast, p);
-  return st_dwfl_unwinder_ready (u->dwfl, p);
+    return st_fast_unwinder_readiness (u->fast, p);
+  return st_dwfl_unwinder_readiness (u->dwfl, p);
 }
 
 Dwfl *

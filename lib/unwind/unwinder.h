@@ -9,6 +9,7 @@
 #include "model/event.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
+#include "unwind/process-modules.h"
 #include "unwind/unwind-result.h"
 
 typedef enum
@@ -35,9 +36,10 @@ void st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
 
 /* Whether every code module of P is ready (module-cache.h), so that a
    sample of P unwound now gets the same chain as when modules are
-   prepared inline.  Brings P's module list up to date (and queues the
+   prepared inline; if not, whether one is being fetched (maybe a
+   download).  Brings P's module list up to date (and queues the
    preparation of modules met for the first time).  */
-gboolean st_unwinder_ready (StUnwinder *u, StProcess *p);
+StModulesReadiness st_unwinder_readiness (StUnwinder *u, StProcess *p);
 
 /* The process's Dwfl with its modules reported, for symbols.  */
 Dwfl *st_unwinder_dwfl (StUnwinder *u, StProcess *p);

@@ -11,7 +11,7 @@ st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
   memset (res, 0, sizeof *res);
   res->status = ST_UNWIND_FAILED;
   res->path = path;
-  res->unprimed = pm->n_unready > 0;
+  res->unprimed = st_process_modules_partial (pm);
   if (st_address_space_size (p->maps) == 0)
     res->cause = ST_CAUSE_NO_MAPS;
   else if (pm->layout == NULL)

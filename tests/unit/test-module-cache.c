@@ -283,8 +283,9 @@ test_workers (void)
   g_rmdir (dir);
 }
 
-/* With READS_WAIT, reading a module being prepared waits for it; freeing
-   the cache waits for a preparation that runs.  */
+/* With READS_WAIT, reading a module being prepared waits for it, but
+   not while it is in the finder (a download); freeing the cache waits
+   for a preparation that runs.  */
 static void
 test_workers_wait (void)
 {
@@ -298,11 +299,25 @@ test_workers_wait (void)
   StModule *x = st_module_cache_get (c, &m);
   g_assert_false (st_module_ready (x));
   test_gate_wait_arrived (f.gate, 1);
+  g_assert_true (st_module_fetching (x));
+  g_assert_null (st_module_cache_get_ready (c, &m));
+  g_assert_false (st_module_cache_wait_local (c, x));
+  g_assert_false (st_module_cache_wait_any_timeout (c, 1000));
   GThread *opener = test_gate_open_later (f.gate);
-  g_assert_true (st_module_cache_get_ready (c, &m) == x);
+  st_module_cache_wait_for (c, x);
   g_assert_true (st_module_ready (x));
+  g_assert_false (st_module_fetching (x));
+  g_assert_true (st_module_cache_get_ready (c, &m) == x);
+  g_assert_true (st_module_cache_wait_local (c, x));
   g_assert_nonnull (x->elf);
   g_thread_join (opener);
+
+  /* Prepared from a local file: waited for.  */
+  StMap local = map_of (ELF_B, 3, NULL);
+  StModule *y = st_module_cache_get_ready (c, &local);
+  g_assert_nonnull (y);
+  g_assert_true (st_module_ready (y));
+  g_assert_nonnull (y->elf);
 
   /* One more, still in the finder when the cache goes.  */
   TestGate *second = test_gate_new ();

@@ -24,6 +24,7 @@ typedef struct
   TestGate *gate;           /* NULL: found at once */
   guint open_after;         /* the check function opens it after this
                                many events (0: never) */
+  const char *symfs;        /* the binary found there, not by the finder */
   guint events;
 } Case;
 
@@ -90,6 +91,7 @@ run (StEngine engine, StPrimingMode priming, size_t cap, Case *c)
     .output_format = ST_FORMAT_SYSPROF,
     .stitch = TRUE,
     .counters = TRUE,
+    .symfs = c->symfs,
     .finder = find_fixture,
     .finder_data = c,
     .priming = priming,
@@ -204,10 +206,22 @@ test_modes (gconstpointer data)
   Run capped = run (engine, ST_PRIMING_DEFER, 16 << 10, &capped_case);
   g_thread_join (opener);
   g_assert_cmpuint (capped.priming.forced, >=, 1);
+  g_assert_cmpuint (capped.priming.stalls, >=, capped.priming.forced);
   g_assert_cmpuint (capped.total.unprimed, ==, capped.priming.forced);
   g_assert_cmpuint (capped.priming.held_max, <=, 16 << 10);
   g_assert_cmpuint (capped.total.samples, ==, sync.total.samples);
   assert_same_samples_and_leaves (&sync, &capped);
+
+  /* A cap of 16 KiB again, the binary found locally (--symfs): the
+     input is held back while it is prepared, nothing goes unprimed.  */
+  Case local = { NULL, 0, ST_FIXTURE_DIR };
+  Run held = run (engine, ST_PRIMING_DEFER, 16 << 10, &local);
+  g_assert_cmpstr (held.chains, ==, sync.chains);
+  g_assert_cmpmem (held.output, held.output_len, sync.output,
+                   sync.output_len);
+  g_assert_cmpuint (held.total.unprimed, ==, 0);
+  g_assert_cmpuint (held.priming.forced, ==, 0);
+  g_assert_cmpuint (held.priming.held_max, <=, 16 << 10);
 
   /* drop: the samples before the module is ready are unprimed, with
      their sampled IP; the others as with sync.  */
@@ -224,18 +238,21 @@ test_modes (gconstpointer data)
   g_test_message ("%s: %" G_GUINT64_FORMAT " samples; defer: %"
                   G_GUINT64_FORMAT " unwound late (%" G_GUINT64_FORMAT " bytes "
                   "held at most), in the middle: %" G_GUINT64_FORMAT
-                  "; capped: %" G_GUINT64_FORMAT " forced; drop: %"
+                  "; capped: %" G_GUINT64_FORMAT " forced; local, capped: %"
+                  G_GUINT64_FORMAT " stalls; drop: %"
                   G_GUINT64_FORMAT " unprimed, %" G_GUINT64_FORMAT
                   " unwound to the root (sync: %" G_GUINT64_FORMAT ")",
                   st_engine_name (engine), sync.total.samples,
                   defer.priming.deferred, defer.priming.held_max,
                   resumed.priming.deferred, capped.priming.forced,
+                  held.priming.stalls,
                   drop.total.unprimed, drop.total.complete,
                   sync.total.complete);
   run_clear (&sync);
   run_clear (&defer);
   run_clear (&resumed);
   run_clear (&capped);
+  run_clear (&held);
   run_clear (&drop);
   test_gate_free (late.gate);
   test_gate_free (middle.gate);
