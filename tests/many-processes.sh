@@ -29,19 +29,7 @@ counters_tool=$TESTS_BUILDDIR/harness/capture-counters
 : "${ST_MANY_MIN_PROCESSES:=100}"
 : "${ST_MANY_MIN_RATE:=60}"
 
-head -c 400000 /dev/urandom >"$tmp/data.bin" 2>/dev/null \
-  || die "cannot make the input data"
-cat >"$tmp/workload.sh" <<EOF
-i=0
-while [ \$i -lt $ST_MANY_ROUNDS ]; do
-  i=\$((i + 1))
-  progs/deep-recursion 3
-  progs/uses-lib 2
-  sha256sum "$tmp/data.bin"
-  sort "$tmp/data.bin" | cksum
-  ls -R /usr/lib/x86_64-linux-gnu/gconv >/dev/null 2>&1
-done
-EOF
+many_processes_workload "$tmp/workload.sh" "$ST_MANY_ROUNDS"
 
 # workload MODE: records the loop, unwinds it live with --priming MODE,
 # logs the rate over time, checks what is checked for every mode.

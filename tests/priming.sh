@@ -93,9 +93,7 @@ grep -q '^stacktrace: priming' "$tmp/default-file.err" \
 cmp -s "$tmp/default-pipe.out" "$tmp/default-file.out" \
   || fail "the defaults for a pipe and a file give different outputs"
 
-if ! command -v perf >/dev/null 2>&1 \
-   || ! perf record -q -N -e cpu-clock --call-graph=dwarf \
-          -o "$tmp/need-perf.data" -- true >/dev/null 2>&1; then
+if ! perf_can_record; then
   echo "perf cannot record here: only the fixture was streamed"
   finish
 fi

@@ -279,32 +279,44 @@ st_module_cache_set_workers (StModuleCache *c, guint n_threads,
   c->reads_wait = reads_wait;
 }
 
+/* Takes back JOB, which a worker finished (NULL: none came): its module
+   is READY.  */
+static gboolean
+take_back (StModuleCache *c, Job *j)
+{
+  if (j == NULL)
+    return FALSE;
+  finish (c, j->module);
+  job_free (j);
+  return TRUE;
+}
+
 guint
 st_module_cache_collect (StModuleCache *c)
 {
   guint n = 0;
-  Job *j;
 
-  if (c->workers == NULL)
-    return 0;
-  while ((j = st_worker_pool_collect (c->workers)) != NULL)
-    {
-      finish (c, j->module);
-      job_free (j);
-      n++;
-    }
+  while (c->workers != NULL
+         && take_back (c, st_worker_pool_collect (c->workers)))
+    n++;
   return n;
 }
 
 gboolean
 st_module_cache_wait_any (StModuleCache *c)
 {
-  Job *j = c->workers != NULL ? st_worker_pool_wait (c->workers) : NULL;
+  return st_module_cache_wait_any_timeout (c, -1);
+}
 
-  if (j == NULL)
+gboolean
+st_module_cache_wait_any_timeout (StModuleCache *c, gint64 timeout_us)
+{
+  if (c->workers == NULL
+      || !take_back (c, timeout_us < 0
+                        ? st_worker_pool_wait (c->workers)
+                        : st_worker_pool_wait_timeout (c->workers,
+                                                       timeout_us)))
     return FALSE;
-  finish (c, j->module);
-  job_free (j);
   st_module_cache_collect (c);
   return TRUE;
 }
@@ -315,12 +327,8 @@ st_module_cache_wait_for (StModuleCache *c, StModule *m)
   /* M is in flight, so some job comes back each time; stop as soon as
      M's does (a later one could evict M once it is unused).  */
   while (m->preparing)
-    {
-      Job *j = st_worker_pool_wait (c->workers);
-      g_assert (j != NULL);
-      finish (c, j->module);
-      job_free (j);
-    }
+    if (!take_back (c, st_worker_pool_wait (c->workers)))
+      g_assert_not_reached ();
 }
 
 /* How often a wait for local preparation looks whether a download
@@ -333,29 +341,9 @@ st_module_cache_wait_local (StModuleCache *c, StModule *m)
   /* M is in flight: jobs come back until M's does, unless M starts a
      download meanwhile.  */
   while (m->preparing && !st_module_fetching (m))
-    {
-      Job *j = st_worker_pool_wait_timeout (c->workers, LOCAL_WAIT_STEP_US);
-      if (j != NULL)
-        {
-          finish (c, j->module);
-          job_free (j);
-        }
-    }
+    take_back (c, st_worker_pool_wait_timeout (c->workers,
+                                               LOCAL_WAIT_STEP_US));
   return !m->preparing;
-}
-
-gboolean
-st_module_cache_wait_any_timeout (StModuleCache *c, gint64 timeout_us)
-{
-  Job *j = c->workers != NULL
-           ? st_worker_pool_wait_timeout (c->workers, timeout_us) : NULL;
-
-  if (j == NULL)
-    return FALSE;
-  finish (c, j->module);
-  job_free (j);
-  st_module_cache_collect (c);
-  return TRUE;
 }
 
 uint64_t

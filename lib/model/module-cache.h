@@ -185,8 +185,8 @@ void st_module_cache_wait_for (StModuleCache *c, StModule *module);
 /* Waits until MODULE is READY, unless (or until) it is fetching: a
    download is not waited for.  Returns whether it is READY.  */
 gboolean st_module_cache_wait_local (StModuleCache *c, StModule *module);
-/* Waits at most TIMEOUT_US for some module to be prepared, then
-   collects.  Returns whether one was.  */
+/* Waits at most TIMEOUT_US (< 0: no limit) for some module to be
+   prepared, then collects.  Returns whether one was.  */
 gboolean st_module_cache_wait_any_timeout (StModuleCache *c,
                                            gint64 timeout_us);
 

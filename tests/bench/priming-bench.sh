@@ -52,24 +52,10 @@ need_progs
 counters_tool=$TESTS_BUILDDIR/harness/capture-counters
 [ -x "$counters_tool" ] || die "harness/capture-counters not built (make check builds it)"
 
-head -c 400000 /dev/urandom >"$tmp/data.bin" || die "cannot make the input data"
-if [ "$fresh" = 1 ]; then
-  fresh_line="cp progs/deep-recursion \"$tmp/fresh-\$i\" && \"$tmp/fresh-\$i\" 3"
-else
-  fresh_line=":"
-fi
-cat >"$tmp/workload.sh" <<EOF
-i=0
-while [ \$i -lt $rounds ]; do
-  i=\$((i + 1))
-  progs/deep-recursion 3
-  progs/uses-lib 2
-  $fresh_line
-  sha256sum "$tmp/data.bin"
-  sort "$tmp/data.bin" | cksum
-  ls -R /usr/lib/x86_64-linux-gnu/gconv >/dev/null 2>&1
-done
-EOF
+fresh_line=
+[ "$fresh" = 1 ] \
+  && fresh_line="cp progs/deep-recursion \"$tmp/fresh-\$i\" && \"$tmp/fresh-\$i\" 3"
+many_processes_workload "$tmp/workload.sh" "$rounds" "$fresh_line"
 
 stat_of ()
 {

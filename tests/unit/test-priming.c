@@ -160,6 +160,16 @@ assert_same_samples_and_leaves (const Run *ref, const Run *r)
     }
 }
 
+/* Exactly what the reference gave: chains, output, nothing unprimed.  */
+static void
+assert_same_run (const Run *ref, const Run *r)
+{
+  g_assert_cmpstr (r->chains, ==, ref->chains);
+  g_assert_cmpmem (r->output, r->output_len, ref->output, ref->output_len);
+  g_assert_cmpuint (r->total.unprimed, ==, 0);
+  g_assert_cmpuint (r->priming.forced, ==, 0);
+}
+
 static void
 test_modes (gconstpointer data)
 {
@@ -178,13 +188,9 @@ test_modes (gconstpointer data)
   GThread *opener = test_gate_open_later (late.gate);
   Run defer = run (engine, ST_PRIMING_DEFER, 0, &late);
   g_thread_join (opener);
-  g_assert_cmpstr (defer.chains, ==, sync.chains);
-  g_assert_cmpmem (defer.output, defer.output_len, sync.output,
-                   sync.output_len);
-  g_assert_cmpuint (defer.total.unprimed, ==, 0);
+  assert_same_run (&sync, &defer);
   g_assert_cmpuint (defer.priming.waits, >=, 1);
   g_assert_cmpuint (defer.priming.deferred, >=, 200);
-  g_assert_cmpuint (defer.priming.forced, ==, 0);
   g_assert_cmpuint (defer.priming.held_max, >, 0);
   g_assert_cmpuint (defer.priming.modules_prepared, >=, 1);
 
@@ -192,10 +198,7 @@ test_modes (gconstpointer data)
      samples are resumed there, still exactly as with sync.  */
   Case middle = { test_gate_new (), 150 };
   Run resumed = run (engine, ST_PRIMING_DEFER, 0, &middle);
-  g_assert_cmpstr (resumed.chains, ==, sync.chains);
-  g_assert_cmpmem (resumed.output, resumed.output_len, sync.output,
-                   sync.output_len);
-  g_assert_cmpuint (resumed.total.unprimed, ==, 0);
+  assert_same_run (&sync, &resumed);
   g_assert_cmpuint (resumed.priming.waits, >=, 1);
   g_assert_cmpuint (resumed.priming.deferred, >=, 50);
 
@@ -216,11 +219,7 @@ test_modes (gconstpointer data)
      input is held back while it is prepared, nothing goes unprimed.  */
   Case local = { NULL, 0, ST_FIXTURE_DIR };
   Run held = run (engine, ST_PRIMING_DEFER, 16 << 10, &local);
-  g_assert_cmpstr (held.chains, ==, sync.chains);
-  g_assert_cmpmem (held.output, held.output_len, sync.output,
-                   sync.output_len);
-  g_assert_cmpuint (held.total.unprimed, ==, 0);
-  g_assert_cmpuint (held.priming.forced, ==, 0);
+  assert_same_run (&sync, &held);
   g_assert_cmpuint (held.priming.held_max, <=, 16 << 10);
 
   /* drop: the samples before the module is ready are unprimed, with

@@ -44,6 +44,21 @@ push (StReorder *r, int id, int64_t time, gboolean round_end)
   st_reorder_push (r, &ev);
 }
 
+/* Two CPU buffers written one after the other within a round, then a
+   round end (watermark 40 for next time); 5 is older than the watermark
+   (still sorted in), 7 ends the round that releases everything <= 40.  */
+static void
+push_two_rounds (StReorder *r)
+{
+  push (r, 1, 30, FALSE);
+  push (r, 2, 40, FALSE);
+  push (r, 3, 10, FALSE);
+  push (r, 4, 0, TRUE);
+  push (r, 5, 35, FALSE);
+  push (r, 6, 50, FALSE);
+  push (r, 7, 0, TRUE);
+}
+
 static Log
 log_new (void)
 {
@@ -151,13 +166,7 @@ test_wait_in_time_order (void)
   StReorder *r = st_reorder_new (process, emit, &log, 1 << 20, FALSE);
 
   log.not_ready = 1;
-  push (r, 1, 30, FALSE);
-  push (r, 2, 40, FALSE);
-  push (r, 3, 10, FALSE);
-  push (r, 4, 0, TRUE);
-  push (r, 5, 35, FALSE);
-  push (r, 6, 50, FALSE);
-  push (r, 7, 0, TRUE);      /* releases 3 1 5 2 4 */
+  push_two_rounds (r);      /* releases 3 1 5 2 4 */
   /* 3 is processed, 1 waits: nothing emitted (1 comes first in input
      order), and the rest of the batch waits.  */
   g_assert_cmpstr (log.processed->str, ==, "3 ");
@@ -236,13 +245,7 @@ test_wait_time_order_out (void)
   StReorder *r = st_reorder_new (process, emit, &log, 1 << 20, TRUE);
 
   log.not_ready = 5;
-  push (r, 1, 30, FALSE);
-  push (r, 2, 40, FALSE);
-  push (r, 3, 10, FALSE);
-  push (r, 4, 0, TRUE);
-  push (r, 5, 35, FALSE);
-  push (r, 6, 50, FALSE);
-  push (r, 7, 0, TRUE);
+  push_two_rounds (r);
   g_assert_cmpstr (log.processed->str, ==, "3 1 ");
   g_assert_cmpstr (log.emitted->str, ==, "3 1 ");
   log.not_ready = 0;
