@@ -93,6 +93,42 @@ grep -q '^stacktrace: priming' "$tmp/default-file.err" \
 cmp -s "$tmp/default-pipe.out" "$tmp/default-file.out" \
   || fail "the defaults for a pipe and a file give different outputs"
 
+# Live: a sample that waited for its module is written while the input
+# stalls (a worker that finishes wakes the wait for input), not only when
+# more input or its end comes.  The input, a FIFO kept open, stops right
+# after the first raw-stack frame, which comes right after its mapping.
+cut=$(head -c 262144 "$fx/fixture.syscap" | od -An -v -tu1 | awk '
+  { for (i = 1; i <= NF; i++) b[n++] = $i }
+  END {
+    for (pos = 256; pos + 24 <= n; pos += len) {
+      len = b[pos] + 256 * b[pos + 1]
+      if (len < 24) exit 1
+      if (b[pos + 16] == 18) { print pos + len; exit 0 }
+    }
+    exit 1
+  }') || die "no STACK_USER frame near the start of the fixture"
+mkfifo "$tmp/live.fifo" || die "mkfifo failed"
+"$STACKTRACE" -i "$tmp/live.fifo" --symfs "$fx" -o "$tmp/live.out" \
+  --chains "$tmp/live.chains" 2>"$tmp/live.err" &
+live_pid=$!
+exec 3>"$tmp/live.fifo"
+head -c "$cut" "$fx/fixture.syscap" >&3
+tries=0
+while [ ! -s "$tmp/live.chains" ] && [ "$tries" -lt 200 ]; do
+  sleep 0.1
+  tries=$((tries + 1))
+done
+[ -s "$tmp/live.chains" ] \
+  || fail "live: a sample that waited for its module was not written while the input stalled"
+tail -c +"$((cut + 1))" "$fx/fixture.syscap" >&3
+exec 3>&-
+wait "$live_pid" || fail "live: stacktrace failed"
+grep -q '^stacktrace: priming (defer).* 1 wait(s)' "$tmp/live.err" \
+  || { grep priming "$tmp/live.err"; fail "live: the first sample did not wait"; }
+cmp -s "$tmp/live.chains" "$tmp/fixture-fast-sync.chains" \
+  || fail "live: the chains differ from sync's"
+echo "live: the first sample (input offset $cut) was written while the input stalled"
+
 if ! perf_can_record; then
   echo "perf cannot record here: only the fixture was streamed"
   finish
