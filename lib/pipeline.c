@@ -152,8 +152,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     {
       /* After the prepare hook and the finder: workers read them.  */
       p->priming = TRUE;
-      st_module_cache_set_workers (p->modules,
-                                   st_priming_threads (options->priming_threads),
+      guint threads = st_priming_threads (options->priming_threads);
+      st_module_cache_set_workers (p->modules, threads,
                                    options->priming == ST_PRIMING_DEFER);
       p->priming_stats.mode = st_priming_mode_name (options->priming);
       p->priming_stats.threads = st_module_cache_workers (p->modules);
