@@ -388,7 +388,9 @@ sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
   if (force)
     {
       p->priming_stats.stalls++;
-      while (r == ST_MODULES_PREPARING)
+      /* (A module not ready is in flight: something comes back.)  */
+      while (r == ST_MODULES_PREPARING
+             && st_module_cache_preparing (p->modules) > 0)
         {
           st_module_cache_wait_any_timeout (p->modules,
                                             ST_PRIMING_WAIT_STEP_US);
