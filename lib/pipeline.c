@@ -177,6 +177,9 @@ st_pipeline_free (StPipeline *p)
 {
   if (p == NULL)
     return;
+  /* Modules still prepared on workers are not needed any more (drop, or
+     mappings never sampled): their downloads need not go on.  */
+  st_debuginfod_cancel (p->debuginfod);
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_unwinder_free (p->unwinder);

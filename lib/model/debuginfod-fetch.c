@@ -24,6 +24,7 @@ struct StDebuginfod
      one worker to another through IDLE is used by one at a time.  */
   pthread_mutex_t lock;
   pthread_cond_t answered; /* some Answer became done */
+  gint cancelled;          /* atomic: queries are abandoned */
   GPtrArray *idle;         /* debuginfod_client* not in use */
   GHashTable *answers;     /* "KIND:HEXID" -> Answer* */
   StDebuginfodStats stats;
@@ -80,6 +81,16 @@ answer_key (StDebuginfodKind kind, const uint8_t *id, size_t len)
   return g_string_free (s, FALSE);
 }
 
+/* libdebuginfod calls this while a query runs (from its transfer loop,
+   at least once a second): nonzero abandons the query.  */
+static int
+progress (debuginfod_client *client, long done, long total)
+{
+  StDebuginfod *d = debuginfod_get_user_data (client);
+
+  return g_atomic_int_get (&d->cancelled);
+}
+
 /* One query, outside the lock, on a client nobody else uses meanwhile.  */
 static void
 ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
@@ -94,8 +105,11 @@ ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
                                                             d->idle->len - 1)
                             : NULL;
   pthread_mutex_unlock (&d->lock);
-  if (client == NULL)
-    client = debuginfod_begin ();
+  if (client == NULL && (client = debuginfod_begin ()) != NULL)
+    {
+      debuginfod_set_user_data (client, d);
+      debuginfod_set_progressfn (client, progress);
+    }
   if (client == NULL)
     {
       a->why = g_strdup ("cannot create a debuginfod client");
@@ -146,7 +160,10 @@ st_debuginfod_find (StDebuginfod *d, StDebuginfodKind kind,
       pthread_mutex_unlock (&d->lock);
 
       Answer got = { 0 };
-      ask (d, kind, build_id, build_id_len, &got);
+      if (g_atomic_int_get (&d->cancelled))
+        got.why = g_strdup ("debuginfod: abandoned");
+      else
+        ask (d, kind, build_id, build_id_len, &got);
 
       pthread_mutex_lock (&d->lock);
       a->path = got.path;
@@ -168,6 +185,13 @@ st_debuginfod_find (StDebuginfod *d, StDebuginfodKind kind,
     *why = g_strdup (a->why);
   pthread_mutex_unlock (&d->lock);
   return result;
+}
+
+void
+st_debuginfod_cancel (StDebuginfod *d)
+{
+  if (d != NULL)
+    g_atomic_int_set (&d->cancelled, 1);
 }
 
 void
