@@ -1,7 +1,15 @@
 /* The filter loop.  A kernel-only SAMPLE frame of a capture is held back
    for one event: if the next is the STACK_USER frame of the same sample
    (our convention for carrying a raw-stack sample's kernel part), the two
-   become one unwound sample.  */
+   become one unwound sample.
+
+   JIT-style priming (priming.h): with workers, a MAP event queues its
+   module's preparation as soon as it is read; between events, and while
+   the input stalls, the pipeline collects what the workers prepared.
+   With defer, every event goes through the reorder window (perf.data:
+   by time, a capture: as read), whose processing stops at a sample
+   whose modules are not ready (process_event answers ST_REORDER_LATER)
+   and resumes when modules become ready.  */
 #include "config.h"
 
 #include <inttypes.h>
@@ -13,6 +21,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "pipeline.h"
+#include "priming.h"
 #include "report/chain-dump.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
@@ -27,7 +36,8 @@
 /* Threads whose last complete chain is kept for stitching.  */
 #define ST_STITCH_MAX_THREADS 4096
 
-/* Counters in the output: at most one set per second of sample time.  */
+/* Counters in the output: by default at most one set per second of
+   sample time.  */
 #define ST_COUNTERS_PERIOD_NS 1000000000
 
 /* What processing a raw-stack sample leaves for its emission.  Recycled
@@ -36,6 +46,9 @@ typedef struct Unwound Unwound;
 struct Unwound
 {
   char *chain_line;     /* the --chains line, symbolized at its time */
+  StUnwindStatus status;
+  bool stitched;
+  bool unprimed;
   uint32_t n_ips;
   uint32_t size_class;  /* capacity 16 << size_class */
   Unwound *next_free;
@@ -65,8 +78,21 @@ struct StPipeline
 
   gboolean stopped;           /* the check function asked to stop */
 
-  /* Counters in the output: when the last set was written, what it said,
+  /* JIT-style priming.  */
+  gboolean priming;           /* modules prepared by workers */
+  gboolean finishing;         /* the input ended: samples waiting for
+                                 their modules wait for them now */
+  uint64_t ready_seen;        /* the cache's ready generation last seen */
+  uint64_t wait_offset;       /* the sample that waited last */
+  gboolean resuming;          /* processing what waited */
+  StPrimingStats priming_stats;
+
+  /* Counters in the output: the samples written so far (processing may
+     run ahead of writing: the counters at a time in the output count
+     what comes before it), when the last set was written, what it said,
      and the newest event time written.  */
+  StProgressCounters emitted;
+  int64_t counters_period;    /* ns of sample time between sets */
   gboolean counters_written;
   int64_t counters_time;
   StProgressCounters counters_last;
@@ -103,6 +129,9 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->reader = reader;
   p->writer = writer;
   p->options = *options;
+  p->counters_period = options->counters_interval_ms > 0
+                       ? (int64_t) options->counters_interval_ms * 1000000
+                       : ST_COUNTERS_PERIOD_NS;
   p->stats = st_stats_new ();
   if (options->callgraph)
     p->callgraph = st_callgraph_new ();
@@ -110,11 +139,36 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     p->symbolizer = st_symbolizer_new ();
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new (options->symfs);
-  if (options->debuginfod)
-    p->debuginfod = st_debuginfod_new ();
-  st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
-                              p->debuginfod);
+  if (options->finder != NULL)
+    st_module_cache_set_finder (p->modules, options->finder,
+                                options->finder_data);
+  else
+    {
+      if (options->debuginfod)
+        p->debuginfod = st_debuginfod_new ();
+      st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
+                                  p->debuginfod);
+    }
   p->unwinder = st_unwinder_new (options->engine, p->modules);
+  p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
+  if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
+    {
+      /* After the prepare hook and the finder: workers read them.  */
+      p->priming = TRUE;
+      guint threads = st_priming_threads (options->priming_threads);
+      st_module_cache_set_workers (p->modules, threads,
+                                   options->priming == ST_PRIMING_DEFER);
+      p->priming_stats.mode = st_priming_mode_name (options->priming);
+      p->priming_stats.threads = st_module_cache_workers (p->modules);
+      /* Some room for one round of perf.data besides the waiting: at
+         most half of what the reorder window may hold.  */
+      p->priming_stats.cap = MIN (options->priming_cap > 0
+                                  ? options->priming_cap
+                                  : ST_PRIMING_DEFAULT_CAP,
+                                  ST_REORDER_MAX_BYTES / 2);
+      p->wait_offset = G_MAXUINT64;
+    }
+  st_stats_set_priming (p->stats, &p->priming_stats);
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
   st_reader_set_damage_handler (reader, &damage);
@@ -126,6 +180,9 @@ st_pipeline_free (StPipeline *p)
 {
   if (p == NULL)
     return;
+  /* Modules still prepared on workers are not needed any more (drop, or
+     mappings never sampled): their downloads need not go on.  */
+  st_debuginfod_cancel (p->debuginfod);
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_unwinder_free (p->unwinder);
@@ -287,6 +344,9 @@ unwind (StPipeline *p, const StEvent *raw_ev)
 
   Unwound *u = unwound_new (p, r.n_ips);
   memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));
+  u->status = r.status;
+  u->stitched = r.n_stitched > 0;
+  u->unprimed = r.unprimed;
 
   /* Symbolize now: the process's mappings are those of the sample's time.  */
   Dwfl *dwfl = NULL;
@@ -301,12 +361,76 @@ unwind (StPipeline *p, const StEvent *raw_ev)
   return u;
 }
 
+/* Whether raw-stack event EV's process has every module ready, or what
+   keeps them.  */
+static StModulesReadiness
+sample_readiness (StPipeline *p, const StEvent *ev)
+{
+  StProcess *proc = st_process_table_get (p->processes, ev->pid);
+
+  st_process_table_use_unwind_state (p->processes, proc);
+  return st_unwinder_readiness (p->unwinder, proc);
+}
+
+/* How often a wait at the cap looks whether a download started.  */
+#define ST_PRIMING_WAIT_STEP_US 10000
+
+/* --priming defer: whether raw-stack event EV must wait for its
+   modules.  At the end of the input it does not: its modules are waited
+   for here.  FORCE: the cap was reached; the input is held back (this
+   blocks) while its modules are prepared from local files, but a
+   download is not waited for: EV then goes as it is (unprimed).  */
+static gboolean
+sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
+{
+  StModulesReadiness r = sample_readiness (p, ev);
+
+  if (r == ST_MODULES_READY)
+    return FALSE;
+  if (p->finishing)
+    {
+      while (sample_readiness (p, ev) != ST_MODULES_READY
+             && st_module_cache_wait_any (p->modules))
+        ;
+      return FALSE;
+    }
+  if (force)
+    {
+      p->priming_stats.stalls++;
+      /* (A module not ready is in flight: something comes back.)  */
+      while (r == ST_MODULES_PREPARING
+             && st_module_cache_preparing (p->modules) > 0)
+        {
+          st_module_cache_wait_any_timeout (p->modules,
+                                            ST_PRIMING_WAIT_STEP_US);
+          r = sample_readiness (p, ev);
+        }
+      if (r == ST_MODULES_FETCHING)
+        p->priming_stats.forced++;
+      return FALSE;
+    }
+  if (ev->offset != p->wait_offset)
+    {
+      p->wait_offset = ev->offset;
+      p->priming_stats.waits++;
+    }
+  return TRUE;
+}
+
 /* In time order: the event's effect on the process model, and unwinding.  */
 static void *
-process_event (const StEvent *ev, void *user)
+process_event (const StEvent *ev, gboolean force, void *user)
 {
   StPipeline *p = user;
 
+  if (ev->kind == ST_EVENT_STACK_USER && p->priming
+      && p->options.priming == ST_PRIMING_DEFER)
+    {
+      if (sample_waits (p, ev, force))
+        return ST_REORDER_LATER;
+      if (p->resuming)
+        p->priming_stats.deferred++;
+    }
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
@@ -344,6 +468,14 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   if (p->writer != NULL)
     st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
+
+  StProgressCounters *c = &p->emitted;
+  c->samples++;
+  c->complete += u->status == ST_UNWIND_COMPLETE;
+  c->truncated += u->status == ST_UNWIND_TRUNCATED;
+  c->failed += u->status == ST_UNWIND_FAILED;
+  c->stitched += u->stitched;
+  c->unprimed += u->unprimed;
   p->held = NULL;
 }
 
@@ -351,15 +483,7 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
 static void
 write_counters (StPipeline *p, int64_t time)
 {
-  const StUnwindCounters *t = st_stats_total (p->stats);
-  StProgressCounters c = {
-    .samples = t->samples,
-    .complete = t->complete,
-    .truncated = t->truncated,
-    .failed = t->failed,
-    .stitched = t->stitched,
-    .unprimed = t->unprimed,
-  };
+  StProgressCounters c = p->emitted;
 
   if (p->counters_written
       && memcmp (&c, &p->counters_last, sizeof c) == 0)
@@ -381,11 +505,10 @@ maybe_counters (StPipeline *p, int64_t time)
   if (time > p->last_time)
     p->last_time = time;
   if (!p->options.counters || p->writer == NULL || p->held != NULL
-      || p->options.mode != ST_MODE_NAIVE
-      || st_stats_total (p->stats)->samples == 0)
+      || p->options.mode != ST_MODE_NAIVE || p->emitted.samples == 0)
     return;
   if (!p->counters_written
-      || p->last_time - p->counters_time >= ST_COUNTERS_PERIOD_NS)
+      || p->last_time - p->counters_time >= p->counters_period)
     write_counters (p, p->last_time);
 }
 
@@ -429,9 +552,43 @@ emit_event (const StEvent *ev, void *result, void *user)
   maybe_counters (p, ev->time);
 }
 
+/* Collects the modules the workers prepared; with defer, goes on with a
+   waiting sample whose modules are now ready, and keeps what waits
+   within the cap.  */
+static void
+priming_progress (StPipeline *p)
+{
+  st_module_cache_collect (p->modules);
+  uint64_t ready = st_module_cache_ready_generation (p->modules);
+  StReorder *r = p->reorder;
+
+  if (r != NULL && st_reorder_waiting (r))
+    {
+      p->resuming = TRUE;
+      if (ready != p->ready_seen)
+        st_reorder_resume (r, FALSE);
+      /* The oldest waiting sample goes (see sample_waits).  */
+      while (st_reorder_waiting (r)
+             && st_reorder_bytes (r) > p->priming_stats.cap)
+        st_reorder_resume (r, TRUE);
+      p->resuming = FALSE;
+    }
+  p->ready_seen = ready;
+
+  StPrimingStats *ps = &p->priming_stats;
+  ps->held = r != NULL && st_reorder_waiting (r) ? st_reorder_bytes (r) : 0;
+  ps->held_max = MAX (ps->held_max, ps->held);
+  ps->modules_prepared = st_module_cache_prepared_by_workers (p->modules);
+  ps->modules_pending = st_module_cache_preparing (p->modules);
+  st_stats_set_priming (p->stats, ps);
+}
+
 static void
 handle (StPipeline *p, const StEvent *ev)
 {
+  /* First sight of a module: as read, before time order holds it.  */
+  if (p->priming && ev->kind == ST_EVENT_MAP)
+    st_priming_see (p->modules, ev);
   if (p->reorder != NULL)
     {
       st_reorder_push (p->reorder, ev);
@@ -440,9 +597,11 @@ handle (StPipeline *p, const StEvent *ev)
     }
   else
     {
-      emit_event (ev, process_event (ev, p), p);
+      emit_event (ev, process_event (ev, FALSE, p), p);
       st_reader_release (p->reader, ev->offset);
     }
+  if (p->priming)
+    priming_progress (p);
 }
 
 static gboolean
@@ -458,6 +617,9 @@ input_wait (void *user)
 {
   StPipeline *p = user;
 
+  /* Samples whose modules became ready meanwhile go out now.  */
+  if (p->priming)
+    priming_progress (p);
   if (p->writer != NULL)
     st_writer_flush (p->writer);
   if (p->options.chains != NULL)
@@ -489,10 +651,21 @@ st_pipeline_run (StPipeline *p, GError **error)
       /* Events of a mapped file are held in place, not copied.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
     }
+  else if (p->priming && p->options.priming == ST_PRIMING_DEFER)
+    {
+      /* A window only for samples that wait for their modules.  */
+      p->reorder = st_reorder_new (process_event, emit_event, p,
+                                   ST_REORDER_MAX_BYTES, FALSE);
+      st_reorder_set_as_read (p->reorder);
+      st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
+    }
 
   st_reader_set_wait_func (p->reader,
                            p->options.check_ms ? p->options.check_ms : 1000,
                            input_wait, p);
+  /* A module prepared while the input stalls wakes the wait at once.  */
+  if (p->priming)
+    st_reader_set_wake_fd (p->reader, st_module_cache_wake_fd (p->modules));
   while ((rc = st_reader_next (p->reader, &ev, &read_error)) > 0)
     {
       handle (p, &ev);
@@ -514,14 +687,22 @@ st_pipeline_run (StPipeline *p, GError **error)
   if (read_error != NULL)
     g_propagate_error (error, read_error);
   st_reader_set_wait_func (p->reader, 0, NULL, NULL);
+  if (p->priming)
+    st_reader_set_wake_fd (p->reader, -1);
 
+  p->finishing = TRUE;
   if (p->reorder != NULL)
-    st_reorder_flush (p->reorder);
+    {
+      p->resuming = st_reorder_waiting (p->reorder);
+      st_reorder_flush (p->reorder);
+      p->resuming = FALSE;
+    }
+  if (p->priming)
+    priming_progress (p);
   release_held (p);
   /* The final values, unless the last set already has them.  */
   if (p->options.counters && p->writer != NULL
-      && p->options.mode == ST_MODE_NAIVE
-      && st_stats_total (p->stats)->samples > 0)
+      && p->options.mode == ST_MODE_NAIVE && p->emitted.samples > 0)
     write_counters (p, p->last_time);
 
   gboolean ok = rc >= 0;

@@ -7,6 +7,7 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "model/debuginfod-fetch.h"
+#include "priming.h"
 #include "report/callgraph-summary.h"
 #include "stats.h"
 #include "unwind/unwinder.h"
@@ -32,9 +33,19 @@ typedef struct
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
   gboolean debuginfod;        /* fetch missing files by build-id (when
                                  DEBUGINFOD_URLS names servers) */
+  StModuleFinder finder;      /* files not found locally: instead of
+                                 debuginfod, when not NULL (called from
+                                 worker threads with priming) */
+  void *finder_data;
   gboolean counters;          /* unwinding counters in the output, once
-                                 per second of sample time, when its
-                                 format has counters */
+                                 per COUNTERS_INTERVAL_MS of sample time,
+                                 when its format has counters */
+  unsigned counters_interval_ms;  /* 0: 1000 */
+  StPrimingMode priming;      /* when modules are prepared (priming.h) */
+  size_t priming_cap;         /* defer: bytes held while samples wait;
+                                 0: ST_PRIMING_DEFAULT_CAP */
+  guint priming_threads;      /* workers; 0: one per processor (at most
+                                 ST_PRIMING_MAX_THREADS) */
   /* Called after every event and, while the input stalls, every
      CHECK_MS (and when a signal interrupts the wait).  Returns FALSE to
      stop: the pipeline then ends as at the end of the input, after the
@@ -56,8 +67,10 @@ void st_pipeline_free (StPipeline *p);
    stop or the output fails.  Damaged frames/records are reported on
    standard error and counted (st_stats_damaged), and the run goes on.
    On a read or write error, everything before it has been written and
-   ERROR names the offset.  While the input stalls, what was written so
-   far is flushed to the output.  */
+   ERROR names the offset.  While the input stalls, samples whose
+   modules became ready are unwound and what was written so far is
+   flushed to the output.  At the end (or a stop), samples waiting for
+   their modules (--priming defer) wait for them.  */
 gboolean st_pipeline_run (StPipeline *p, GError **error);
 /* Whether the run ended because the check function asked to.  */
 gboolean st_pipeline_stopped (const StPipeline *p);

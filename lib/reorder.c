@@ -3,10 +3,21 @@
    With a mapped input (STABLE accepts the event's memory) the copy is
    just the StEvent; from a pipe it holds the record too.  Blocks are
    recycled through free lists by power-of-two size: no allocation per
-   event once the window has been as full as it gets.  */
+   event once the window has been as full as it gets.
+
+   Processing may have to wait (JIT-style priming, --priming defer): the
+   events released so far form a to-do list in processing order, each
+   release's batch sorted by time and appended, exactly the order in
+   which they are processed when nothing waits.  When PROCESS answers
+   ST_REORDER_LATER, that event and every one after it in the to-do list
+   wait, so that the process model never runs ahead of it, and the
+   events before it in input order that are processed are still
+   emitted.  */
 #include "config.h"
 
 #include "reorder.h"
+
+const char st_reorder_later;
 
 typedef struct Pending Pending;
 struct Pending
@@ -17,6 +28,7 @@ struct Pending
   size_t held;            /* counted against MAX_BYTES */
   int64_t key;            /* time, or the last time seen when it has none */
   uint64_t seq;           /* input order, to keep the sort stable */
+  gboolean queued;        /* in the to-do list (or processed) */
   gboolean processed;
   void *result;
 };
@@ -43,8 +55,11 @@ struct StReorder
   int64_t last_time;        /* newest time seen so far */
   int64_t watermark;        /* newest time seen before the last round_end */
   gboolean have_watermark;
+  gboolean as_read;         /* key = seq, released when pushed */
   guint overflows;
-  GPtrArray *ready;         /* scratch for release () */
+  GPtrArray *todo;          /* released, to process in this order */
+  guint todo_next;          /* index of the next one to process */
+  gboolean waiting;         /* PROCESS said ST_REORDER_LATER for it */
 };
 
 StReorder *
@@ -57,8 +72,14 @@ st_reorder_new (StReorderProcess process, StReorderEmit emit, void *user,
   r->user = user;
   r->max_bytes = max_bytes;
   r->emit_in_time_order = emit_in_time_order;
-  r->ready = g_ptr_array_new ();
+  r->todo = g_ptr_array_new ();
   return r;
+}
+
+void
+st_reorder_set_as_read (StReorder *r)
+{
+  r->as_read = TRUE;
 }
 
 void
@@ -130,7 +151,7 @@ st_reorder_free (StReorder *r)
         r->pool[k] = p->next;
         g_free (p);
       }
-  g_ptr_array_unref (r->ready);
+  g_ptr_array_unref (r->todo);
   g_free (r);
 }
 
@@ -166,30 +187,62 @@ by_key (gconstpointer a, gconstpointer b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Processes the unprocessed events with key <= LIMIT (all when ALL), in
-   time order, then emits the processed prefix of the queue.  */
+/* Processes the to-do list in order until its end or an event that must
+   wait (FORCE: the first one may not), then emits the processed prefix
+   of the queue.  */
 static void
-release (StReorder *r, int64_t limit, gboolean all)
+run (StReorder *r, gboolean force)
 {
-  GPtrArray *ready = r->ready;
+  GPtrArray *todo = r->todo;
 
-  g_ptr_array_set_size (ready, 0);
-  for (Pending *p = r->head; p != NULL; p = p->next)
-    if (!p->processed && (all || p->key <= limit))
-      g_ptr_array_add (ready, p);
-  g_ptr_array_sort (ready, by_key);
-  for (guint i = 0; i < ready->len; i++)
+  r->waiting = FALSE;
+  while (r->todo_next < todo->len)
     {
-      Pending *p = ready->pdata[i];
-      p->result = r->process (p->ev, r->user);
+      Pending *p = todo->pdata[r->todo_next];
+      void *result = r->process (p->ev, force, r->user);
+      force = FALSE;
+      if (result == ST_REORDER_LATER)
+        {
+          r->waiting = TRUE;
+          break;
+        }
+      r->todo_next++;
+      p->result = result;
       p->processed = TRUE;
       if (r->emit_in_time_order)
         done (r, p);
     }
-  g_ptr_array_set_size (ready, 0);
+  if (!r->waiting)
+    {
+      g_ptr_array_set_size (todo, 0);
+      r->todo_next = 0;
+    }
 
   while (r->head != NULL && r->head->processed)
     done (r, r->head);
+}
+
+/* Appends the events with key <= LIMIT (all when ALL) not released yet
+   to the to-do list, in time order, and processes.  */
+static void
+release (StReorder *r, int64_t limit, gboolean all)
+{
+  GPtrArray *todo = r->todo;
+  guint batch = todo->len;
+
+  for (Pending *p = r->head; p != NULL; p = p->next)
+    if (!p->queued && (all || p->key <= limit))
+      {
+        p->queued = TRUE;
+        g_ptr_array_add (todo, p);
+      }
+  /* Sorted within the batch only: what an earlier release queued comes
+     first, as it would have been processed first.  */
+  if (todo->len - batch > 1)
+    qsort (todo->pdata + batch, todo->len - batch, sizeof (gpointer),
+           by_key);
+  if (!r->waiting)
+    run (r, FALSE);
 }
 
 void
@@ -202,12 +255,14 @@ st_reorder_push (StReorder *r, const StEvent *ev)
   p->bytes = bytes;
   p->ev = st_event_copy_to (ev, (uint8_t *) p + head, r->stable,
                             r->stable_user);
+  p->queued = FALSE;
   p->processed = FALSE;
   p->result = NULL;
   p->seq = r->seq++;
   if (ev->time > 0)
     r->last_time = MAX (r->last_time, ev->time);
-  p->key = ev->time > 0 ? ev->time : r->last_time;
+  p->key = r->as_read ? (int64_t) p->seq
+           : ev->time > 0 ? ev->time : r->last_time;
   p->next = NULL;
   p->prev = r->tail;
   if (r->tail != NULL)
@@ -219,24 +274,49 @@ st_reorder_push (StReorder *r, const StEvent *ev)
   p->held = bytes + (p->ev->raw == ev->raw ? ev->raw_len : 0);
   r->bytes += p->held;
 
-  if (ev->round_end)
+  if (r->as_read)
+    release (r, 0, TRUE);
+  else if (ev->round_end)
     {
       if (r->have_watermark)
         release (r, r->watermark, FALSE);
       r->watermark = r->last_time;
       r->have_watermark = TRUE;
     }
-  if (r->bytes > r->max_bytes)
+  /* (While processing waits, the caller bounds what is held.)  */
+  if (r->bytes > r->max_bytes && !r->waiting)
     {
       r->overflows++;
       release (r, 0, TRUE);
     }
 }
 
+gboolean
+st_reorder_resume (StReorder *r, gboolean force)
+{
+  if (r->waiting)
+    run (r, force);
+  return !r->waiting;
+}
+
+gboolean
+st_reorder_waiting (const StReorder *r)
+{
+  return r->waiting;
+}
+
+size_t
+st_reorder_bytes (const StReorder *r)
+{
+  return r->bytes;
+}
+
 void
 st_reorder_flush (StReorder *r)
 {
   release (r, 0, TRUE);
+  if (r->waiting)
+    run (r, FALSE);
 }
 
 guint

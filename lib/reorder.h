@@ -6,7 +6,14 @@
    order too.
 
    A round_end event (perf's FINISHED_ROUND) releases every buffered event
-   no newer than the newest time seen before the previous round_end.  */
+   no newer than the newest time seen before the previous round_end.
+
+   Processing may wait (JIT-style priming, --priming defer: a sample
+   whose modules are being prepared): PROCESS then answers
+   ST_REORDER_LATER, and that event and everything released after it
+   stay unprocessed until st_reorder_resume, so the process model never
+   runs ahead of the waiting sample; what is processed keeps being
+   emitted in order up to the first event that is not.  */
 #ifndef ST_REORDER_H
 #define ST_REORDER_H
 
@@ -14,11 +21,17 @@
 
 #include "model/event.h"
 
-/* PROCESS is called once per event in time order and returns what EMIT
-   needs (may be NULL); EMIT is called once per event in input order and
+/* PROCESS is called for each event in time order and returns what EMIT
+   needs (may be NULL), or ST_REORDER_LATER when the event cannot be
+   processed yet (never when FORCE is TRUE): it is called again for the
+   same event later.  EMIT is called once per event in input order and
    owns that result.  */
-typedef void *(*StReorderProcess) (const StEvent *ev, void *user);
+typedef void *(*StReorderProcess) (const StEvent *ev, gboolean force,
+                                   void *user);
 typedef void (*StReorderEmit) (const StEvent *ev, void *result, void *user);
+
+#define ST_REORDER_LATER ((void *) &st_reorder_later)
+extern const char st_reorder_later;
 
 typedef struct StReorder StReorder;
 
@@ -32,9 +45,25 @@ void st_reorder_free (StReorder *r);
 /* Events whose memory STABLE accepts are held without copying it.  */
 void st_reorder_set_stable (StReorder *r, StEventStable stable, void *user);
 
+/* The input is in time order already (a capture): every event is
+   released as it is pushed, in input order; the window then only holds
+   events while processing waits.  */
+void st_reorder_set_as_read (StReorder *r);
+
 void st_reorder_push (StReorder *r, const StEvent *ev);
-/* Processes and emits everything buffered (at the end of the input).  */
+/* Processes and emits everything buffered (at the end of the input),
+   unless PROCESS still answers ST_REORDER_LATER.  */
 void st_reorder_flush (StReorder *r);
+
+/* Processes again from the event that had to wait, FORCE for that one
+   (PROCESS must then take it as it is).  TRUE when nothing waits any
+   more.  */
+gboolean st_reorder_resume (StReorder *r, gboolean force);
+/* Whether an event waits to be processed.  */
+gboolean st_reorder_waiting (const StReorder *r);
+/* Bytes held (events and their copies).  While processing waits, the
+   window is not bounded by MAX_BYTES: the caller bounds it (by forcing).  */
+size_t st_reorder_bytes (const StReorder *r);
 
 /* Times the buffer cap forced a flush.  */
 guint st_reorder_overflows (const StReorder *r);

@@ -258,6 +258,19 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
   put_u64 (&e, "queries", run->debuginfod.queries);
   put_u64 (&e, "found", run->debuginfod.found);
   end (&e, FALSE);
+  const StPrimingStats *pr = st_stats_priming (stats);
+  begin (&e, "priming", 0, FALSE);
+  put_string (&e, "mode", pr->mode);
+  put_u64 (&e, "threads", pr->threads);
+  put_u64 (&e, "modules_prepared", pr->modules_prepared);
+  put_u64 (&e, "modules_pending", pr->modules_pending);
+  put_u64 (&e, "waits", pr->waits);
+  put_u64 (&e, "deferred", pr->deferred);
+  put_u64 (&e, "stalls", pr->stalls);
+  put_u64 (&e, "forced", pr->forced);
+  put_u64 (&e, "held_bytes", pr->held);
+  put_u64 (&e, "cap_bytes", pr->cap);
+  end (&e, FALSE);
   put_u64 (&e, "sampled_processes", procs->len);
   put_top_offenders (&e, stats);
   if (!is_text (&e))

@@ -21,6 +21,7 @@ struct StStats
   uint64_t damage_bytes[ST_DAMAGE_N];
   uint64_t first_damage;               /* the lowest offset of them */
   StProcessStats others;       /* processes beyond ST_STATS_MAX_PROCESSES */
+  StPrimingStats priming;
 };
 
 static void
@@ -38,6 +39,7 @@ st_stats_new (void)
   s->by_pid = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                      process_stats_free);
   s->no_counterpart = g_hash_table_new (g_str_hash, g_str_equal);
+  s->priming.mode = "sync";
   return s;
 }
 
@@ -81,6 +83,8 @@ count (StUnwindCounters *c, const StUnwindResult *r)
   c->frames += r->n_ips;
   if (r->n_stitched > 0)
     c->stitched++;
+  if (r->unprimed)
+    c->unprimed++;
   switch (r->status)
     {
     case ST_UNWIND_COMPLETE: c->complete++; break;
@@ -184,6 +188,18 @@ st_stats_total (const StStats *s)
   return &s->total;
 }
 
+void
+st_stats_set_priming (StStats *s, const StPrimingStats *priming)
+{
+  s->priming = *priming;
+}
+
+const StPrimingStats *
+st_stats_priming (const StStats *s)
+{
+  return &s->priming;
+}
+
 GPtrArray *
 st_stats_processes (const StStats *s)
 {
@@ -218,6 +234,28 @@ print_counters (FILE *out, const char *label, const StUnwindCounters *c)
   if (c->stitched > 0)
     fprintf (out, "; %" PRIu64 " reached the root by stitching", c->stitched);
   fputc ('\n', out);
+}
+
+/* With workers only: what they did, and what samples did meanwhile.  */
+static void
+print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t)
+{
+  if (p->threads == 0)
+    return;
+  fprintf (out, "stacktrace: priming (%s): %" PRIu64 " module(s) prepared "
+           "on %u worker thread(s)", p->mode, p->modules_prepared,
+           p->threads);
+  if (p->modules_pending > 0)
+    fprintf (out, ", %u in preparation", p->modules_pending);
+  if (g_strcmp0 (p->mode, "defer") == 0)
+    fprintf (out, "; %" PRIu64 " wait(s) for modules not ready, %" PRIu64
+             " sample(s) unwound late (at most %.1f MiB held); the %.0f MiB "
+             "cap held the input back %" PRIu64 " time(s), %" PRIu64
+             " sample(s) unwound before a download", p->waits, p->deferred,
+             p->held_max / 1048576.0, p->cap / 1048576.0, p->stalls,
+             p->forced);
+  fprintf (out, "; %" PRIu64 " sample(s) unprimed (unwound before their "
+           "modules were ready)\n", t->unprimed);
 }
 
 static gint
@@ -291,6 +329,7 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
       fputc ('\n', out);
     }
   print_engine (out, t);
+  print_priming (out, &s->priming, t);
   if (t->samples > 0)
     fprintf (out, "stacktrace: %" PRIu64 " user frames in the unwound "
              "samples (%.1f per sample)\n", t->frames,

@@ -18,8 +18,8 @@ typedef struct
   uint64_t failed;      /* not even the sampled frame */
   uint64_t frames;      /* user frames written */
   uint64_t stitched;    /* reached the root thanks to stitching */
-  uint64_t unprimed;    /* emitted before their modules were ready
-                           (JIT-style priming; 0 until it exists) */
+  uint64_t unprimed;    /* unwound before all their modules were ready
+                           (JIT-style priming: drop, or defer's cap) */
   uint64_t by_cause[ST_CAUSE_N];
   uint64_t by_path[ST_PATH_N];          /* which engine did the work */
   uint64_t by_fallback[ST_FALLBACK_N];  /* why fast handed over */
@@ -32,6 +32,26 @@ typedef struct
   char *comm;
   StUnwindCounters counters;
 } StProcessStats;
+
+/* JIT-style priming (priming.h), as the pipeline last reported it.  */
+typedef struct
+{
+  const char *mode;           /* sync, drop or defer (a static string) */
+  guint threads;              /* worker threads (0 with sync) */
+  uint64_t modules_prepared;  /* by the workers */
+  guint modules_pending;      /* queued or being prepared now */
+  uint64_t waits;             /* times a sample had to wait for its
+                                 modules (and everything after it) */
+  uint64_t deferred;          /* samples unwound late because of that:
+                                 the waiting ones and those behind */
+  uint64_t stalls;            /* times the cap was reached: the input was
+                                 held back for the oldest waiting sample */
+  uint64_t forced;            /* of those, samples unwound before their
+                                 modules were ready (being downloaded) */
+  uint64_t cap;               /* bytes defer may hold while samples wait */
+  uint64_t held;              /* bytes held now while a sample waits */
+  uint64_t held_max;          /* the most ever held while one waited */
+} StPrimingStats;
 
 typedef struct StStats StStats;
 
@@ -57,6 +77,10 @@ uint64_t st_stats_damaged (const StStats *s);
 uint64_t st_stats_first_damage (const StStats *s);
 
 const StUnwindCounters *st_stats_total (const StStats *s);
+
+/* Priming's figures: set by the pipeline whenever they change.  */
+void st_stats_set_priming (StStats *s, const StPrimingStats *priming);
+const StPrimingStats *st_stats_priming (const StStats *s);
 /* Every process's statistics (const StProcessStats*), in no order; free
    the array with g_ptr_array_unref.  */
 GPtrArray *st_stats_processes (const StStats *s);

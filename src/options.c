@@ -79,6 +79,54 @@ parse_engine (const char *value, StEngine *out, GError **error)
   return TRUE;
 }
 
+static gboolean
+parse_priming (const char *value, StPrimingMode *out, GError **error)
+{
+  if (g_strcmp0 (value, "sync") == 0)
+    *out = ST_PRIMING_SYNC;
+  else if (g_strcmp0 (value, "drop") == 0)
+    *out = ST_PRIMING_DROP;
+  else if (g_strcmp0 (value, "defer") == 0)
+    *out = ST_PRIMING_DEFER;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown priming mode '%s' (expected sync, drop or "
+                   "defer)", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A size in bytes, with an optional K, M or G (binary multiples).  */
+static gboolean
+parse_size (const char *option, const char *value, guint64 *out,
+            GError **error)
+{
+  char *end = (char *) value;
+  guint64 n = g_ascii_isdigit (value[0]) ? g_ascii_strtoull (value, &end, 10)
+                                         : 0;
+  guint shift = 0;
+
+  if (end != value)
+    switch (g_ascii_toupper (*end))
+      {
+      case 'K': shift = 10; end++; break;
+      case 'M': shift = 20; end++; break;
+      case 'G': shift = 30; end++; break;
+      default: break;
+      }
+  if (end == value || *end != '\0' || n == 0 || n > (G_MAXUINT64 >> shift))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s needs a size in bytes > 0, optionally with K, M or G "
+                   "(got '%s')", option, value);
+      return FALSE;
+    }
+  *out = n << shift;
+  return TRUE;
+}
+
 static const char description[] =
   "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
   "mode) and turns every raw user-stack sample (registers plus a copy of\n"
@@ -106,6 +154,19 @@ static const char description[] =
   "  second of sample time.  Files missing locally, or only as another\n"
   "  build, are fetched by build-id from DEBUGINFOD_URLS.\n"
   "\n"
+  "Priming (when a module -- an ELF file, its CFI, maybe a download -- is\n"
+  "prepared; worker threads prepare it from its first MAP record on):\n"
+  "  sync      inline, when a sample first needs it (default for a\n"
+  "            regular file input)\n"
+  "  drop      never wait: a sample whose modules are not ready yet is\n"
+  "            unwound with those that are and counted unprimed\n"
+  "  defer     samples wait for their modules, and everything after them\n"
+  "            (nothing is reordered: the same result as sync), up to\n"
+  "            --priming-cap bytes (16M by default); past it, reading\n"
+  "            waits for modules prepared from local files, not for a\n"
+  "            download (that sample goes unprimed); the default for a\n"
+  "            pipe, FIFO, socket or other input that is not a file\n"
+  "\n"
   "Examples:\n"
   "  perf record --call-graph=dwarf -o - -- prog | stacktrace -o out.syscap\n"
   "  stacktrace -m passthru -i perf.data -o raw.syscap\n"
@@ -128,6 +189,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   g_autofree char *format = NULL, *output_format = NULL, *mode = NULL;
   g_autofree char *stats_format = NULL;
   g_autofree char *engine = NULL;
+  g_autofree char *priming = NULL, *priming_cap = NULL;
   gboolean version = FALSE;
   int input_fd = -1, output_fd = -1;
   GOptionEntry entries[] = {
@@ -159,12 +221,21 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Do not fetch missing files from debuginfod servers", NULL },
     { "no-counters", 0, 0, G_OPTION_ARG_NONE, &opts->no_counters,
       "No unwinding counters (CTRDEF/CTRSET) in the output", NULL },
+    { "counters-interval", 0, 0, G_OPTION_ARG_INT, &opts->counters_interval,
+      "At most one set of counters per MS milliseconds of sample time "
+      "(default 1000)", "MS" },
     { "stats-file", 0, 0, G_OPTION_ARG_FILENAME, &opts->stats_file,
       "Keep the statistics so far in PATH (rewritten every second)",
       "PATH" },
     { "stats-format", 0, 0, G_OPTION_ARG_STRING, &stats_format,
       "Format of the stats file: text (KEY=VALUE lines, default) or json",
       "FMT" },
+    { "priming", 0, 0, G_OPTION_ARG_STRING, &priming,
+      "When modules are prepared: sync, drop or defer (default: sync for "
+      "a regular file input, defer otherwise)", "MODE" },
+    { "priming-cap", 0, 0, G_OPTION_ARG_STRING, &priming_cap,
+      "With defer: at most SIZE bytes held while samples wait (K, M, G; "
+      "default 16M)", "SIZE" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples to stderr", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
@@ -208,12 +279,22 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       || (mode && !parse_mode (mode, &opts->mode, error))
       || (stats_format
           && !parse_stats_format (stats_format, &opts->stats_format, error))
-      || (engine && !parse_engine (engine, &opts->engine, error)))
+      || (engine && !parse_engine (engine, &opts->engine, error))
+      || (priming && !parse_priming (priming, &opts->priming, error))
+      || (priming_cap && !parse_size ("--priming-cap", priming_cap,
+                                      &opts->priming_cap, error)))
     return FALSE;
+  opts->priming_auto = priming == NULL;
   if ((opts->input && input_fd >= 0) || (opts->output && output_fd >= 0))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "give a path or a file descriptor, not both");
+      return FALSE;
+    }
+  if (opts->counters_interval < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--counters-interval needs a number of milliseconds > 0");
       return FALSE;
     }
   if (opts->truncate_stack < 0)

@@ -28,8 +28,12 @@ typedef struct
   gint64 truncate_stack;
   gboolean no_debuginfod;
   gboolean no_counters;
+  int counters_interval;  /* ms; 0: the default */
   char *stats_file;
   StStatsFormat stats_format;
+  gboolean priming_auto;  /* no --priming: by the kind of input */
+  StPrimingMode priming;
+  guint64 priming_cap;    /* 0: the default */
 } StOptions;
 
 /* Parses ARGV.  Returns FALSE with ERROR set on a usage error; exits for

@@ -49,6 +49,19 @@ open_output (const StOptions *o)
   return fd;
 }
 
+/* Without --priming: sync for a regular file (batch: nothing to gain
+   from not waiting), defer for anything else (live: a pipe, a FIFO, a
+   socket, an inherited descriptor).  */
+static StPrimingMode
+default_priming (int in_fd)
+{
+  struct stat st;
+
+  if (fstat (in_fd, &st) == 0 && S_ISREG (st.st_mode))
+    return ST_PRIMING_SYNC;
+  return ST_PRIMING_DEFER;
+}
+
 /* With -v: what the run cost, to watch the bounds on memory and
    descriptors.  */
 static void
@@ -160,6 +173,9 @@ main (int argc, char **argv)
     .truncate_stack = (uint64_t) opts.truncate_stack,
     .debuginfod = !opts.no_debuginfod,
     .counters = !opts.no_counters,
+    .counters_interval_ms = (unsigned) opts.counters_interval,
+    .priming = opts.priming_auto ? default_priming (in_fd) : opts.priming,
+    .priming_cap = opts.priming_cap,
     .check = st_live_check,
     .check_data = live,
     .check_ms = ST_LIVE_CHECK_MS,

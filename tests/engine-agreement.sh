@@ -59,9 +59,7 @@ else
   fail "fixture missing"
 fi
 
-if ! command -v perf >/dev/null 2>&1 \
-   || ! perf record -q -N -e cpu-clock --call-graph=dwarf \
-          -o "$tmp/need-perf.data" -- true >/dev/null 2>&1; then
+if ! perf_can_record; then
   echo "perf cannot record here: only the fixture was compared"
   finish
 fi

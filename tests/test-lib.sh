@@ -81,6 +81,38 @@ need_perf ()
   rm -f "$tmp/need-perf.data" "$tmp/need-perf.log"
 }
 
+# Whether perf can record DWARF call graphs here, for a script whose perf
+# part is optional (need_perf skips the whole script).
+perf_can_record ()
+{
+  command -v perf >/dev/null 2>&1 \
+    && perf record -q -N -e cpu-clock --call-graph=dwarf \
+         -o "$tmp/need-perf.data" -- true >/dev/null 2>&1
+}
+
+# many_processes_workload OUT ROUNDS [EXTRA]: writes to OUT a shell loop
+# of ROUNDS rounds of short-lived processes (the test programs, sha256sum,
+# sort | cksum, ls), EXTRA (a command line, \$i the round) in each, for
+# tests/many-processes.sh and tests/bench/priming-bench.sh; run it from
+# the build's tests/ directory.
+many_processes_workload ()
+{
+  head -c 400000 /dev/urandom >"$tmp/data.bin" 2>/dev/null \
+    || die "cannot make the input data"
+  cat >"$1" <<EOF
+i=0
+while [ \$i -lt $2 ]; do
+  i=\$((i + 1))
+  progs/deep-recursion 3
+  progs/uses-lib 2
+  ${3:-:}
+  sha256sum "$tmp/data.bin"
+  sort "$tmp/data.bin" | cksum
+  ls -R /usr/lib/x86_64-linux-gnu/gconv >/dev/null 2>&1
+done
+EOF
+}
+
 # The test programs with known call paths.
 ST_PROGS="deep-recursion threads uses-lib plt-calls nopie-prog"
 

@@ -33,6 +33,7 @@ struct StInput
   StInputWaitFunc wait_func;
   void *wait_data;
   int wait_interval_ms;
+  int wake_fd;              /* -1: none */
 
   /* A mapped regular file: MAP holds file offsets [0, MAP_LEN).  */
   uint8_t *map;
@@ -95,6 +96,7 @@ st_input_new (int fd)
 {
   StInput *in = g_new0 (StInput, 1);
   in->fd = fd;
+  in->wake_fd = -1;
   try_map (in);
   in->cap = in->mapped ? 0 : 2 * ST_INPUT_CHUNK;
   in->buf = in->mapped ? NULL : g_malloc (in->cap);
@@ -121,20 +123,37 @@ st_input_set_wait_func (StInput *in, unsigned interval_ms,
   in->wait_interval_ms = (int) MIN (interval_ms, (unsigned) G_MAXINT);
 }
 
+void
+st_input_set_wake_fd (StInput *in, int fd)
+{
+  in->wake_fd = fd;
+}
+
 /* Waits until a read would not block, calling the wait function while
    it would.  FALSE when that function gave up.  */
 static gboolean
 wait_for_data (StInput *in, GError **error)
 {
-  struct pollfd pfd = { .fd = in->fd, .events = POLLIN };
+  struct pollfd pfd[2] = {
+    { .fd = in->fd, .events = POLLIN },
+    { .fd = in->wake_fd, .events = POLLIN },   /* ignored when -1 */
+  };
   int timeout = 0;
 
   for (;;)
     {
-      int n = poll (&pfd, 1, timeout);
+      int n = poll (pfd, 2, timeout);
       /* Data, end of file or an error: read() tells which.  */
-      if (n > 0 || (n < 0 && errno != EINTR))
+      if ((n > 0 && pfd[0].revents != 0) || (n < 0 && errno != EINTR))
         return TRUE;
+      if (n > 0 && pfd[1].revents != 0)
+        {
+          uint64_t count;
+          if (!(pfd[1].revents & POLLIN)
+              || (read (in->wake_fd, &count, sizeof count) < 0
+                  && errno != EAGAIN))
+            pfd[1].fd = -1;   /* broken: stop polling it */
+        }
       if (!in->wait_func (in->wait_data))
         {
           g_set_error (error, ST_ERROR, ST_ERROR_STOPPED,

@@ -21,6 +21,10 @@ void st_input_free (StInput *in);
 typedef gboolean (*StInputWaitFunc) (void *user);
 void st_input_set_wait_func (StInput *in, unsigned interval_ms,
                              StInputWaitFunc func, void *user);
+/* While a read waits (with a wait function), FD becoming readable calls
+   the wait function at once too; FD is read (8 bytes, an eventfd) to
+   clear it.  -1: none.  */
+void st_input_set_wake_fd (StInput *in, int fd);
 
 /* Makes N bytes available and returns a pointer to them, without
    consuming them.  The pointer stays valid after st_input_consume (which

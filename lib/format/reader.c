@@ -137,6 +137,12 @@ st_reader_set_wait_func (StReader *r, unsigned interval_ms,
   st_input_set_wait_func (r->input, interval_ms, func, user);
 }
 
+void
+st_reader_set_wake_fd (StReader *r, int fd)
+{
+  st_input_set_wake_fd (r->input, fd);
+}
+
 uint64_t
 st_reader_offset (const StReader *r)
 {

@@ -34,6 +34,8 @@ struct StPerfReader *st_reader_perf (const StReader *reader);
 /* See st_input_set_wait_func.  */
 void st_reader_set_wait_func (StReader *reader, unsigned interval_ms,
                               StInputWaitFunc func, void *user);
+/* See st_input_set_wake_fd.  */
+void st_reader_set_wake_fd (StReader *reader, int fd);
 /* Whether LEN bytes at PTR (from an event) outlive the next
    st_reader_next call, until released: true of a mapped input file.  */
 bool st_reader_stable (const void *ptr, size_t len, void *reader);

@@ -186,6 +186,13 @@ st_map_maybe_code (const StMap *map)
 }
 
 gboolean
+st_map_is_module (const StMap *map)
+{
+  return st_map_maybe_code (map)
+         && (map->filename[0] == '/' || strcmp (map->filename, "[vdso]") == 0);
+}
+
+gboolean
 st_address_space_load_proc (StAddressSpace *as, int32_t pid)
 {
   char path[64], line[4096];

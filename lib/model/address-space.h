@@ -54,6 +54,10 @@ void st_map_from_event (StMap *map, const StEvent *ev);
    protection and backed by a file.  */
 gboolean st_map_maybe_code (const StMap *map);
 
+/* Whether the mapping is code of an ELF file (or the [vdso]): a module
+   of the process.  */
+gboolean st_map_is_module (const StMap *map);
+
 /* Reads /proc/PID/maps into AS (file-backed mappings only).  FALSE if the
    process is not there.  */
 gboolean st_address_space_load_proc (StAddressSpace *as, int32_t pid);

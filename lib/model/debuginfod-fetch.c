@@ -3,6 +3,7 @@
 
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,8 +19,12 @@ typedef struct
 
 struct StDebuginfod
 {
-  GMutex lock;
-  GCond answered;          /* some Answer became done */
+  /* pthread rather than GMutex: ThreadSanitizer sees these (GLib's are
+     futex-based inside libglib), and with them that a client handed from
+     one worker to another through IDLE is used by one at a time.  */
+  pthread_mutex_t lock;
+  pthread_cond_t answered; /* some Answer became done */
+  gint cancelled;          /* atomic: queries are abandoned */
   GPtrArray *idle;         /* debuginfod_client* not in use */
   GHashTable *answers;     /* "KIND:HEXID" -> Answer* */
   StDebuginfodStats stats;
@@ -44,8 +49,8 @@ st_debuginfod_new (void)
     return NULL;
 
   StDebuginfod *d = g_new0 (StDebuginfod, 1);
-  g_mutex_init (&d->lock);
-  g_cond_init (&d->answered);
+  pthread_mutex_init (&d->lock, NULL);
+  pthread_cond_init (&d->answered, NULL);
   d->idle = g_ptr_array_new ();
   d->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                       answer_free);
@@ -61,8 +66,8 @@ st_debuginfod_free (StDebuginfod *d)
     debuginfod_end (d->idle->pdata[i]);
   g_ptr_array_free (d->idle, TRUE);
   g_hash_table_destroy (d->answers);
-  g_cond_clear (&d->answered);
-  g_mutex_clear (&d->lock);
+  pthread_cond_destroy (&d->answered);
+  pthread_mutex_destroy (&d->lock);
   g_free (d);
 }
 
@@ -76,6 +81,16 @@ answer_key (StDebuginfodKind kind, const uint8_t *id, size_t len)
   return g_string_free (s, FALSE);
 }
 
+/* libdebuginfod calls this while a query runs (from its transfer loop,
+   at least once a second): nonzero abandons the query.  */
+static int
+progress (debuginfod_client *client, long done, long total)
+{
+  StDebuginfod *d = debuginfod_get_user_data (client);
+
+  return g_atomic_int_get (&d->cancelled);
+}
+
 /* One query, outside the lock, on a client nobody else uses meanwhile.  */
 static void
 ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
@@ -85,13 +100,16 @@ ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
   char *path = NULL;
   int fd;
 
-  g_mutex_lock (&d->lock);
+  pthread_mutex_lock (&d->lock);
   client = d->idle->len > 0 ? g_ptr_array_steal_index_fast (d->idle,
                                                             d->idle->len - 1)
                             : NULL;
-  g_mutex_unlock (&d->lock);
-  if (client == NULL)
-    client = debuginfod_begin ();
+  pthread_mutex_unlock (&d->lock);
+  if (client == NULL && (client = debuginfod_begin ()) != NULL)
+    {
+      debuginfod_set_user_data (client, d);
+      debuginfod_set_progressfn (client, progress);
+    }
   if (client == NULL)
     {
       a->why = g_strdup ("cannot create a debuginfod client");
@@ -111,9 +129,9 @@ ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
     a->why = g_strdup_printf ("debuginfod: %s", g_strerror (-fd));
   free (path);
 
-  g_mutex_lock (&d->lock);
+  pthread_mutex_lock (&d->lock);
   g_ptr_array_add (d->idle, client);
-  g_mutex_unlock (&d->lock);
+  pthread_mutex_unlock (&d->lock);
 }
 
 char *
@@ -132,38 +150,48 @@ st_debuginfod_find (StDebuginfod *d, StDebuginfodKind kind,
     }
 
   key = answer_key (kind, build_id, build_id_len);
-  g_mutex_lock (&d->lock);
+  pthread_mutex_lock (&d->lock);
   a = g_hash_table_lookup (d->answers, key);
   if (a == NULL)
     {
       a = g_new0 (Answer, 1);
       g_hash_table_insert (d->answers, key, a);
       d->stats.queries++;
-      g_mutex_unlock (&d->lock);
+      pthread_mutex_unlock (&d->lock);
 
       Answer got = { 0 };
-      ask (d, kind, build_id, build_id_len, &got);
+      if (g_atomic_int_get (&d->cancelled))
+        got.why = g_strdup ("debuginfod: abandoned");
+      else
+        ask (d, kind, build_id, build_id_len, &got);
 
-      g_mutex_lock (&d->lock);
+      pthread_mutex_lock (&d->lock);
       a->path = got.path;
       a->why = got.why;
       a->done = TRUE;
       if (a->path != NULL)
         d->stats.found++;
-      g_cond_broadcast (&d->answered);
+      pthread_cond_broadcast (&d->answered);
     }
   else
     {
       g_free (key);
       while (!a->done)
-        g_cond_wait (&d->answered, &d->lock);
+        pthread_cond_wait (&d->answered, &d->lock);
     }
   /* Answers are never removed: A stays valid under the lock.  */
   result = g_strdup (a->path);
   if (result == NULL && why != NULL)
     *why = g_strdup (a->why);
-  g_mutex_unlock (&d->lock);
+  pthread_mutex_unlock (&d->lock);
   return result;
+}
+
+void
+st_debuginfod_cancel (StDebuginfod *d)
+{
+  if (d != NULL)
+    g_atomic_int_set (&d->cancelled, 1);
 }
 
 void
@@ -172,9 +200,9 @@ st_debuginfod_get_stats (StDebuginfod *d, StDebuginfodStats *stats)
   memset (stats, 0, sizeof *stats);
   if (d == NULL)
     return;
-  g_mutex_lock (&d->lock);
+  pthread_mutex_lock (&d->lock);
   *stats = d->stats;
-  g_mutex_unlock (&d->lock);
+  pthread_mutex_unlock (&d->lock);
 }
 
 char *

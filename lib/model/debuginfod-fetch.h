@@ -57,6 +57,11 @@ char *st_debuginfod_module_finder (StModuleFileKind kind, const char *path,
                                    guint build_id_len, char **why,
                                    void *user_data);
 
+/* Abandons the queries running (within about a second) and any later
+   one: nothing will need them any more, e.g. modules still prepared on
+   workers when the run is over.  D may be NULL.  */
+void st_debuginfod_cancel (StDebuginfod *d);
+
 /* Counts so far (thread-safe).  D may be NULL: all zero.  */
 void st_debuginfod_get_stats (StDebuginfod *d, StDebuginfodStats *stats);
 

@@ -1,17 +1,21 @@
 /* Module cache: one StModule per file, found under --symfs, at its path
    or through the fallback finder, checked against the recorded build-id,
-   bounded with LRU eviction of the modules no process state uses.  */
+   bounded with LRU eviction of the modules no process state uses, and
+   prepared inline or on worker threads.
+
+   Every structure of the cache (the two hash tables, the LRU list, the
+   byte total, the users counts) belongs to the main thread.  A worker
+   touches only the one module it prepares, and only while that module
+   is PREPARING; the main thread then reads nothing of it but its name
+   and key, never evicts it, and takes it back (finish) when the worker
+   pool hands back the job: from then on it is READY.  */
 #include "config.h"
 
-#include <elfutils/libdwelf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "model/module-cache.h"
+#include "model/module-file.h"
+#include "model/worker-pool.h"
 
 /* What the stream recorded for a mapping: the cheap first lookup.  */
 typedef struct
@@ -25,21 +29,30 @@ typedef struct
 
 struct StModuleCache
 {
-  char *symfs;
-  uint8_t *vdso;            /* a copy of our own vDSO image, or NULL */
-  size_t vdso_size;
+  StModuleSources src;      /* read by workers: fixed once modules open */
   GHashTable *by_key;       /* key string -> StModule* (owns them) */
   GHashTable *by_recorded;  /* Recorded* -> StModule* */
-  GQueue lru;               /* unused modules, most recently used first */
+  GQueue lru;               /* unused ready modules, most recent first */
   guint max_modules;
   size_t max_bytes;
-  size_t bytes;
+  size_t bytes;             /* of the ready modules */
   guint64 evictions;
   StModulePrepare prepare;
   void *prepare_data;
-  StModuleFinder finder;
-  void *finder_data;
+
+  StWorkerPool *workers;    /* NULL: modules are prepared inline */
+  gboolean reads_wait;      /* st_module_cache_get_ready waits */
+  uint64_t ready_generation;
+  guint64 prepared_by_workers;
 };
+
+/* A preparation handed to a worker: the module and a copy of the
+   mapping that made it (its name referenced).  */
+typedef struct
+{
+  StModule *module;
+  StMap map;
+} Job;
 
 static guint
 recorded_hash (gconstpointer key)
@@ -88,13 +101,22 @@ module_free (gpointer data)
   g_free (m);
 }
 
+static void
+job_free (gpointer data)
+{
+  Job *j = data;
+
+  g_ref_string_release ((char *) j->map.filename);
+  g_free (j);
+}
+
 StModuleCache *
 st_module_cache_new (const char *symfs)
 {
   StModuleCache *c = g_new0 (StModuleCache, 1);
 
   elf_version (EV_CURRENT);
-  c->symfs = g_strdup (symfs);
+  st_module_sources_init (&c->src, symfs);
   c->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                      module_free);
   c->by_recorded = g_hash_table_new_full (recorded_hash, recorded_equal,
@@ -110,10 +132,12 @@ st_module_cache_free (StModuleCache *c)
 {
   if (c == NULL)
     return;
+  /* Workers first: a preparation still running finishes (one not
+     started is skipped), then its module is freed with the others.  */
+  st_worker_pool_free (c->workers, job_free);
   g_hash_table_destroy (c->by_recorded);
   g_hash_table_destroy (c->by_key);
-  g_free (c->vdso);
-  g_free (c->symfs);
+  st_module_sources_clear (&c->src);
   g_free (c);
 }
 
@@ -139,8 +163,8 @@ void
 st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
                             void *user_data)
 {
-  c->finder = finder;
-  c->finder_data = user_data;
+  c->src.finder = finder;
+  c->src.finder_data = user_data;
 }
 
 const char *
@@ -154,301 +178,14 @@ st_module_find_file (const StModule *m, StModuleFileKind kind)
 {
   StModuleCache *c = m->cache;
 
-  if (c == NULL || c->finder == NULL)
+  if (c == NULL || c->src.finder == NULL)
     return NULL;
-  return c->finder (kind, m->path != NULL ? m->path : m->name, m->build_id,
-                    m->build_id_len, NULL, c->finder_data);
-}
-
-/* --- opening ------------------------------------------------------------ */
-
-/* Reads the program headers and build-id of M->elf.  */
-static gboolean
-inspect_elf (StModule *m)
-{
-  GElf_Ehdr ehdr;
-  size_t phnum;
-
-  if (elf_kind (m->elf) != ELF_K_ELF || gelf_getehdr (m->elf, &ehdr) == NULL
-      || elf_getphdrnum (m->elf, &phnum) != 0)
-    {
-      m->error = g_strdup_printf ("%s: not an ELF file", m->path);
-      return FALSE;
-    }
-  m->machine = ehdr.e_machine;
-  m->elf_class = gelf_getclass (m->elf);
-  m->entry = ehdr.e_entry;
-  m->loads = g_new0 (StLoadSegment, MAX (phnum, 1));
-  for (size_t i = 0; i < phnum; i++)
-    {
-      GElf_Phdr ph;
-      if (gelf_getphdr (m->elf, i, &ph) == NULL || ph.p_type != PT_LOAD)
-        continue;
-      if (m->n_loads == 0)
-        m->low_vaddr = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
-      m->high_vaddr = MAX (m->high_vaddr, ph.p_vaddr + ph.p_memsz);
-      m->loads[m->n_loads++] = (StLoadSegment) { ph.p_vaddr, ph.p_offset,
-                                                 ph.p_filesz, ph.p_memsz };
-    }
-  if (m->n_loads == 0)
-    {
-      m->error = g_strdup_printf ("%s: no loadable segment", m->path);
-      return FALSE;
-    }
-
-  const void *id = NULL;
-  ssize_t len = dwelf_elf_gnu_build_id (m->elf, &id);
-  if (len > 0)
-    {
-      m->build_id_len = MIN ((size_t) len, (size_t) ST_BUILD_ID_MAX);
-      memcpy (m->build_id, id, m->build_id_len);
-    }
-  return TRUE;
-}
-
-static void
-forget_elf (StModule *m)
-{
-  if (m->elf != NULL)
-    elf_end (m->elf);
-  m->elf = NULL;
-  m->data = NULL;
-  m->size = 0;
-}
-
-/* Opens PATH if it is a regular file holding ELF whose build-id matches
-   MAP's (when MAP has one).  The descriptor is closed before returning:
-   libelf keeps the whole file mapped (or read, if it cannot map it).  */
-static gboolean
-try_open (StModule *m, const StMap *map, const char *path)
-{
-  /* O_NONBLOCK: a FIFO named by a hostile map must not hang us.  */
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  struct stat st;
-
-  if (fd < 0)
-    return FALSE;
-  /* Only a regular file can hold ELF, and not one smaller than an ELF
-     header (/proc and /sys files claim a size of 0 or 4096).  */
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || st.st_size < (off_t) sizeof (Elf32_Ehdr))
-    {
-      close (fd);
-      return FALSE;
-    }
-  Elf *elf = elf_begin (fd, ELF_C_READ_MMAP, NULL);
-  if (elf == NULL)
-    {
-      close (fd);
-      return FALSE;
-    }
-  size_t size = 0;
-  const char *data = NULL;
-  if (elf_cntl (elf, ELF_C_FDREAD) == 0)
-    data = elf_rawfile (elf, &size);
-  elf_cntl (elf, ELF_C_FDDONE);
-  close (fd);
-  if (data == NULL)
-    {
-      elf_end (elf);
-      return FALSE;
-    }
-
-  g_free (m->path);
-  g_free (m->loads);
-  g_clear_pointer (&m->error, g_free);
-  m->path = g_strdup (path);
-  m->elf = elf;
-  m->data = (const uint8_t *) data;
-  m->size = size;
-  m->n_loads = 0;
-  m->loads = NULL;
-  m->build_id_len = 0;
-  if (inspect_elf (m)
-      && (map->build_id_len == 0
-          || (m->build_id_len == map->build_id_len
-              && memcmp (m->build_id, map->build_id, m->build_id_len) == 0)))
-    return TRUE;
-  if (m->error == NULL)
-    m->error = g_strdup_printf ("%s: build-id differs from the recorded one",
-                                path);
-  forget_elf (m);
-  return FALSE;
-}
-
-/* Size of the ELF image at IMAGE: up to the end of its section headers
-   or of its loaded segments, whichever is last.  */
-static size_t
-elf_image_size (const uint8_t *image)
-{
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *) image;
-  size_t size = eh->e_shoff + (size_t) eh->e_shnum * eh->e_shentsize;
-
-  for (int i = 0; i < eh->e_phnum; i++)
-    {
-      const Elf64_Phdr *ph = (const Elf64_Phdr *)
-        (image + eh->e_phoff + (size_t) i * eh->e_phentsize);
-      if (ph->p_type == PT_LOAD)
-        size = MAX (size, ph->p_offset + ph->p_filesz);
-    }
-  return size;
-}
-
-/* The [vdso] of a recorded process is the running kernel's when the
-   recording was made here: use our own copy if it matches (by build-id
-   when known, else by size), as perf does.  */
-static void
-open_vdso (StModuleCache *c, StModule *m, const StMap *map)
-{
-  const uint8_t *ours = (const uint8_t *) getauxval (AT_SYSINFO_EHDR);
-
-  if (ours == NULL || memcmp (ours, ELFMAG, SELFMAG) != 0
-      || ours[EI_CLASS] != ELFCLASS64)
-    {
-      m->error = g_strdup ("[vdso]: no vDSO of our own to compare with");
-      return;
-    }
-  if (c->vdso == NULL)
-    {
-      c->vdso_size = elf_image_size (ours);
-      c->vdso = g_memdup2 (ours, c->vdso_size);
-    }
-  m->data = c->vdso;
-  m->size = c->vdso_size;
-  m->path = g_strdup ("[vdso]");
-  m->elf = elf_memory ((char *) c->vdso, c->vdso_size);
-  if (m->elf == NULL || !inspect_elf (m))
-    goto unusable;
-  if (map->build_id_len > 0
-      ? (m->build_id_len != map->build_id_len
-         || memcmp (m->build_id, map->build_id, m->build_id_len) != 0)
-      : map->end - map->start != ((m->high_vaddr - m->low_vaddr + 4095) & ~4095ull))
-    {
-      g_free (m->error);
-      m->error = g_strdup ("[vdso]: recorded on another kernel");
-      goto unusable;
-    }
-  return;
-
-unusable:
-  if (m->error == NULL)
-    m->error = g_strdup ("[vdso]: not a usable ELF image");
-  forget_elf (m);
-}
-
-/* The recorded path without the " (deleted)" the kernel adds to a file
-   replaced since it was mapped.  */
-static char *
-local_path (const char *name)
-{
-  char *path = g_strdup (name);
-
-  if (g_str_has_suffix (path, " (deleted)"))
-    path[strlen (path) - strlen (" (deleted)")] = '\0';
+  g_atomic_int_inc (&((StModule *) m)->fetching);
+  char *path = c->src.finder (kind, m->path != NULL ? m->path : m->name,
+                              m->build_id, m->build_id_len, NULL,
+                              c->src.finder_data);
+  g_atomic_int_dec_and_test (&((StModule *) m)->fetching);
   return path;
-}
-
-/* Where a file recorded as PATH is looked for, in order: under --symfs
-   (SYMFS/PATH, SYMFS/BASENAME), then PATH itself.  NULL-terminated.  */
-static char **
-candidates (StModuleCache *c, const char *path)
-{
-  GPtrArray *list = g_ptr_array_new ();
-
-  if (c->symfs != NULL)
-    {
-      g_autofree char *base = g_path_get_basename (path);
-      g_ptr_array_add (list, g_build_filename (c->symfs, path, NULL));
-      g_ptr_array_add (list, g_build_filename (c->symfs, base, NULL));
-    }
-  g_ptr_array_add (list, g_strdup (path));
-  g_ptr_array_add (list, NULL);
-  return (char **) g_ptr_array_free (list, FALSE);
-}
-
-/* Finds and opens the file of MAP: --symfs, the recorded path, then the
-   fallback finder.  Touches only M (and the vDSO copy).  */
-static void
-open_module (StModuleCache *c, StModule *m, const StMap *map)
-{
-  const char *name = map->filename;
-
-  if (strcmp (name, "[vdso]") == 0)
-    {
-      open_vdso (c, m, map);
-      return;
-    }
-  if (name[0] != '/')
-    {
-      m->error = g_strdup_printf ("%s: not a file", name);
-      return;
-    }
-
-  g_autofree char *path = local_path (name);
-  g_auto (GStrv) where = candidates (c, path);
-  for (guint i = 0; where[i] != NULL; i++)
-    if (try_open (m, map, where[i]))
-      return;
-  int open_errno = errno;
-  g_autofree char *local_error =
-    m->error != NULL ? g_strdup (m->error)
-                     : g_strdup_printf ("%s: cannot open: %s", path,
-                                        g_strerror (open_errno));
-
-  if (c->finder != NULL)
-    {
-      g_autofree char *why = NULL;
-      g_autofree char *found = c->finder (ST_MODULE_FILE_EXECUTABLE, path,
-                                          map->build_id, map->build_id_len,
-                                          &why, c->finder_data);
-      if (found != NULL && try_open (m, map, found))
-        return;
-      if (found != NULL || why != NULL)
-        {
-          /* Say why the fallback did not help either.  */
-          g_free (m->error);
-          m->error = g_strdup_printf ("%s; %s", local_error,
-                                      why != NULL ? why
-                                      : "the file found is unusable");
-          return;
-        }
-    }
-  if (m->error == NULL)
-    m->error = g_steal_pointer (&local_error);
-}
-
-/* The identity of MAP's file: its build-id when recorded, else the
-   recorded path and inode plus the local file's device, inode and
-   modification time (so a replaced file is another module).  */
-static char *
-module_key (StModuleCache *c, const StMap *map)
-{
-  if (map->build_id_len > 0)
-    {
-      GString *key = g_string_new (strcmp (map->filename, "[vdso]") == 0
-                                   ? "vdso:" : "b:");
-      for (guint i = 0; i < map->build_id_len; i++)
-        g_string_append_printf (key, "%02x", map->build_id[i]);
-      return g_string_free (key, FALSE);
-    }
-  if (map->filename[0] != '/')
-    return g_strdup_printf ("%s#%" G_GUINT64_FORMAT, map->filename,
-                            map->end - map->start);
-
-  g_autofree char *path = local_path (map->filename);
-  g_auto (GStrv) where = candidates (c, path);
-  for (guint i = 0; where[i] != NULL; i++)
-    {
-      struct stat st;
-      if (stat (where[i], &st) == 0 && S_ISREG (st.st_mode))
-        return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":%s:%ju:%ju:%jd.%09ld",
-                                map->filename, map->inode, where[i],
-                                (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
-                                (intmax_t) st.st_mtim.tv_sec,
-                                st.st_mtim.tv_nsec);
-    }
-  return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":missing", map->filename,
-                          map->inode);
 }
 
 /* --- bounds ---------------------------------------------------------------- */
@@ -470,13 +207,24 @@ evict (StModuleCache *c, StModule *m)
 }
 
 /* Evicts unused modules, least recently used first, until one more
-   module of EXTRA bytes fits.  */
+   module fits.  Modules being prepared are in no list: they are never
+   evicted.  */
 static void
-make_room (StModuleCache *c, size_t extra)
+make_room (StModuleCache *c)
 {
   while (c->lru.tail != NULL
          && (g_hash_table_size (c->by_key) + 1 > c->max_modules
-             || c->bytes + extra > c->max_bytes))
+             || c->bytes > c->max_bytes))
+    evict (c, c->lru.tail->data);
+}
+
+/* Evicts unused modules other than KEEP while the bytes exceed their
+   bound (a big file may push others out).  */
+static void
+fit_bytes (StModuleCache *c, StModule *keep)
+{
+  while (c->bytes > c->max_bytes && c->lru.tail != NULL
+         && c->lru.tail != &keep->lru)
     evict (c, c->lru.tail->data);
 }
 
@@ -484,9 +232,157 @@ void
 st_module_account (StModule *m, gssize delta)
 {
   m->bytes += delta;
-  if (m->cache != NULL)
+  /* While a worker prepares M, its bytes are its own: the cache adds
+     them when it takes M back (finish).  */
+  if (m->counted)
     m->cache->bytes += delta;
 }
+
+/* --- preparation -------------------------------------------------------- */
+
+/* Opens and prepares M: everything slow about a module.  Touches only M
+   (on a worker thread, or inline).  */
+static void
+prepare (StModuleCache *c, StModule *m, const StMap *map)
+{
+  st_module_file_open (&c->src, m, map);
+  /* The [vdso] copy is shared and not counted.  */
+  st_module_account (m, m->data != c->src.vdso ? m->size : 0);
+  if (m->elf != NULL && c->prepare != NULL)
+    c->prepare (m, c->prepare_data);
+}
+
+static void
+prepare_job (void *data, gboolean cancelled, void *user)
+{
+  Job *j = data;
+
+  if (!cancelled)
+    prepare (user, j->module, &j->map);
+}
+
+/* On the main thread: M is prepared and READY from now on.  */
+static void
+finish (StModuleCache *c, StModule *m)
+{
+  if (m->preparing)
+    c->prepared_by_workers++;
+  m->preparing = FALSE;
+  m->counted = TRUE;
+  c->bytes += m->bytes;
+  c->ready_generation++;
+  if (m->users == 0)
+    g_queue_push_head_link (&c->lru, &m->lru);
+  fit_bytes (c, m);
+}
+
+void
+st_module_cache_set_workers (StModuleCache *c, guint n_threads,
+                             gboolean reads_wait)
+{
+  g_return_if_fail (c->workers == NULL && n_threads > 0);
+  c->workers = st_worker_pool_new (n_threads, prepare_job, c);
+  c->reads_wait = reads_wait;
+}
+
+/* Takes back JOB, which a worker finished (NULL: none came): its module
+   is READY.  */
+static gboolean
+take_back (StModuleCache *c, Job *j)
+{
+  if (j == NULL)
+    return FALSE;
+  finish (c, j->module);
+  job_free (j);
+  return TRUE;
+}
+
+guint
+st_module_cache_collect (StModuleCache *c)
+{
+  guint n = 0;
+
+  while (c->workers != NULL
+         && take_back (c, st_worker_pool_collect (c->workers)))
+    n++;
+  return n;
+}
+
+gboolean
+st_module_cache_wait_any (StModuleCache *c)
+{
+  return st_module_cache_wait_any_timeout (c, -1);
+}
+
+gboolean
+st_module_cache_wait_any_timeout (StModuleCache *c, gint64 timeout_us)
+{
+  if (c->workers == NULL
+      || !take_back (c, timeout_us < 0
+                        ? st_worker_pool_wait (c->workers)
+                        : st_worker_pool_wait_timeout (c->workers,
+                                                       timeout_us)))
+    return FALSE;
+  st_module_cache_collect (c);
+  return TRUE;
+}
+
+void
+st_module_cache_wait_for (StModuleCache *c, StModule *m)
+{
+  /* M is in flight, so some job comes back each time; stop as soon as
+     M's does (a later one could evict M once it is unused).  */
+  while (m->preparing)
+    if (!take_back (c, st_worker_pool_wait (c->workers)))
+      g_assert_not_reached ();
+}
+
+/* How often a wait for local preparation looks whether a download
+   started.  */
+#define LOCAL_WAIT_STEP_US 10000
+
+gboolean
+st_module_cache_wait_local (StModuleCache *c, StModule *m)
+{
+  /* M is in flight: jobs come back until M's does, unless M starts a
+     download meanwhile.  */
+  while (m->preparing && !st_module_fetching (m))
+    take_back (c, st_worker_pool_wait_timeout (c->workers,
+                                               LOCAL_WAIT_STEP_US));
+  return !m->preparing;
+}
+
+uint64_t
+st_module_cache_ready_generation (const StModuleCache *c)
+{
+  return c->ready_generation;
+}
+
+guint
+st_module_cache_preparing (const StModuleCache *c)
+{
+  return c->workers != NULL ? st_worker_pool_pending (c->workers) : 0;
+}
+
+guint64
+st_module_cache_prepared_by_workers (const StModuleCache *c)
+{
+  return c->prepared_by_workers;
+}
+
+guint
+st_module_cache_workers (const StModuleCache *c)
+{
+  return c->workers != NULL ? st_worker_pool_threads (c->workers) : 0;
+}
+
+int
+st_module_cache_wake_fd (const StModuleCache *c)
+{
+  return c->workers != NULL ? st_worker_pool_wake_fd (c->workers) : -1;
+}
+
+/* --- lookup -------------------------------------------------------------- */
 
 static StModule *
 lookup (StModuleCache *c, const StMap *map)
@@ -498,28 +394,33 @@ lookup (StModuleCache *c, const StMap *map)
   if (m != NULL)
     return m;
 
-  char *key = module_key (c, map);
+  char *key = st_module_file_key (&c->src, map);
   m = g_hash_table_lookup (c->by_key, key);
   if (m != NULL)
     g_free (key);
   else
     {
-      make_room (c, 0);
+      make_room (c);
       m = g_new0 (StModule, 1);
       m->name = g_ref_string_acquire ((char *) map->filename);
       m->key = key;
       m->lru.data = m;
       m->cache = c;
-      open_module (c, m, map);
-      /* The [vdso] copy is shared and not counted.  */
-      st_module_account (m, m->data != c->vdso ? m->size : 0);
-      if (m->elf != NULL && c->prepare != NULL)
-        c->prepare (m, c->prepare_data);
       g_hash_table_insert (c->by_key, m->key, m);
-      g_queue_push_head_link (&c->lru, &m->lru);
-      /* A big file may push others out.  */
-      while (c->bytes > c->max_bytes && c->lru.tail != &m->lru)
-        evict (c, c->lru.tail->data);
+      if (c->workers != NULL)
+        {
+          Job *j = g_new (Job, 1);
+          j->module = m;
+          j->map = *map;
+          g_ref_string_acquire ((char *) map->filename);
+          m->preparing = TRUE;
+          st_worker_pool_push (c->workers, j);
+        }
+      else
+        {
+          prepare (c, m, map);
+          finish (c, m);
+        }
     }
   /* The key holds a reference: the name's address cannot be reused for
      another name while the entry exists.  */
@@ -533,7 +434,7 @@ st_module_cache_get (StModuleCache *c, const StMap *map)
 {
   StModule *m = lookup (c, map);
 
-  if (m->users == 0 && c->lru.head != &m->lru)
+  if (m->users == 0 && !m->preparing && c->lru.head != &m->lru)
     {
       g_queue_unlink (&c->lru, &m->lru);
       g_queue_push_head_link (&c->lru, &m->lru);
@@ -542,11 +443,31 @@ st_module_cache_get (StModuleCache *c, const StMap *map)
 }
 
 StModule *
+st_module_cache_get_ready (StModuleCache *c, const StMap *map)
+{
+  StModule *m = st_module_cache_get (c, map);
+
+  if (m->preparing && c->reads_wait)
+    st_module_cache_wait_local (c, m);
+  return m->preparing ? NULL : m;
+}
+
+void
+st_module_cache_prime (StModuleCache *c, const StMap *map)
+{
+  StMap interned = *map;
+
+  interned.filename = g_ref_string_new_intern (map->filename);
+  st_module_cache_get (c, &interned);
+  g_ref_string_release ((char *) interned.filename);
+}
+
+StModule *
 st_module_cache_acquire (StModuleCache *c, const StMap *map)
 {
   StModule *m = lookup (c, map);
 
-  if (m->users++ == 0)
+  if (m->users++ == 0 && !m->preparing)
     g_queue_unlink (&c->lru, &m->lru);
   return m;
 }
@@ -555,7 +476,7 @@ void
 st_module_cache_release (StModuleCache *c, StModule *m)
 {
   g_assert (m->users > 0);
-  if (--m->users == 0)
+  if (--m->users == 0 && !m->preparing)
     g_queue_push_head_link (&c->lru, &m->lru);
 }
 
@@ -585,7 +506,7 @@ st_module_elf_ref (const StModule *m)
 {
   if (m->elf == NULL)
     return NULL;
-  if (m->cache != NULL && m->data == m->cache->vdso)
+  if (m->cache != NULL && m->data == m->cache->src.vdso)
     return elf_memory ((char *) m->data, m->size);
   return elf_begin (-1, ELF_C_READ_MMAP, m->elf);
 }

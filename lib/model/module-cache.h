@@ -14,12 +14,19 @@
    the prepared tables) exceed MAX_BYTES.  No file descriptor stays open:
    the file's contents are read through libelf's mapping.
 
-   Preparation.  Opening a module (find the file: --symfs, the recorded
-   path, then the fallback finder; check its build-id; read its program
-   headers) and preparing it (the PREPARE hook: CFI and unwind tables)
-   touch only that module, so they can later move to a worker thread;
-   only the byte accounting (st_module_account) reaches the cache's
-   total, which would then need an atomic or a lock.  */
+   Preparation: everything slow about a module -- finding its file
+   (--symfs, the recorded path, then the fallback finder, which may
+   download it), checking its build-id, reading its program headers, and
+   the PREPARE hook (CFI and unwind tables).  By default it happens
+   inline, the first time a lookup meets the module.  With workers
+   (st_module_cache_set_workers, JIT-style priming) a lookup that meets a
+   new module only queues its preparation and returns it PREPARING
+   (st_module_ready is FALSE): a worker thread prepares it, touching
+   nothing but that module, and the main thread takes it back when it
+   collects completions (st_module_cache_collect, _wait_any, _wait_for);
+   only then is it READY.  A module PREPARING is never evicted, and none
+   of its fields but NAME may be read.  The cache itself is used from the
+   main thread only.  */
 #ifndef ST_MODULE_CACHE_H
 #define ST_MODULE_CACHE_H
 
@@ -70,13 +77,18 @@ struct StModule
   StModuleCache *cache;
   char *key;
   guint users;             /* process states holding it */
+  gboolean preparing;      /* a worker has it: not READY */
+  gint fetching;           /* atomic: asking the finder now (maybe a
+                              download); readable while PREPARING */
+  gboolean counted;        /* BYTES are in the cache's total */
   size_t bytes;            /* accounted: file size + tables */
-  GList lru;               /* in the cache's LRU list while unused */
+  GList lru;               /* in the cache's LRU list while unused and
+                              READY */
 };
 
 /* Called once per module that opened successfully, to build what
-   unwinding needs (may later run on a worker thread: it must touch only
-   MODULE).  */
+   unwinding needs.  May run on a worker thread: it must touch only
+   MODULE (and what is its own, e.g. a Dwfl of MODULE alone).  */
 typedef void (*StModulePrepare) (StModule *module, void *user_data);
 
 /* What a finder is asked for.  */
@@ -101,7 +113,9 @@ typedef char *(*StModuleFinder) (StModuleFileKind kind, const char *path,
 #define ST_MODULE_CACHE_MAX_BYTES ((size_t) 1 << 30)
 
 /* SYMFS, when not NULL, is searched first: SYMFS/PATH, then
-   SYMFS/BASENAME.  Default bounds: ST_MODULE_CACHE_MAX_*.  */
+   SYMFS/BASENAME.  Default bounds: ST_MODULE_CACHE_MAX_*.  Modules are
+   prepared inline until st_module_cache_set_workers.  The prepare hook
+   and the finder must be set before the first lookup.  */
 StModuleCache *st_module_cache_new (const char *symfs);
 void st_module_cache_free (StModuleCache *c);
 
@@ -113,14 +127,26 @@ void st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,
 void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
                                  void *user_data);
 
-/* The module of MAP's file (opened on first use).  Never NULL; check
-   ->elf for usability.  Borrowed: valid until the next call that may
-   evict (get, acquire or release on this cache).  MAP's filename must be
-   an interned GRefString, as in an address space (names are compared by
-   address; the cache takes references of its own).  */
+/* The module of MAP's file (prepared, or queued for preparation, on
+   first use).  Never NULL; check st_module_ready, then ->elf for
+   usability.  Borrowed: valid until the next call that may evict (get,
+   prime, acquire, release, collect or wait on this cache).  MAP's
+   filename must be an interned GRefString, as in an address space (names
+   are compared by address; the cache takes references of its own).  */
 StModule *st_module_cache_get (StModuleCache *c, const StMap *map);
 
-/* Like st_module_cache_get, but the module stays until released.  */
+/* Like st_module_cache_get, for reading the module now: a module still
+   PREPARING is waited for when the workers were set up with READS_WAIT
+   (st_module_cache_wait_local), else NULL is returned.  */
+StModule *st_module_cache_get_ready (StModuleCache *c, const StMap *map);
+
+/* Like st_module_cache_get, without returning the module, and MAP's
+   filename may be any string: a module's first sight, so that its
+   preparation starts early.  */
+void st_module_cache_prime (StModuleCache *c, const StMap *map);
+
+/* Like st_module_cache_get, but the module stays until released (even
+   one still PREPARING: it stays once READY).  */
 StModule *st_module_cache_acquire (StModuleCache *c, const StMap *map);
 void st_module_cache_release (StModuleCache *c, StModule *module);
 
@@ -128,12 +154,67 @@ void st_module_cache_release (StModuleCache *c, StModule *module);
    identity): the same for every mapping of the same file, also after
    the module was evicted and opened again.  */
 const char *st_module_identity (const StModule *module);
+/* Whether MODULE's preparation is done (always, without workers).  */
+static inline gboolean
+st_module_ready (const StModule *module)
+{
+  return !module->preparing;
+}
+
+/* Whether MODULE's preparation is asking the finder for a file now: the
+   part that may take long (a download).  */
+static inline gboolean
+st_module_fetching (const StModule *module)
+{
+  return g_atomic_int_get (&((StModule *) module)->fetching) > 0;
+}
+
+/* --- preparation on worker threads (JIT-style priming) --- */
+
+/* From now on new modules are prepared by N_THREADS worker threads.
+   READS_WAIT: st_module_cache_get_ready waits for a module PREPARING
+   rather than returning NULL.  */
+void st_module_cache_set_workers (StModuleCache *c, guint n_threads,
+                                  gboolean reads_wait);
+
+/* Takes back the modules the workers prepared so far, without waiting:
+   they are READY.  Returns how many.  Cheap when there are none (one
+   atomic read).  */
+guint st_module_cache_collect (StModuleCache *c);
+/* Waits until at least one module is prepared, then collects.  FALSE
+   (at once) when none is in preparation.  */
+gboolean st_module_cache_wait_any (StModuleCache *c);
+/* Waits until MODULE (PREPARING or READY) is READY.  */
+void st_module_cache_wait_for (StModuleCache *c, StModule *module);
+/* Waits until MODULE is READY, unless (or until) it is fetching: a
+   download is not waited for.  Returns whether it is READY.  */
+gboolean st_module_cache_wait_local (StModuleCache *c, StModule *module);
+/* Waits at most TIMEOUT_US (< 0: no limit) for some module to be
+   prepared, then collects.  Returns whether one was.  */
+gboolean st_module_cache_wait_any_timeout (StModuleCache *c,
+                                           gint64 timeout_us);
+
+/* Changes whenever modules become READY: lists built while some module
+   was PREPARING are rebuilt when it changed.  */
+uint64_t st_module_cache_ready_generation (const StModuleCache *c);
+/* Modules queued or being prepared, not collected yet.  */
+guint st_module_cache_preparing (const StModuleCache *c);
+/* Modules the workers prepared so far.  */
+guint64 st_module_cache_prepared_by_workers (const StModuleCache *c);
+/* Worker threads (0: modules are prepared inline).  */
+guint st_module_cache_workers (const StModuleCache *c);
+/* Readable when a worker finished a module (see worker-pool.h), -1
+   without workers.  */
+int st_module_cache_wake_fd (const StModuleCache *c);
 
 /* Asks the cache's finder for MODULE's KIND file (a newly allocated
-   path), or NULL when there is no finder or it found nothing.  */
+   path), or NULL when there is no finder or it found nothing.  Safe on
+   the worker preparing MODULE.  */
 char *st_module_find_file (const StModule *module, StModuleFileKind kind);
 
-/* Adds DELTA to the bytes MODULE accounts for (its tables grew).  */
+/* Adds DELTA to the bytes MODULE accounts for (its tables grew).  Safe
+   on the worker preparing MODULE: the cache's total takes the module's
+   bytes when the module becomes READY.  */
 void st_module_account (StModule *module, gssize delta);
 
 /* The load bias of MODULE as mapped by MAP: runtime address minus ELF

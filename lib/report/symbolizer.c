@@ -151,7 +151,9 @@ part_finish (Part *p, GArray *syms)
 {
   p->n = syms->len;
   p->syms = (Sym *) g_array_free (syms, FALSE);
-  qsort (p->syms, p->n, sizeof (Sym), sym_by_value);
+  /* An empty GArray gives NULL, which qsort must not get.  */
+  if (p->n > 1)
+    qsort (p->syms, p->n, sizeof (Sym), sym_by_value);
   p->max_end = g_new (uint64_t, MAX (p->n, 1));
   for (guint i = 0; i < p->n; i++)
     p->max_end[i] = MAX (p->syms[i].end, i ? p->max_end[i - 1] : 0);
@@ -208,11 +210,13 @@ index_build (Dwfl_Module *mod, Dwarf_Addr bias)
   part_finish (&x->local, local);
   x->n_sizeless_global = sizeless_global->len;
   x->sizeless_global = (uint64_t *) g_array_free (sizeless_global, FALSE);
-  qsort (x->sizeless_global, x->n_sizeless_global, sizeof (uint64_t),
-         u64_cmp);
+  if (x->n_sizeless_global > 1)
+    qsort (x->sizeless_global, x->n_sizeless_global, sizeof (uint64_t),
+           u64_cmp);
   x->n_sizeless = sizeless->len;
   x->sizeless = (uint64_t *) g_array_free (sizeless, FALSE);
-  qsort (x->sizeless, x->n_sizeless, sizeof (uint64_t), u64_cmp);
+  if (x->n_sizeless > 1)
+    qsort (x->sizeless, x->n_sizeless, sizeof (uint64_t), u64_cmp);
   return x;
 }
 
@@ -298,7 +302,7 @@ part_lookup (const Part *p, uint64_t addr)
 static gboolean
 has_value (const uint64_t *values, guint n, uint64_t v)
 {
-  return bsearch (&v, values, n, sizeof *values, u64_cmp) != NULL;
+  return n > 0 && bsearch (&v, values, n, sizeof *values, u64_cmp) != NULL;
 }
 
 /* Whether libdwfl could answer ADDR with a sizeless symbol, when no sized

@@ -40,7 +40,6 @@ typedef struct
   StProcess *process;
   Dwfl *dwfl;
   StProcessModules modules;
-  uint64_t reported_generation;
   gboolean attached;
   SampleContext *sample;
 } ProcessState;
@@ -66,12 +65,33 @@ const Dwfl_Callbacks st_dwfl_offline_callbacks = {
   .section_address = dwfl_offline_section_address,
 };
 
+Dwfl *
+st_dwfl_of_module (StModule *m, Dwfl_Module **mod)
+{
+  Dwfl *dwfl = dwfl_begin (&st_dwfl_offline_callbacks);
+
+  dwfl_report_begin (dwfl);
+  *mod = dwfl_report_module (dwfl, m->name, m->low_vaddr,
+                             MAX (m->high_vaddr, m->low_vaddr + 1));
+  if (*mod != NULL)
+    {
+      void **userdata;
+      dwfl_module_info (*mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+      *userdata = m;
+    }
+  dwfl_report_end (dwfl, NULL, NULL);
+  return dwfl;
+}
+
 StDwflUnwinder *
 st_dwfl_unwinder_new (StModuleCache *modules)
 {
   StDwflUnwinder *u = g_new0 (StDwflUnwinder, 1);
 
   u->modules = modules;
+  /* The libdwfl engine's preparation of a module: its debug file, when
+     its CFI may be there (the fast engine's own hook does it too).  */
+  st_module_cache_set_prepare (modules, st_find_debuginfo_prepare, NULL);
   return u;
 }
 
@@ -186,7 +206,6 @@ report_modules (ProcessState *s)
       i++;
     }
   dwfl_report_end (s->dwfl, NULL, NULL);
-  s->reported_generation = st_address_space_generation (s->process->maps);
 }
 
 static ProcessState *
@@ -205,9 +224,15 @@ process_state (StDwflUnwinder *u, StProcess *p)
       p->unwind_state[ST_UNWIND_SLOT_DWFL] = s;
       p->unwind_state_free[ST_UNWIND_SLOT_DWFL] = process_state_free;
     }
-  if (s->reported_generation != st_address_space_generation (p->maps))
+  if (st_process_modules_stale (&s->modules, p->maps))
     report_modules (s);
   return s;
+}
+
+StModulesReadiness
+st_dwfl_unwinder_readiness (StDwflUnwinder *u, StProcess *p)
+{
+  return st_process_modules_readiness (&process_state (u, p)->modules);
 }
 
 Dwfl *

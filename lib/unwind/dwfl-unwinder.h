@@ -12,6 +12,7 @@
 #include "model/event.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
+#include "unwind/process-modules.h"
 #include "unwind/unwind-result.h"
 
 typedef struct StDwflUnwinder StDwflUnwinder;
@@ -29,6 +30,11 @@ void st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p,
                               uint64_t *sps, uint32_t max_ips,
                               StUnwindResult *result);
 
+/* Whether every code module of P is ready (module-cache.h), or what
+   keeps them; brings P's module list (and its Dwfl) up to date.  */
+StModulesReadiness st_dwfl_unwinder_readiness (StDwflUnwinder *u,
+                                               StProcess *p);
+
 /* The process's Dwfl with its modules reported (for symbolizing), or NULL
    if it has none.  */
 Dwfl *st_dwfl_unwinder_dwfl (StDwflUnwinder *u, StProcess *p);
@@ -36,5 +42,11 @@ Dwfl *st_dwfl_unwinder_dwfl (StDwflUnwinder *u, StProcess *p);
 /* libdwfl callbacks for a Dwfl whose modules carry their StModule as
    userdata: the Elf comes from the module cache.  */
 extern const Dwfl_Callbacks st_dwfl_offline_callbacks;
+
+/* A Dwfl of module M alone, at its ELF addresses (bias 0), with those
+   callbacks (the same CFI and symbols as a process's Dwfl); *MOD is its
+   module, NULL if libdwfl refused it.  Touches only M: usable while M is
+   prepared on a worker thread.  */
+Dwfl *st_dwfl_of_module (StModule *m, Dwfl_Module **mod);
 
 #endif /* ST_DWFL_UNWINDER_H */

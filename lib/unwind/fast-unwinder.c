@@ -30,7 +30,6 @@ typedef struct
 {
   StProcess *process;
   StProcessModules modules;
-  uint64_t generation;
   const StFastArch *arch;     /* NULL: not for the fast engine */
 } ProcessState;
 
@@ -103,14 +102,18 @@ process_state (StFastUnwinder *u, StProcess *p)
       p->unwind_state[ST_UNWIND_SLOT_FAST] = s;
       p->unwind_state_free[ST_UNWIND_SLOT_FAST] = process_state_free;
     }
-  uint64_t generation = st_address_space_generation (p->maps);
-  if (s->generation != generation)
+  if (st_process_modules_stale (&s->modules, p->maps))
     {
       st_process_modules_build (&s->modules, p->maps);
       s->arch = process_arch (&s->modules);
-      s->generation = generation;
     }
   return s;
+}
+
+StModulesReadiness
+st_fast_unwinder_readiness (StFastUnwinder *u, StProcess *p)
+{
+  return st_process_modules_readiness (&process_state (u, p)->modules);
 }
 
 /* --- one step ---------------------------------------------------------------- */

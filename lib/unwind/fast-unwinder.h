@@ -15,6 +15,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "unwind/dwfl-unwinder.h"
+#include "unwind/process-modules.h"
 #include "unwind/unwind-result.h"
 
 typedef struct StFastUnwinder StFastUnwinder;
@@ -29,6 +30,12 @@ void st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p,
                               const StEvent *ev, uint64_t *ips,
                               uint64_t *sps, uint32_t max_ips,
                               StUnwindResult *result);
+
+/* Whether every code module of P is ready (module-cache.h), so that a
+   sample of P now would be unwound as without workers, or what keeps
+   them; brings P's module list up to date.  */
+StModulesReadiness st_fast_unwinder_readiness (StFastUnwinder *u,
+                                               StProcess *p);
 
 /* The libdwfl engine behind it (fallback, and symbols).  */
 StDwflUnwinder *st_fast_unwinder_dwfl_engine (StFastUnwinder *u);

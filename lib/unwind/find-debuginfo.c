@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/module-cache.h"
+#include "unwind/dwfl-unwinder.h"
 #include "unwind/find-debuginfo.h"
 #include "unwind/safe-debuginfo.h"
 
@@ -68,6 +69,16 @@ eh_frame_covers_text (Elf *elf)
   return 2 * covered >= TEXT_PROBES;
 }
 
+gboolean
+st_find_debuginfo_wanted (const StModule *m)
+{
+  GElf_Shdr debug_frame;
+
+  return m->elf != NULL && m->build_id_len > 0
+         && !find_section (m->elf, ".debug_frame", &debug_frame)
+         && !eh_frame_covers_text (m->elf);
+}
+
 int
 st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                    Dwarf_Addr base, const char *file_name,
@@ -87,10 +98,7 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
       || strcmp (file_name, m->path) != 0)
     return -1;
 
-  GElf_Shdr debug_frame;
-  if (m->build_id_len == 0
-      || find_section (m->elf, ".debug_frame", &debug_frame)
-      || eh_frame_covers_text (m->elf))
+  if (!st_find_debuginfo_wanted (m))
     return -1;
   g_autofree char *path = st_module_find_file (m, ST_MODULE_FILE_DEBUGINFO);
   if (path == NULL || (fd = st_open_regular_file (path, 64)) < 0)
@@ -98,4 +106,21 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
   /* Fetched by the module's build-id: it is that module's debug file.  */
   *debuginfo_file_name = strdup (path);
   return fd;
+}
+
+void
+st_find_debuginfo_prepare (StModule *m, void *user_data)
+{
+  Dwfl_Module *mod;
+  Dwarf_Addr bias;
+
+  if (!st_find_debuginfo_wanted (m))
+    return;
+  /* Loading the CFI of the module's debug file runs the search above
+     (local files, then the finder); the finder remembers its answer, so
+     the Dwfls of the processes find it at once later.  */
+  Dwfl *dwfl = st_dwfl_of_module (m, &mod);
+  if (mod != NULL)
+    dwfl_module_dwarf_cfi (mod, &bias);
+  dwfl_end (dwfl);
 }

@@ -21,6 +21,20 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "model/module-cache.h"
+
+/* Whether M's call frame information may be only in a separate debug
+   file, the case where debuginfod is asked for it: M has a build-id, no
+   .debug_frame of its own, and an .eh_frame covering less than half of
+   its .text.  */
+gboolean st_find_debuginfo_wanted (const StModule *m);
+
+/* A module cache prepare hook (the libdwfl engine's): when M's CFI may be
+   only in a separate debug file, finds that file now, so that a
+   download happens while M is prepared (on a worker thread with
+   JIT-style priming) rather than when a sample first needs it.  */
+void st_find_debuginfo_prepare (StModule *m, void *user_data);
+
 /* USERDATA points to the module's StModule (may be NULL).  */
 int st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                        Dwarf_Addr base, const char *file_name,

@@ -21,9 +21,21 @@ release_all (StProcessModules *pm)
   pm->last = 0;
 }
 
+/* Releases the modules of PENDING and frees it.  */
+static void
+release_pending (StProcessModules *pm, GPtrArray *pending)
+{
+  if (pending == NULL)
+    return;
+  for (guint i = 0; i < pending->len; i++)
+    st_module_cache_release (pm->cache, pending->pdata[i]);
+  g_ptr_array_unref (pending);
+}
+
 void
 st_process_modules_clear (StProcessModules *pm)
 {
+  release_pending (pm, g_steal_pointer (&pm->pending));
   release_all (pm);
   g_free (pm->mods);
   pm->mods = NULL;
@@ -42,6 +54,7 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
 {
   guint n_maps = st_address_space_size (as);
   StProcessModule *cands = g_new (StProcessModule, MAX (n_maps, 1));
+  GPtrArray *pending = NULL;
   guint n = 0;
 
   /* New uses first, then the old ones go: a module in both is never
@@ -51,10 +64,17 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
       const StMap *map = st_address_space_get (as, i);
       uint64_t bias;
 
-      if (!st_map_maybe_code (map)
-          || (map->filename[0] != '/' && strcmp (map->filename, "[vdso]") != 0))
+      if (!st_map_is_module (map))
         continue;
       StModule *m = st_module_cache_acquire (pm->cache, map);
+      if (!st_module_ready (m))
+        {
+          /* Its preparation is queued (acquire did it): next time.  */
+          if (pending == NULL)
+            pending = g_ptr_array_new ();
+          g_ptr_array_add (pending, m);
+          continue;
+        }
       if (m->elf == NULL || !st_module_bias (m, map, &bias))
         {
           st_module_cache_release (pm->cache, m);
@@ -72,12 +92,16 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
     }
   qsort (cands, n, sizeof *cands, by_start);
   release_all (pm);
+  release_pending (pm, pm->pending);
+  pm->pending = pending;
 
   if (pm->cap < n)
     {
       pm->cap = n;
       pm->mods = g_renew (StProcessModule, pm->mods, pm->cap);
     }
+  if (pm->layout_partial)
+    pm->layout = NULL;
   uint64_t covered = 0;
   for (guint i = 0; i < n; i++)
     {
@@ -93,6 +117,25 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
         pm->layout = st_register_layout (cands[i].module->machine);
     }
   g_free (cands);
+  pm->layout_partial = st_process_modules_partial (pm);
+  pm->maps_generation = st_address_space_generation (as);
+  pm->ready_generation = st_module_cache_ready_generation (pm->cache);
+}
+
+StModulesReadiness
+st_process_modules_readiness (const StProcessModules *pm)
+{
+  StModulesReadiness r = ST_MODULES_READY;
+
+  for (guint i = 0; pm->pending != NULL && i < pm->pending->len; i++)
+    {
+      const StModule *m = pm->pending->pdata[i];
+      if (st_module_fetching (m))
+        return ST_MODULES_FETCHING;
+      if (!st_module_ready (m))
+        r = ST_MODULES_PREPARING;
+    }
+  return r;
 }
 
 void

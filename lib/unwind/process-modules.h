@@ -4,7 +4,13 @@
    exactly these (dwfl-unwinder.c), the fast engine looks addresses up in
    them (fast-unwinder.c), so "in a known module" means the same to
    both.  Each entry holds a use of its StModule (st_module_cache_acquire),
-   so modules in use are never evicted.  */
+   so modules in use are never evicted.
+
+   Only READY modules are listed (module-cache.h): a code mapping whose
+   module is still being prepared on a worker is left out (and held in
+   PENDING, so that it stays until the list is rebuilt), and the list is
+   stale once the cache says that more modules became ready.  Without
+   workers every module is ready when the list is built.  */
 #ifndef ST_PROCESS_MODULES_H
 #define ST_PROCESS_MODULES_H
 
@@ -31,8 +37,16 @@ typedef struct
   guint cap;
   guint last;               /* index of the last lookup hit */
   /* The register layout of the first module of a supported architecture;
-     kept once known (as the libdwfl engine always did).  */
+     kept once known (as the libdwfl engine always did), from a list
+     that left no module out.  */
   const StRegisterLayout *layout;
+  gboolean layout_partial;  /* taken from a list with modules left out */
+
+  GPtrArray *pending;       /* StModule* left out, not ready when the
+                               list was built (each held); NULL: none */
+  uint64_t maps_generation; /* of the address space the list was built
+                               from */
+  uint64_t ready_generation;  /* of the cache, then */
 } StProcessModules;
 
 void st_process_modules_init (StProcessModules *pm, StModuleCache *cache);
@@ -40,6 +54,36 @@ void st_process_modules_clear (StProcessModules *pm);
 
 /* Rebuilds the list from the code mappings of AS.  */
 void st_process_modules_build (StProcessModules *pm, const StAddressSpace *as);
+
+/* Whether the list left modules out because they were not ready.  */
+static inline gboolean
+st_process_modules_partial (const StProcessModules *pm)
+{
+  return pm->pending != NULL && pm->pending->len > 0;
+}
+
+/* Whether the list must be rebuilt from AS: its mappings changed since,
+   or modules left out then may be ready now.  */
+static inline gboolean
+st_process_modules_stale (const StProcessModules *pm,
+                          const StAddressSpace *as)
+{
+  return pm->maps_generation != st_address_space_generation (as)
+         || (st_process_modules_partial (pm)
+             && pm->ready_generation
+                != st_module_cache_ready_generation (pm->cache));
+}
+
+typedef enum
+{
+  ST_MODULES_READY,         /* every code module is ready */
+  ST_MODULES_PREPARING,     /* some are being prepared from local files */
+  ST_MODULES_FETCHING,      /* some are asking the finder for their file
+                               (maybe a download) */
+} StModulesReadiness;
+
+/* Where the modules left out are, as of now.  */
+StModulesReadiness st_process_modules_readiness (const StProcessModules *pm);
 
 /* Drops entry I (e.g. libdwfl refused to report it).  */
 void st_process_modules_remove (StProcessModules *pm, guint i);

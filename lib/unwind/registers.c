@@ -41,6 +41,21 @@ st_register_layout (int machine)
     }
 }
 
+const StRegisterLayout *
+st_register_layout_guess (const StEvent *ev)
+{
+  switch (ev->stack.abi)
+    {
+    case ST_REGS_ABI_64:
+      return ev->stack.regs_mask >> aarch64_layout.perf_ip & 1
+             ? &aarch64_layout : &x86_64_layout;
+    case ST_REGS_ABI_32:
+      return &i386_layout;
+    default:
+      return NULL;
+    }
+}
+
 gboolean
 st_event_register (const StEvent *ev, int perf_reg, uint64_t *value)
 {

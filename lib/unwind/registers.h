@@ -27,6 +27,13 @@ typedef struct
    NULL when unsupported.  */
 const StRegisterLayout *st_register_layout (int machine);
 
+/* The layout a raw-stack event's registers most likely follow, judged
+   from the event alone (its ABI and which registers it has: only
+   aarch64's perf registers go up to 32), for when no module of the
+   process tells the architecture.  NULL when the event has no
+   registers.  */
+const StRegisterLayout *st_register_layout_guess (const StEvent *ev);
+
 /* perf register number PERF_REG of a raw-stack event, from its compacted
    array.  FALSE when the event did not sample it.  */
 gboolean st_event_register (const StEvent *ev, int perf_reg, uint64_t *value);

@@ -10,6 +10,7 @@
 
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/fast-arch.h"
+#include "unwind/find-debuginfo.h"
 #include "unwind/rule-cache.h"
 
 #define HOT_MIN_BITS 8
@@ -28,8 +29,8 @@ struct StRuleCache
   StModule *module;
   const StFastArch *arch;
 
-  /* A Dwfl of this module alone, at its ELF addresses (bias 0), with
-     the callbacks of the libdwfl engine: the same CFI and symbols.  */
+  /* A Dwfl of this module alone (st_dwfl_of_module): the same CFI and
+     symbols as the libdwfl engine's.  */
   Dwfl *dwfl;
   Dwfl_Module *dmod;
   Dwarf_CFI *eh;
@@ -130,8 +131,14 @@ st_rule_cache_prepare (StModule *m, void *user_data)
 {
   const StFastArch *arch = st_fast_arch (m->machine);
 
-  if (arch == NULL || m->tables != NULL)
+  if (m->tables != NULL)
     return;
+  if (arch == NULL)
+    {
+      /* For the libdwfl engine, which unwinds it.  */
+      st_find_debuginfo_prepare (m, NULL);
+      return;
+    }
 
   StRuleCache *c = g_new0 (StRuleCache, 1);
   c->module = m;
@@ -152,23 +159,20 @@ st_rule_cache_prepare (StModule *m, void *user_data)
     bits++;
   hot_resize (c, bits);
 
-  c->dwfl = dwfl_begin (&st_dwfl_offline_callbacks);
-  dwfl_report_begin (c->dwfl);
-  c->dmod = dwfl_report_module (c->dwfl, m->name, m->low_vaddr,
-                                MAX (m->high_vaddr, m->low_vaddr + 1));
-  if (c->dmod != NULL)
-    {
-      void **userdata;
-      dwfl_module_info (c->dmod, &userdata, NULL, NULL, NULL, NULL, NULL,
-                        NULL);
-      *userdata = m;
-    }
-  dwfl_report_end (c->dwfl, NULL, NULL);
+  c->dwfl = st_dwfl_of_module (m, &c->dmod);
   /* .eh_frame now (cheap: its header); .debug_frame only when .eh_frame
      leaves an address uncovered, since it may mean reading a separate
-     debug file.  */
+     debug file -- unless the module's CFI may be only there (stripped
+     code built without unwind tables): then now, so that the search
+     (and a debuginfod download) happens while the module is prepared,
+     off the hot path.  */
   if (c->dmod != NULL)
     c->eh = dwfl_module_eh_cfi (c->dmod, &c->eh_bias);
+  if (c->dmod != NULL && st_find_debuginfo_wanted (m))
+    {
+      c->dwarf_tried = TRUE;
+      c->dwarf = dwfl_module_dwarf_cfi (c->dmod, &c->dwarf_bias);
+    }
 }
 
 static guint

@@ -34,10 +34,14 @@ st_sample_memory_read_slow (StSampleMemory *m, uint64_t addr,
   const StMap *map = st_address_space_find (m->process->maps, addr);
   if (map != NULL && map->filename[0] != '\0')
     {
-      StModule *mod = st_module_cache_get (m->modules, map);
-      if (mod->elf != NULL && addr + m->width <= map->end
-          && st_module_read (mod, map->pgoff + (addr - map->start), value,
-                             m->width))
+      /* A module still being prepared is waited for, or (--priming
+         drop) not read.  */
+      StModule *mod = st_module_cache_get_ready (m->modules, map);
+      if (mod == NULL)
+        m->unready_read = TRUE;
+      else if (mod->elf != NULL && addr + m->width <= map->end
+               && st_module_read (mod, map->pgoff + (addr - map->start),
+                                  value, m->width))
         return TRUE;
     }
   m->failed_read = TRUE;

@@ -33,6 +33,8 @@ typedef struct
   uint32_t failed_at_frame;    /* FRAME at the last failed read */
   gboolean failed_read;
   gboolean failed_past_stack;  /* some failed read lay beyond the copy */
+  gboolean unready_read;       /* some read failed on a file whose module
+                                  was not ready (JIT-style priming) */
 } StSampleMemory;
 
 void st_sample_memory_init (StSampleMemory *m, const StEvent *ev,

@@ -4,6 +4,7 @@
 #ifndef ST_UNWIND_RESULT_H
 #define ST_UNWIND_RESULT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define ST_UNWIND_MAX_FRAMES 256
@@ -61,6 +62,10 @@ typedef struct
   StUnwindPath path;
   StFallbackReason fallback;
   uint32_t n_fp_frames; /* frames unwound by frame pointer (no CFI) */
+  /* Unwound while some module of the process was not ready yet (JIT-style
+     priming, --priming drop): its frames stop where such a module's code
+     begins.  */
+  bool unprimed;
 } StUnwindResult;
 
 const char *st_unwind_cause_name (StUnwindCause cause);

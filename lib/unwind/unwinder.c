@@ -2,6 +2,7 @@
 
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/fast-unwinder.h"
+#include "unwind/registers.h"
 #include "unwind/unwinder.h"
 
 struct StUnwinder
@@ -48,6 +49,28 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
     st_fast_unwinder_unwind (u->fast, p, ev, ips, sps, max_ips, result);
   else
     st_dwfl_unwinder_unwind (u->dwfl, p, ev, ips, sps, max_ips, result);
+
+  /* Unwound before any module of the process was ready (so nothing told
+     its architecture): the sampled IP at least, as the registers most
+     likely have it.  */
+  const StRegisterLayout *l;
+  uint64_t ip, sp;
+  if (result->unprimed && result->n_ips == 0 && max_ips > 0
+      && (l = st_register_layout_guess (ev)) != NULL
+      && st_event_register (ev, l->perf_ip, &ip))
+    {
+      ips[0] = ip;
+      sps[0] = st_event_register (ev, l->perf_sp, &sp) ? sp : 0;
+      result->n_ips = 1;
+    }
+}
+
+StModulesReadiness
+st_unwinder_readiness (StUnwinder *u, StProcess *p)
+{
+  if (u->fast != NULL)
+    return st_fast_unwinder_readiness (u->fast, p);
+  return st_dwfl_unwinder_readiness (u->dwfl, p);
 }
 
 Dwfl *

@@ -9,6 +9,7 @@
 #include "model/event.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
+#include "unwind/process-modules.h"
 #include "unwind/unwind-result.h"
 
 typedef enum
@@ -25,10 +26,20 @@ void st_unwinder_free (StUnwinder *u);
 
 /* Unwinds raw-stack event EV of process P into IPS (leaf first; the leaf
    is the sampled IP, callers are return address - 1) and SPS (each
-   frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  */
+   frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  With
+   modules of P not ready yet, it unwinds with the ready ones and RESULT
+   is unprimed; it then has at least the sampled IP when the registers
+   have it.  */
 void st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *result);
+
+/* Whether every code module of P is ready (module-cache.h), so that a
+   sample of P unwound now gets the same chain as when modules are
+   prepared inline; if not, whether one is being fetched (maybe a
+   download).  Brings P's module list up to date (and queues the
+   preparation of modules met for the first time).  */
+StModulesReadiness st_unwinder_readiness (StUnwinder *u, StProcess *p);
 
 /* The process's Dwfl with its modules reported, for symbols.  */
 Dwfl *st_unwinder_dwfl (StUnwinder *u, StProcess *p);

@@ -11,6 +11,7 @@ st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
   memset (res, 0, sizeof *res);
   res->status = ST_UNWIND_FAILED;
   res->path = path;
+  res->unprimed = st_process_modules_partial (pm);
   if (st_address_space_size (p->maps) == 0)
     res->cause = ST_CAUSE_NO_MAPS;
   else if (pm->layout == NULL)
@@ -42,6 +43,8 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                  StUnwindResult *res)
 {
   res->cause = ST_CAUSE_NONE;
+  if (mem->unready_read)
+    res->unprimed = TRUE;
   /* Frames past the last one in a known module are garbage read from a
      wrong CFA: drop them.  */
   while (*n > 1 && !o->in_module (o->user, ips[*n - 1]))

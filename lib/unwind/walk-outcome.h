@@ -14,7 +14,8 @@
 /* Starts RES for a sample of process P, whose modules are PM, unwound
    along PATH: FALSE (RES failed, with its cause) when nothing can be
    unwound in P, because nothing is known of its mappings or none of its
-   modules is usable and of a supported architecture.  */
+   modules is usable and of a supported architecture.  RES is unprimed
+   when PM left modules out that were not ready.  */
 gboolean st_walk_start (StUnwindResult *res, StUnwindPath path,
                         const StProcess *p, const StProcessModules *pm);
 
@@ -53,7 +54,8 @@ st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
    whether the walk ended because the last frame had no caller (rather
    than on an error or the frame limit MAX); LOOP, when not NULL, that it
    was stopped by st_walk_loops.  Frames after the last one in a known
-   module are dropped from *N.  MEM holds the failed reads.  */
+   module are dropped from *N.  MEM holds the failed reads (one of a
+   module not ready makes RES unprimed).  */
 void st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                       gboolean outermost, const char *loop,
                       const StSampleMemory *mem, const StWalkOracle *oracle,

@@ -11,6 +11,13 @@
 char *
 run_pipeline (int in_fd, int out_fd, const StPipelineOptions *opts)
 {
+  return run_pipeline_full (in_fd, out_fd, opts, NULL, NULL);
+}
+
+char *
+run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
+                   StUnwindCounters *total, StPrimingStats *priming)
+{
   GError *error = NULL;
   StReader *reader;
   StWriter *writer;
@@ -30,6 +37,10 @@ run_pipeline (int in_fd, int out_fd, const StPipelineOptions *opts)
   mem = open_memstream (&text, &len);
   st_stats_print (st_pipeline_stats (p), mem, FALSE);
   fclose (mem);
+  if (total != NULL)
+    *total = *st_stats_total (st_pipeline_stats (p));
+  if (priming != NULL)
+    *priming = *st_stats_priming (st_pipeline_stats (p));
   st_pipeline_free (p);
   st_writer_free (writer);
   st_reader_free (reader);

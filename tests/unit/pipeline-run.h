@@ -10,4 +10,9 @@
    g_free).  */
 char *run_pipeline (int in_fd, int out_fd, const StPipelineOptions *opts);
 
+/* Same, also copying the final counters into TOTAL and priming's figures
+   into PRIMING (either may be NULL).  */
+char *run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
+                         StUnwindCounters *total, StPrimingStats *priming);
+
 #endif /* ST_TEST_PIPELINE_RUN_H */

@@ -4,9 +4,14 @@
    real server is exercised by debuginfod-fallback.sh.  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "model/debuginfod-fetch.h"
 
@@ -134,6 +139,66 @@ test_concurrent (void)
   g_free (cache);
 }
 
+static gpointer
+ask_debuginfo (gpointer data)
+{
+  char *why = NULL;
+
+  g_assert_null (st_debuginfod_find (data, ST_DEBUGINFOD_DEBUGINFO, id_b,
+                                     sizeof id_b, &why));
+  return why;
+}
+
+/* A server that takes the connection and never answers: a query waits
+   until DEBUGINFOD_TIMEOUT, unless abandoned, and any later query is
+   abandoned at once.  */
+static void
+test_cancel (void)
+{
+  int listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in addr = { .sin_family = AF_INET };
+  socklen_t len = sizeof addr;
+  char *cache = NULL;
+
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (listener, >=, 0);
+  g_assert_cmpint (bind (listener, (struct sockaddr *) &addr, sizeof addr),
+                   ==, 0);
+  g_assert_cmpint (listen (listener, 4), ==, 0);
+  g_assert_cmpint (getsockname (listener, (struct sockaddr *) &addr, &len),
+                   ==, 0);
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%d",
+                                          ntohs (addr.sin_port));
+  cache = g_dir_make_tmp ("st-debuginfod-XXXXXX", NULL);
+  g_assert_nonnull (cache);
+  /* setenv, not g_setenv (which warns once threads were started): the
+     threads of the earlier cases are gone.  */
+  setenv ("DEBUGINFOD_URLS", url, 1);
+  setenv ("DEBUGINFOD_CACHE_PATH", cache, 1);
+  setenv ("DEBUGINFOD_TIMEOUT", "60", 1);
+  StDebuginfod *d = st_debuginfod_new ();
+  g_assert_nonnull (d);
+
+  gint64 start = g_get_monotonic_time ();
+  GThread *asker = g_thread_new ("ask", ask_debuginfo, d);
+  g_usleep (300 * 1000);
+  st_debuginfod_cancel (d);
+  g_autofree char *why = g_thread_join (asker);
+  /* A liveness check with a generous limit (the query gives up within a
+     second or so), not a timing.  */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+  g_assert_nonnull (why);
+
+  g_autofree char *later = NULL;
+  g_assert_null (st_debuginfod_find (d, ST_DEBUGINFOD_EXECUTABLE, id_b,
+                                     sizeof id_b, &later));
+  g_assert_cmpstr (later, ==, "debuginfod: abandoned");
+  st_debuginfod_free (d);
+  close (listener);
+  remove_tree (cache);
+  g_free (cache);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -141,5 +206,6 @@ main (int argc, char **argv)
   g_test_add_func ("/debuginfod/off", test_off);
   g_test_add_func ("/debuginfod/miss-remembered", test_miss_remembered);
   g_test_add_func ("/debuginfod/concurrent", test_concurrent);
+  g_test_add_func ("/debuginfod/cancel", test_cancel);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "model/module-cache.h"
+#include "test-gate.h"
 
 /* Two ELF files that exist on every Debian system, with build-ids.  */
 #define ELF_A "/usr/bin/true"
@@ -192,6 +193,145 @@ test_finder (void)
   st_module_cache_free (c);
 }
 
+/* A finder that stops at a gate, then finds ELF_A, and says where it
+   ran.  */
+typedef struct
+{
+  TestGate *gate;
+  GThread *thread;
+  guint calls;
+} GatedFinder;
+
+static char *
+find_gated (StModuleFileKind kind, const char *path, const uint8_t *build_id,
+            guint build_id_len, char **why, void *user_data)
+{
+  GatedFinder *f = user_data;
+
+  f->thread = g_thread_self ();
+  f->calls++;
+  test_gate_pass (f->gate);
+  return g_strdup (ELF_A);
+}
+
+/* Preparation on workers: the main thread never waits for a module it
+   did not ask to wait for, a module being prepared is never evicted
+   (whatever the bounds), and it becomes ready when taken back.  */
+static void
+test_workers (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-modcache-XXXXXX", NULL);
+  StModuleCache *c = st_module_cache_new (NULL);
+  GatedFinder f = { test_gate_new () };
+
+  st_module_cache_set_finder (c, find_gated, &f);
+  st_module_cache_set_workers (c, 2, FALSE);
+  g_assert_cmpuint (st_module_cache_workers (c), ==, 2);
+  st_module_cache_set_limits (c, 1, 0);
+
+  /* The slow one: its file is missing, the finder blocks.  */
+  StMap slow_map = map_of ("/nonexistent/st-test/slow", 1, NULL);
+  st_module_cache_prime (c, &slow_map);
+  StModule *slow = st_module_cache_get (c, &slow_map);
+  g_assert_false (st_module_ready (slow));
+  g_assert_null (st_module_cache_get_ready (c, &slow_map));
+  g_assert_cmpuint (st_module_cache_preparing (c), ==, 1);
+  test_gate_wait_arrived (f.gate, 1);
+  g_assert_true (f.thread != g_thread_self ());
+
+  /* Others come and go past the bound of one module: they are prepared,
+     evicted, and the slow one stays.  */
+  uint64_t gen = st_module_cache_ready_generation (c);
+  for (int i = 0; i < 4; i++)
+    {
+      char name[16];
+      g_snprintf (name, sizeof name, "f%d", i);
+      g_autofree char *path = copy_to (dir, name, i % 2 ? ELF_A : ELF_B);
+      StMap m = map_of (path, 10 + i, NULL);
+      StModule *x = st_module_cache_acquire (c, &m);
+      st_module_cache_wait_for (c, x);
+      g_assert_true (st_module_ready (x));
+      g_assert_nonnull (x->elf);
+      st_module_cache_release (c, x);
+      g_unlink (path);
+    }
+  g_assert_cmpuint (st_module_cache_ready_generation (c), !=, gen);
+  g_assert_cmpuint (st_module_cache_evictions (c), >=, 3);
+  g_assert_true (st_module_cache_get (c, &slow_map) == slow);
+  g_assert_false (st_module_ready (slow));
+  g_assert_cmpuint (st_module_cache_collect (c), ==, 0);
+
+  /* Taken while preparing, released: still never evicted.  */
+  g_assert_true (st_module_cache_acquire (c, &slow_map) == slow);
+  st_module_cache_release (c, slow);
+
+  gen = st_module_cache_ready_generation (c);
+  test_gate_open (f.gate);
+  st_module_cache_wait_for (c, slow);
+  g_assert_true (st_module_ready (slow));
+  g_assert_nonnull (slow->elf);
+  g_assert_cmpstr (slow->path, ==, ELF_A);
+  g_assert_cmpuint (st_module_cache_ready_generation (c), !=, gen);
+  g_assert_cmpuint (st_module_cache_preparing (c), ==, 0);
+  g_assert_cmpuint (st_module_cache_prepared_by_workers (c), ==, 5);
+  g_assert_true (st_module_cache_get_ready (c, &slow_map) == slow);
+  g_assert_false (st_module_cache_wait_any (c));   /* none in flight */
+  g_assert_cmpuint (f.calls, ==, 1);
+
+  st_module_cache_free (c);
+  test_gate_free (f.gate);
+  g_rmdir (dir);
+}
+
+/* With READS_WAIT, reading a module being prepared waits for it, but
+   not while it is in the finder (a download); freeing the cache waits
+   for a preparation that runs.  */
+static void
+test_workers_wait (void)
+{
+  StModuleCache *c = st_module_cache_new (NULL);
+  GatedFinder f = { test_gate_new () };
+  TestGate *first = f.gate;
+
+  st_module_cache_set_finder (c, find_gated, &f);
+  st_module_cache_set_workers (c, 1, TRUE);
+  StMap m = map_of ("/nonexistent/st-test/slow2", 1, NULL);
+  StModule *x = st_module_cache_get (c, &m);
+  g_assert_false (st_module_ready (x));
+  test_gate_wait_arrived (f.gate, 1);
+  g_assert_true (st_module_fetching (x));
+  g_assert_null (st_module_cache_get_ready (c, &m));
+  g_assert_false (st_module_cache_wait_local (c, x));
+  g_assert_false (st_module_cache_wait_any_timeout (c, 1000));
+  GThread *opener = test_gate_open_later (f.gate);
+  st_module_cache_wait_for (c, x);
+  g_assert_true (st_module_ready (x));
+  g_assert_false (st_module_fetching (x));
+  g_assert_true (st_module_cache_get_ready (c, &m) == x);
+  g_assert_true (st_module_cache_wait_local (c, x));
+  g_assert_nonnull (x->elf);
+  g_thread_join (opener);
+
+  /* Prepared from a local file: waited for.  */
+  StMap local = map_of (ELF_B, 3, NULL);
+  StModule *y = st_module_cache_get_ready (c, &local);
+  g_assert_nonnull (y);
+  g_assert_true (st_module_ready (y));
+  g_assert_nonnull (y->elf);
+
+  /* One more, still in the finder when the cache goes.  */
+  TestGate *second = test_gate_new ();
+  f.gate = second;
+  StMap m2 = map_of ("/nonexistent/st-test/slow3", 2, NULL);
+  g_assert_false (st_module_ready (st_module_cache_get (c, &m2)));
+  test_gate_wait_arrived (second, 1);
+  opener = test_gate_open_later (second);
+  st_module_cache_free (c);
+  g_thread_join (opener);
+  test_gate_free (second);
+  test_gate_free (first);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -206,5 +346,7 @@ main (int argc, char **argv)
   g_test_add_func ("/module-cache/read-and-fds", test_read_and_fds);
   g_test_add_func ("/module-cache/bounds", test_bounds);
   g_test_add_func ("/module-cache/finder", test_finder);
+  g_test_add_func ("/module-cache/workers", test_workers);
+  g_test_add_func ("/module-cache/workers-wait", test_workers_wait);
   return g_test_run ();
 }

@@ -9,12 +9,19 @@ typedef struct
 {
   GString *processed;
   GString *emitted;
+  int not_ready;        /* this pid must wait (0: none) */
+  GString *forced;
 } Log;
 
 static void *
-process (const StEvent *ev, void *user)
+process (const StEvent *ev, gboolean force, void *user)
 {
   Log *log = user;
+
+  if (ev->pid == log->not_ready && !force)
+    return ST_REORDER_LATER;
+  if (ev->pid == log->not_ready)
+    g_string_append_printf (log->forced, "%d ", ev->pid);
   g_string_append_printf (log->processed, "%d ", ev->pid);
   return GINT_TO_POINTER (ev->pid + 1000);
 }
@@ -37,11 +44,47 @@ push (StReorder *r, int id, int64_t time, gboolean round_end)
   st_reorder_push (r, &ev);
 }
 
+/* Two CPU buffers written one after the other within a round, then a
+   round end (watermark 40 for next time); 5 is older than the watermark
+   (still sorted in), 7 ends the round that releases everything <= 40.  */
+static void
+push_two_rounds (StReorder *r)
+{
+  push (r, 1, 30, FALSE);
+  push (r, 2, 40, FALSE);
+  push (r, 3, 10, FALSE);
+  push (r, 4, 0, TRUE);
+  push (r, 5, 35, FALSE);
+  push (r, 6, 50, FALSE);
+  push (r, 7, 0, TRUE);
+}
+
+static Log
+log_new (void)
+{
+  return (Log) { g_string_new (""), g_string_new (""), 0, g_string_new ("") };
+}
+
+static void
+log_clear (Log *log)
+{
+  g_string_set_size (log->processed, 0);
+  g_string_set_size (log->emitted, 0);
+}
+
+static void
+log_free (Log *log)
+{
+  g_string_free (log->processed, TRUE);
+  g_string_free (log->emitted, TRUE);
+  g_string_free (log->forced, TRUE);
+}
+
 static void
 run (gboolean time_order_out, const char *want_processed,
      const char *want_emitted)
 {
-  Log log = { g_string_new (""), g_string_new ("") };
+  Log log = log_new ();
   StReorder *r = st_reorder_new (process, emit, &log, 1 << 20,
                                  time_order_out);
 
@@ -59,8 +102,7 @@ run (gboolean time_order_out, const char *want_processed,
   g_assert_cmpstr (log.processed->str, ==, want_processed);
   g_assert_cmpstr (log.emitted->str, ==, want_emitted);
   st_reorder_free (r);
-  g_string_free (log.processed, TRUE);
-  g_string_free (log.emitted, TRUE);
+  log_free (&log);
 }
 
 static void
@@ -114,6 +156,106 @@ test_event_copy (void)
   g_free (c);
 }
 
+/* An event that must wait holds back everything released after it (in
+   processing order), not what comes before it in input order; resuming
+   goes on in the same order as without waiting.  */
+static void
+test_wait_in_time_order (void)
+{
+  Log log = log_new ();
+  StReorder *r = st_reorder_new (process, emit, &log, 1 << 20, FALSE);
+
+  log.not_ready = 1;
+  push_two_rounds (r);      /* releases 3 1 5 2 4 */
+  /* 3 is processed, 1 waits: nothing emitted (1 comes first in input
+     order), and the rest of the batch waits.  */
+  g_assert_cmpstr (log.processed->str, ==, "3 ");
+  g_assert_cmpstr (log.emitted->str, ==, "");
+  g_assert_true (st_reorder_waiting (r));
+  push (r, 8, 45, FALSE);
+  push (r, 9, 0, TRUE);      /* releases 8 6 7 9: they queue behind */
+  g_assert_cmpstr (log.processed->str, ==, "3 ");
+  g_assert_false (st_reorder_resume (r, FALSE));   /* still not ready */
+  size_t held = st_reorder_bytes (r);
+  g_assert_cmpuint (held, >, 0);
+
+  /* The order of a run that never waited: the first batch (<= 40),
+     then the second (<= 50).  */
+  log.not_ready = 0;
+  g_assert_true (st_reorder_resume (r, FALSE));
+  g_assert_cmpstr (log.processed->str, ==, "3 1 5 2 4 8 6 7 9 ");
+  g_assert_cmpstr (log.emitted->str, ==, "1 2 3 4 5 6 7 8 9 ");
+  g_assert_cmpuint (st_reorder_bytes (r), <, held);
+  push (r, 10, 55, FALSE);
+  st_reorder_flush (r);
+  g_assert_cmpstr (log.processed->str, ==, "3 1 5 2 4 8 6 7 9 10 ");
+  g_assert_cmpstr (log.emitted->str, ==, "1 2 3 4 5 6 7 8 9 10 ");
+  g_assert_cmpuint (st_reorder_bytes (r), ==, 0);
+  st_reorder_free (r);
+  log_free (&log);
+}
+
+/* Input already in order (a capture): each event is processed when
+   pushed, unless one waits; forcing takes the waiting one as it is.  */
+static void
+test_wait_as_read (void)
+{
+  Log log = log_new ();
+  StReorder *r = st_reorder_new (process, emit, &log, 1 << 20, FALSE);
+
+  st_reorder_set_as_read (r);
+  push (r, 1, 30, FALSE);
+  push (r, 2, 20, FALSE);    /* no sorting by time: as read */
+  g_assert_cmpstr (log.processed->str, ==, "1 2 ");
+  g_assert_cmpstr (log.emitted->str, ==, "1 2 ");
+  log_clear (&log);
+
+  log.not_ready = 3;
+  push (r, 3, 40, FALSE);
+  push (r, 4, 10, FALSE);
+  push (r, 5, 50, FALSE);
+  g_assert_cmpstr (log.processed->str, ==, "");
+  g_assert_true (st_reorder_waiting (r));
+  /* The cap: 3 goes as it is, the others follow.  */
+  g_assert_true (st_reorder_resume (r, TRUE));
+  g_assert_cmpstr (log.forced->str, ==, "3 ");
+  g_assert_cmpstr (log.processed->str, ==, "3 4 5 ");
+  g_assert_cmpstr (log.emitted->str, ==, "3 4 5 ");
+
+  /* Waiting at the end: flush retries once (the caller then waits).  */
+  log_clear (&log);
+  log.not_ready = 6;
+  push (r, 6, 60, FALSE);
+  push (r, 7, 70, FALSE);
+  st_reorder_flush (r);
+  g_assert_cmpstr (log.processed->str, ==, "");
+  log.not_ready = 0;
+  st_reorder_flush (r);
+  g_assert_cmpstr (log.processed->str, ==, "6 7 ");
+  g_assert_cmpstr (log.emitted->str, ==, "6 7 ");
+  st_reorder_free (r);
+  log_free (&log);
+}
+
+/* Emitted in time order: the waiting event stops emission too.  */
+static void
+test_wait_time_order_out (void)
+{
+  Log log = log_new ();
+  StReorder *r = st_reorder_new (process, emit, &log, 1 << 20, TRUE);
+
+  log.not_ready = 5;
+  push_two_rounds (r);
+  g_assert_cmpstr (log.processed->str, ==, "3 1 ");
+  g_assert_cmpstr (log.emitted->str, ==, "3 1 ");
+  log.not_ready = 0;
+  st_reorder_flush (r);
+  g_assert_cmpstr (log.processed->str, ==, "3 1 5 2 4 6 7 ");
+  g_assert_cmpstr (log.emitted->str, ==, "3 1 5 2 4 6 7 ");
+  st_reorder_free (r);
+  log_free (&log);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -121,5 +263,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reorder/input-order-out", test_input_order_out);
   g_test_add_func ("/reorder/time-order-out", test_time_order_out);
   g_test_add_func ("/reorder/event-copy", test_event_copy);
+  g_test_add_func ("/reorder/wait-in-time-order", test_wait_in_time_order);
+  g_test_add_func ("/reorder/wait-as-read", test_wait_as_read);
+  g_test_add_func ("/reorder/wait-time-order-out", test_wait_time_order_out);
   return g_test_run ();
 }

@@ -4,6 +4,8 @@
 
 #include <glib.h>
 #include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats-export.h"
@@ -152,6 +154,57 @@ test_json (void)
   st_stats_free (s);
 }
 
+/* JIT-style priming: the unprimed samples and the priming figures.  */
+static void
+test_priming (void)
+{
+  StStats *s = st_stats_new ();
+  StUnwindResult r = { ST_UNWIND_FAILED, ST_CAUSE_NO_MODULE, 1 };
+  StPrimingStats p = {
+    .mode = "defer", .threads = 2, .modules_prepared = 14,
+    .modules_pending = 1, .waits = 3, .deferred = 40, .stalls = 2,
+    .forced = 1, .cap = 16 << 20, .held = 4096, .held_max = 1 << 20,
+  };
+
+  r.unprimed = TRUE;
+  st_stats_unwind (s, 5, "new", &r);
+  r.unprimed = FALSE;
+  st_stats_unwind (s, 5, "new", &r);
+  g_autofree char *before = st_stats_export (s, &run, ST_STATS_FORMAT_TEXT);
+  assert_line (before, "priming.mode=sync");
+  assert_line (before, "priming.threads=0");
+  st_stats_set_priming (s, &p);
+
+  g_autofree char *text = st_stats_export (s, &run, ST_STATS_FORMAT_TEXT);
+  g_autofree char *json = st_stats_export (s, &run, ST_STATS_FORMAT_JSON);
+  assert_line (text, "unprimed=1");
+  assert_line (text, "priming.mode=defer");
+  assert_line (text, "priming.threads=2");
+  assert_line (text, "priming.modules_prepared=14");
+  assert_line (text, "priming.modules_pending=1");
+  assert_line (text, "priming.waits=3");
+  assert_line (text, "priming.deferred=40");
+  assert_line (text, "priming.stalls=2");
+  assert_line (text, "priming.forced=1");
+  assert_line (text, "priming.held_bytes=4096");
+  assert_line (text, "priming.cap_bytes=16777216");
+  g_assert_nonnull (strstr (json, "\"priming\": {\n    \"mode\": \"defer\","));
+  g_assert_nonnull (strstr (json, "\"unprimed\": 1,"));
+
+  /* The summary says it too.  */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&buf, &len);
+  st_stats_print (s, out, FALSE);
+  fclose (out);
+  g_assert_nonnull (strstr (buf, "stacktrace: priming (defer): 14 module(s) "
+                            "prepared on 2 worker thread(s), 1 in "
+                            "preparation; 3 wait(s)"));
+  g_assert_nonnull (strstr (buf, "; 1 sample(s) unprimed"));
+  free (buf);
+  st_stats_free (s);
+}
+
 /* No samples: no offenders, an empty array, the rate of the summary.  */
 static void
 test_empty (void)
@@ -193,6 +246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stats-export/text", test_text);
   g_test_add_func ("/stats-export/json", test_json);
   g_test_add_func ("/stats-export/empty", test_empty);
+  g_test_add_func ("/stats-export/priming", test_priming);
   g_test_add_func ("/stats-export/locale", test_locale);
   return g_test_run ();
 }

@@ -1,0 +1,38 @@
+/* The file of a module: where it is found (--symfs, the recorded path,
+   the fallback finder), what identifies it, opening it and reading its
+   program headers and build-id.  Used by the module cache only.
+
+   Thread safety: st_module_file_open touches only the module it is given
+   and reads the sources, which must not change once modules are opened;
+   it runs on the cache's worker threads.  */
+#ifndef ST_MODULE_FILE_H
+#define ST_MODULE_FILE_H
+
+#include "model/module-cache.h"
+
+/* Where module files come from.  */
+typedef struct
+{
+  char *symfs;              /* NULL: none */
+  uint8_t *vdso;            /* a copy of our own vDSO image, or NULL */
+  size_t vdso_size;
+  StModuleFinder finder;    /* NULL: none */
+  void *finder_data;
+} StModuleSources;
+
+void st_module_sources_init (StModuleSources *s, const char *symfs);
+void st_module_sources_clear (StModuleSources *s);
+
+/* The identity of MAP's file: its build-id when recorded, else the
+   recorded path and inode plus the local file's device, inode and
+   modification time (so a replaced file is another module).  Costs a
+   stat() per candidate path when there is no build-id.  */
+char *st_module_file_key (const StModuleSources *s, const StMap *map);
+
+/* Finds and opens the file of MAP into M (path, elf, data, size, machine,
+   loads, build-id), or sets M->error: --symfs, the recorded path, then
+   the finder (which may download).  No descriptor stays open.  */
+void st_module_file_open (const StModuleSources *s, StModule *m,
+                          const StMap *map);
+
+#endif /* ST_MODULE_FILE_H */
