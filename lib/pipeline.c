@@ -452,6 +452,7 @@ merge_held (StPipeline *p, const StEvent *ev)
       merged.stack.callchain = p->held->sample.ips;
       merged.stack.n_callchain = p->held->sample.n_ips;
       st_stats_event (p->stats, p->held, FALSE);
+      st_stats_joined (p->stats);
     }
   else
     release_held (p);

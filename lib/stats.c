@@ -17,6 +17,7 @@ struct StStats
   GHashTable *no_counterpart;  /* type name -> count (in the pointer) */
   uint64_t n_no_counterpart;
   uint64_t lost_by_recorder;   /* records the recorder said it lost */
+  uint64_t joined;             /* kernel parts joined to their raw stack */
   uint64_t damage[ST_DAMAGE_N];        /* damaged spots, per action */
   uint64_t damage_bytes[ST_DAMAGE_N];
   uint64_t first_damage;               /* the lowest offset of them */
@@ -64,6 +65,12 @@ st_stats_event (StStats *s, const StEvent *ev, gboolean written)
     s->lost_by_recorder += ev->lost.count;
   if (written)
     s->events_out++;
+}
+
+void
+st_stats_joined (StStats *s)
+{
+  s->joined++;
 }
 
 void
@@ -356,6 +363,10 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
       fputc ('\n', out);
     }
   fprintf (out, "stacktrace: %" PRIu64 " events read, %" PRIu64
-           " written\n", s->events_in, s->events_out);
+           " written", s->events_in, s->events_out);
+  if (s->joined > 0)
+    fprintf (out, " (%" PRIu64 " kernel part(s) written with their raw "
+             "stack as one sample)", s->joined);
+  fputc ('\n', out);
   print_counters (out, "total", t);
 }

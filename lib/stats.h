@@ -66,6 +66,9 @@ void st_stats_event (StStats *s, const StEvent *ev, gboolean written);
 /* Counts an event that has no counterpart in the output format, by the
    name of its frame or record type (a string that outlives S).  */
 void st_stats_no_counterpart (StStats *s, const char *type_name);
+/* Counts a kernel-only SAMPLE frame that became the kernel part of the
+   raw-stack sample after it (the two are written as one).  */
+void st_stats_joined (StStats *s);
 /* Counts the unwinding of one raw-stack sample of process PID.  */
 void st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                       const StUnwindResult *result);
