@@ -76,15 +76,17 @@ frame_pointer_step (const StFastArch *arch, StSampleMemory *mem,
 }
 
 /* The caller of the frame at PC (looked up at LOOKUP) with registers
-   CUR.  *BY_FP: it was unwound by frame pointer.  */
-static inline LeanStep
-lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
-           const LeanRegs *cur, uint64_t pc, uint64_t lookup, LeanRegs *next,
-           uint64_t *next_pc, gboolean *by_fp)
+   CUR, in any case: no module, no CFI, a rule whose reads may fail.
+   *BY_FP: it was unwound by frame pointer.  */
+static G_GNUC_NO_INLINE LeanStep
+lean_step_any (StProcessModules *pm, const StFastArch *arch,
+               StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
+               uint64_t lookup, LeanRegs *next, uint64_t *next_pc,
+               gboolean *by_fp)
 {
   const StProcessModule *m = st_process_modules_find (pm, lookup);
   *by_fp = FALSE;
-  if (G_UNLIKELY (m == NULL))
+  if (m == NULL)
     {
       *by_fp = TRUE;
       return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
@@ -93,52 +95,62 @@ lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
   uint32_t id = st_rule_cache_lookup_index (c, lookup - m->bias);
   const StLeanRule *l = st_rule_cache_lean (c, id);
 
+  if (l->cfa == ST_LEAN_SP || (l->cfa == ST_LEAN_FP && cur->fp_known))
+    return apply_full (st_rule_cache_rule (c, id), arch, mem, cur, pc, next,
+                       next_pc);
+  if (st_rule_cache_rule (c, id)->kind == ST_RULE_NO_CFI)
+    {
+      *by_fp = TRUE;
+      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+    }
+  return LEAN_BAIL;
+}
+
+/* The common case of lean_step_any, inline: a lean rule whose reads all
+   lie in the stack copy.  LEAN_BAIL here means "not that case".  */
+static inline LeanStep
+lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
+           uint64_t lookup, LeanRegs *next, uint64_t *next_pc)
+{
+  const StProcessModule *m = st_process_modules_find (pm, lookup);
+  if (G_UNLIKELY (m == NULL))
+    return LEAN_BAIL;
+  StRuleCache *c = m->module->tables;
+  const StLeanRule *l
+    = st_rule_cache_lean (c, st_rule_cache_lookup_index (c, lookup - m->bias));
+
   uint64_t cfa;
   if (G_LIKELY (l->cfa == ST_LEAN_SP))
     cfa = cur->sp + (int64_t) l->cfa_offset;
   else if (l->cfa == ST_LEAN_FP && cur->fp_known)
     cfa = cur->fp + (int64_t) l->cfa_offset;
-  else if (st_rule_cache_rule (c, id)->kind == ST_RULE_NO_CFI)
-    {
-      *by_fp = TRUE;
-      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
-    }
   else
     return LEAN_BAIL;
 
-  if (l->has_reads)
-    {
-      /* All reads in the stack copy (below its start, the offset wraps
-         to a huge value): none can fail.  */
-      uint64_t lo = cfa + (int64_t) l->read_lo - mem->sp;
-      uint64_t span = (uint64_t) (l->read_hi - l->read_lo);
-      if (G_UNLIKELY (lo >= mem->fast_end || span >= mem->fast_end - lo))
-        return apply_full (st_rule_cache_rule (c, id), arch, mem, cur, pc,
-                           next, next_pc);
-    }
+  /* Every read in the stack copy, so that none can fail.  (Below the
+     copy's start the offset wraps to a huge value.)  */
+  uint64_t lo = cfa + (int64_t) l->read_lo - mem->sp;
+  if (G_UNLIKELY (lo >= mem->fast_end
+                  || (uint64_t) (l->read_hi - l->read_lo)
+                     >= mem->fast_end - lo))
+    return LEAN_BAIL;
   if (l->outermost)
     return LEAN_OUTERMOST;
 
-  /* Offsets in the stack copy (checked above).  */
-  uint64_t at = cfa - mem->sp;
+  const uint8_t *at = mem->stack + (cfa - mem->sp);
   uint64_t ra;
-  memcpy (&ra, mem->stack + at + (int64_t) l->ra_offset, 8);
+  memcpy (&ra, at + l->ra_offset, 8);
   if (ra == 0)
     return LEAN_OUTERMOST;
-  switch (l->fp)
+  next->fp = cur->fp;
+  next->fp_known = cur->fp_known;
+  if (l->fp == ST_LEAN_FP_AT_CFA)
     {
-    case ST_LEAN_FP_SAME:
-      next->fp = cur->fp;
-      next->fp_known = cur->fp_known;
-      break;
-    case ST_LEAN_FP_AT_CFA:
-      memcpy (&next->fp, mem->stack + at + (int64_t) l->fp_offset, 8);
+      memcpy (&next->fp, at + l->fp_offset, 8);
       next->fp_known = TRUE;
-      break;
-    default:
-      next->fp_known = FALSE;
-      break;
     }
+  else if (l->fp == ST_LEAN_FP_UNDEFINED)
+    next->fp_known = FALSE;
   next->sp = cfa + (int64_t) l->sp_offset;
   *next_pc = ra;
   return LEAN_CALLER;
@@ -152,49 +164,58 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
 {
   LeanRegs regs[2] = { { mem->sp, fp, fp_known } };
   LeanRegs *cur = &regs[0], *next = &regs[1];
-  gboolean initial = TRUE, by_fp = FALSE;
+  gboolean by_fp = FALSE;
   uint64_t next_pc = 0;
-  uint32_t n = 0;
-  LeanStep st = LEAN_FAILED;
+  uint32_t n;
+  LeanStep st;
 
-  /* The full walk's loop (fast-unwinder.c), on three registers.  */
-  for (;;)
+  /* The full walk's loop (fast-unwinder.c) on three registers.  The
+     leaf: delivered, then unwound with the rule at its PC; a failed
+     unwind ends the walk.  */
+  ips[0] = pc;
+  sps[0] = mem->sp;
+  mem->frame = n = 1;
+  if (n >= max)
+    return ST_LEAN_BAILED;
+  st = lean_step (pm, mem, cur, pc, next, &next_pc);
+  if (st == LEAN_BAIL)
+    st = lean_step_any (pm, arch, mem, cur, pc, pc, next, &next_pc, &by_fp);
+  if (st == LEAN_BAIL)
+    return ST_LEAN_BAILED;
+
+  while (st == LEAN_CALLER)
     {
-      if (!initial)
-        {
-          /* A caller is unwound before it is delivered.  */
-          st = lean_step (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
-                          &by_fp);
-          if (st == LEAN_BAIL)
-            return ST_LEAN_BAILED;
-        }
-      uint64_t ip = initial || pc == 0 ? pc : pc - 1;
-      uint64_t sp = initial ? mem->sp : cur->sp;
-      /* The loop guard's usual answer; anything else is for the full
-         walk to decide.  */
-      if (n > 0 && sp <= sps[n - 1])
-        return ST_LEAN_BAILED;
-      ips[n] = ip;
-      sps[n] = sp;
-      mem->frame = ++n;
-      if (n >= max)
-        return ST_LEAN_BAILED;
-      if (initial || st == LEAN_FAILED)
-        {
-          /* The leaf's unwind, or the retry of a failed one.  */
-          st = lean_step (pm, arch, mem, cur, pc, initial ? pc : pc - 1,
-                          next, &next_pc, &by_fp);
-          if (st == LEAN_BAIL)
-            return ST_LEAN_BAILED;
-        }
-      if (st != LEAN_CALLER)
-        break;
+      /* A caller: unwound with the rule at PC - 1, then delivered.  */
       *n_fp += by_fp;
+      by_fp = FALSE;
       LeanRegs *t = cur;
       cur = next;
       next = t;
       pc = next_pc;
-      initial = FALSE;
+      st = lean_step (pm, mem, cur, pc - 1, next, &next_pc);
+      if (G_UNLIKELY (st == LEAN_BAIL))
+        {
+          st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
+                              &by_fp);
+          if (st == LEAN_BAIL)
+            return ST_LEAN_BAILED;
+        }
+      /* The loop guard's usual answer; anything else is for the full
+         walk to decide.  */
+      if (G_UNLIKELY (cur->sp <= sps[n - 1]))
+        return ST_LEAN_BAILED;
+      ips[n] = pc == 0 ? 0 : pc - 1;
+      sps[n] = cur->sp;
+      mem->frame = ++n;
+      if (G_UNLIKELY (n >= max))
+        return ST_LEAN_BAILED;
+      /* A failed unwind is discarded and tried once more now that the
+         frame is delivered (the reads it fails on then count for it).  */
+      if (st == LEAN_FAILED)
+        st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
+                            &by_fp);
+      if (st == LEAN_BAIL)
+        return ST_LEAN_BAILED;
     }
   *n_out = n;
   return st == LEAN_OUTERMOST ? ST_LEAN_OUTERMOST : ST_LEAN_STOPPED;
