@@ -105,6 +105,7 @@ count (StUnwindCounters *c, const StUnwindResult *r)
   if (r->fallback < ST_FALLBACK_N)
     c->by_fallback[r->fallback]++;
   c->fp_frames += r->n_fp_frames;
+  c->lean += r->lean;
 }
 
 /* What the fast engine did, when it ran.  */
@@ -117,7 +118,8 @@ print_engine (FILE *out, const StUnwindCounters *c)
   if (rules + handed == 0)
     return;
   fprintf (out, "stacktrace: fast engine: %" PRIu64 " samples by cached CFI "
-           "rules, %" PRIu64 " handed to libdwfl", rules, handed);
+           "rules (%" PRIu64 " by the lean walk), %" PRIu64 " handed to "
+           "libdwfl", rules, c->lean, handed);
   if (handed > 0)
     {
       const char *sep = " (";

@@ -24,6 +24,7 @@ typedef struct
   uint64_t by_path[ST_PATH_N];          /* which engine did the work */
   uint64_t by_fallback[ST_FALLBACK_N];  /* why fast handed over */
   uint64_t fp_frames;   /* frames unwound by frame pointer (no CFI) */
+  uint64_t lean;        /* of ST_PATH_RULES: by the lean walk alone */
 } StUnwindCounters;
 
 typedef struct

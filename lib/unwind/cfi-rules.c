@@ -2,7 +2,8 @@
    registers.  The shapes recognised are those dwarf_frame_cfa and
    dwarf_frame_register (elfutils 0.188) produce for the plain rules:
    CFA = DW_OP_bregx REG OFF; offset(N) = call_frame_cfa [plus_uconst N];
-   val_offset(N) = the same + stack_value; register(R) = regx R.  */
+   val_offset(N) = the same + stack_value; register(R) = regx R; and the
+   PLT's CFA expression (StCfaKind).  */
 #include "config.h"
 
 #include <dwarf.h>
@@ -85,6 +86,64 @@ register_rule (Dwarf_Frame *frame, unsigned regno, unsigned n_regs,
   return TRUE;
 }
 
+/* The register of DW_OP_bregN or DW_OP_bregx OP, or -1.  */
+static int
+breg (const Dwarf_Op *op)
+{
+  if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+    return op->atom - DW_OP_breg0;
+  if (op->atom == DW_OP_bregx && op->number <= G_MAXUINT8)
+    return (int) op->number;
+  return -1;
+}
+
+/* The literal of DW_OP_litN OP, or -1.  */
+static int
+lit (const Dwarf_Op *op)
+{
+  return op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31
+         ? op->atom - DW_OP_lit0 : -1;
+}
+
+/* Whether OPS is the PLT's CFA expression (StCfaKind); if so, fills
+   RULE's CFA from it (CFA_REG stays ST_RULE_NO_CFA when a register is
+   not tracked: libdwfl cannot read it either).  */
+static gboolean
+plt_cfa (const Dwarf_Op *ops, size_t nops, unsigned n_regs,
+         StUnwindRule *rule)
+{
+  static const uint8_t shape[] = {
+    0, 0, 0, DW_OP_and, 0, DW_OP_ge, 0, DW_OP_shl, DW_OP_plus
+  };
+  int base, pc, mask, min, shift;
+  int32_t offset;
+
+  if (nops != G_N_ELEMENTS (shape))
+    return FALSE;
+  for (size_t i = 0; i < nops; i++)
+    if (shape[i] != 0 && ops[i].atom != shape[i])
+      return FALSE;
+  base = breg (&ops[0]);
+  pc = breg (&ops[1]);
+  mask = lit (&ops[2]);
+  min = lit (&ops[4]);
+  shift = lit (&ops[6]);
+  if (base < 0 || pc < 0 || ops[1].number != 0 || mask < 0 || min < 0
+      || shift < 0 || !small_offset (ops[0].number, &offset))
+    return FALSE;
+  rule->cfa_kind = ST_CFA_PLT;
+  rule->cfa_offset = offset;
+  rule->plt_mask = mask;
+  rule->plt_min = min;
+  rule->plt_shift = shift;
+  if ((unsigned) base < n_regs && (unsigned) pc < n_regs)
+    {
+      rule->cfa_reg = base;
+      rule->plt_reg = pc;
+    }
+  return TRUE;
+}
+
 void
 st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
                         StUnwindRule *rule, Dwarf_Addr *start,
@@ -111,17 +170,19 @@ st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
   rule->cfa_reg = ST_RULE_NO_CFA;
   if (dwarf_frame_cfa (frame, &ops, &nops) == 0 && nops > 0)
     {
-      if (nops != 1 || ops[0].atom != DW_OP_bregx)
+      if (plt_cfa (ops, nops, n_regs, rule))
+        ;
+      else if (nops != 1 || ops[0].atom != DW_OP_bregx)
         {
           fallback (rule, ST_FALLBACK_EXPRESSION);
           return;
         }
-      if (!small_offset (ops[0].number2, &rule->cfa_offset))
+      else if (!small_offset (ops[0].number2, &rule->cfa_offset))
         {
           fallback (rule, ST_FALLBACK_OTHER);
           return;
         }
-      if (ops[0].number < n_regs)
+      else if (ops[0].number < n_regs)
         rule->cfa_reg = ops[0].number;
     }
   /* Else the CFA is undefined or invalid: libdwfl cannot compute it and
@@ -168,6 +229,23 @@ st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
 }
 
 gboolean
+st_cfi_rule_cfa (const StUnwindRule *rule, const StFrameRegs *cur,
+                 uint64_t *cfa)
+{
+  if (rule->cfa_reg == ST_RULE_NO_CFA || !(cur->set & (1u << rule->cfa_reg)))
+    return FALSE;
+  *cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
+  if (rule->cfa_kind == ST_CFA_PLT)
+    {
+      if (!(cur->set & (1u << rule->plt_reg)))
+        return FALSE;
+      int64_t low = (int64_t) (cur->regs[rule->plt_reg] & rule->plt_mask);
+      *cfa += (uint64_t) (low >= rule->plt_min) << rule->plt_shift;
+    }
+  return TRUE;
+}
+
+gboolean
 st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
                    StFrameRegs *next, unsigned ra, StSampleMemory *mem,
                    uint64_t *pc)
@@ -181,9 +259,9 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
      picking them out.  */
   memcpy (next->regs, cur->regs, sizeof next->regs);
   next->set = cur->set & rule->same;
-  if (rule->cfa_reg != ST_RULE_NO_CFA && (cur->set & (1u << rule->cfa_reg)))
+  uint64_t cfa;
+  if (st_cfi_rule_cfa (rule, cur, &cfa))
     {
-      uint64_t cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
       for (; r < at_end; r++)
         if (st_sample_memory_read (mem, cfa + (int64_t) r->offset,
                                    &next->regs[r->reg]))

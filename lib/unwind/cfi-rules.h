@@ -8,10 +8,12 @@
    engines compute the same registers: every register libdwfl tracks
    (ebl_frame_nregs) gets its rule, a register whose rule cannot be
    evaluated (its inputs unknown, its memory unreadable) becomes unknown,
-   and the return address register gives the caller's PC.  What a rule
-   cannot say (a CFA or register given by a DWARF expression, a signal
-   frame, another return address column) makes it ST_RULE_FALLBACK: the
-   fast engine then lets libdwfl unwind the sample.  */
+   and the return address register gives the caller's PC.  One DWARF
+   expression is understood: the CFA of a lazy-binding PLT (see
+   StCfaKind).  What a rule cannot say (another CFA or register given by
+   a DWARF expression, a signal frame, another return address column)
+   makes it ST_RULE_FALLBACK: the fast engine then lets libdwfl unwind
+   the sample.  */
 #ifndef ST_CFI_RULES_H
 #define ST_CFI_RULES_H
 
@@ -52,6 +54,21 @@ typedef struct
   int32_t offset;
 } StRegRule;
 
+typedef enum
+{
+  ST_CFA_REG,           /* CFA = CFA_REG + CFA_OFFSET */
+  /* The CFA expression of a lazy-binding PLT entry (the linker's, in
+     .eh_frame of every such executable and library):
+       DW_OP_breg<CFA_REG> CFA_OFFSET; DW_OP_breg<PLT_REG> 0;
+       DW_OP_lit<PLT_MASK>; DW_OP_and; DW_OP_lit<PLT_MIN>; DW_OP_ge;
+       DW_OP_lit<PLT_SHIFT>; DW_OP_shl; DW_OP_plus
+     that is CFA_REG + CFA_OFFSET, plus 1 << PLT_SHIFT when the PC
+     (PLT_REG) has passed the entry's push (the PC's low bits, PLT_MASK,
+     are at least PLT_MIN).  libdwfl evaluates it the same way; an
+     unknown register makes the CFA unknown.  */
+  ST_CFA_PLT,
+} StCfaKind;
+
 /* Registers neither in SAME nor listed are undefined in the caller.  */
 typedef struct
 {
@@ -63,7 +80,12 @@ typedef struct
   uint32_t same;        /* bit R: register R keeps the callee's value */
   uint8_t n_at_cfa;     /* REGS: first the ST_REG_AT_CFA ones, */
   uint8_t n_is_cfa;     /* then the ST_REG_IS_CFA ones, then IN_REG */
-  uint16_t pad;
+  uint8_t cfa_kind;     /* StCfaKind */
+  uint8_t plt_reg;      /* ST_CFA_PLT's operands */
+  uint8_t plt_mask;
+  uint8_t plt_min;
+  uint8_t plt_shift;
+  uint8_t pad;
   StRegRule regs[ST_RULE_MAX_REGS];   /* the other defined registers */
 } StUnwindRule;
 
@@ -80,6 +102,10 @@ typedef struct
 void st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs,
                              unsigned ra, StUnwindRule *rule,
                              Dwarf_Addr *start, Dwarf_Addr *end);
+
+/* The CFA of ST_RULE_OK rule RULE in frame CUR: FALSE when unknown.  */
+gboolean st_cfi_rule_cfa (const StUnwindRule *rule, const StFrameRegs *cur,
+                          uint64_t *cfa);
 
 /* Applies ST_RULE_OK rule RULE to CUR, giving the caller's registers in
    NEXT.  Reads memory through MEM (which records failures).  Returns

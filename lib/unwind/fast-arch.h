@@ -18,6 +18,7 @@ typedef struct
   unsigned n_regs;           /* DWARF registers 0..n_regs-1 */
   unsigned ra;               /* return address column */
   unsigned sp;               /* DWARF stack pointer */
+  unsigned fp;               /* DWARF frame pointer */
   /* Unwinds CUR without CFI into NEXT and *PC; FALSE when it cannot (the
      walk then stops with an error, as libdwfl's does).  */
   gboolean (*no_cfi_step) (const StFrameRegs *cur, StFrameRegs *next,

@@ -14,6 +14,7 @@
 
 #include "unwind/fast-arch.h"
 #include "unwind/fast-unwinder.h"
+#include "unwind/lean-walk.h"
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
 #include "unwind/rule-cache.h"
@@ -24,6 +25,7 @@ struct StFastUnwinder
 {
   StModuleCache *modules;
   StDwflUnwinder *dwfl;
+  gboolean lean;              /* try the lean walk first */
 };
 
 typedef struct
@@ -40,6 +42,7 @@ st_fast_unwinder_new (StModuleCache *modules)
 
   u->modules = modules;
   u->dwfl = st_dwfl_unwinder_new (modules);
+  u->lean = TRUE;
   st_module_cache_set_prepare (modules, st_rule_cache_prepare, NULL);
   return u;
 }
@@ -57,6 +60,12 @@ StDwflUnwinder *
 st_fast_unwinder_dwfl_engine (StFastUnwinder *u)
 {
   return u->dwfl;
+}
+
+void
+st_fast_unwinder_set_lean (StFastUnwinder *u, gboolean lean)
+{
+  u->lean = lean;
 }
 
 static void
@@ -276,29 +285,13 @@ hand_to_dwfl (StFastUnwinder *u, StProcess *p, const StEvent *ev,
   res->fallback = why;
 }
 
-void
-st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
-                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
-                         StUnwindResult *res)
+/* The full walk of a sample whose registers are in BY_PERF (PRESENT).  */
+static void
+full_walk (StFastUnwinder *u, ProcessState *s, StProcess *p, const StEvent *ev,
+           const uint64_t *by_perf, uint64_t present, uint64_t *ips,
+           uint64_t *sps, uint32_t max_ips, StUnwindResult *res)
 {
-  ProcessState *s = process_state (u, p);
   const StRegisterLayout *layout = s->modules.layout;
-  if (!st_walk_start (res, ST_PATH_RULES, p, &s->modules))
-    return;
-  if (s->arch == NULL || ev->stack.abi != ST_REGS_ABI_64)
-    {
-      hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, ST_FALLBACK_ARCH);
-      return;
-    }
-
-  uint64_t by_perf[64];
-  uint64_t present = st_event_registers (ev, by_perf);
-  if (!(present & (1ull << layout->perf_sp))
-      || !(present & (1ull << layout->perf_ip)))
-    {
-      res->cause = ST_CAUSE_NO_REGS;
-      return;
-    }
   uint64_t sp = by_perf[layout->perf_sp], pc = by_perf[layout->perf_ip];
   StFrameRegs regs;
   regs.set = 0;
@@ -310,6 +303,13 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
           regs.regs[i] = by_perf[perf];
           regs.set |= 1u << i;
         }
+    }
+  /* The PC register too, as the libdwfl engine sets it (a PLT's CFA
+     reads it).  */
+  if (layout->dwarf_pc >= 0 && (unsigned) layout->dwarf_pc < s->arch->n_regs)
+    {
+      regs.regs[layout->dwarf_pc] = pc;
+      regs.set |= 1u << layout->dwarf_pc;
     }
 
   Walk w = { .s = s, .arch = s->arch };
@@ -325,4 +325,53 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
   StWalkOracle oracle = { fast_in_module, fast_at_entry_point, fast_detail, s };
   st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, w.loop, &w.mem,
                    &oracle, res);
+}
+
+void
+st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
+                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+                         StUnwindResult *res)
+{
+  ProcessState *s = process_state (u, p);
+  const StRegisterLayout *layout = s->modules.layout;
+  if (!st_walk_start (res, ST_PATH_RULES, p, &s->modules))
+    return;
+  if (s->arch == NULL || ev->stack.abi != ST_REGS_ABI_64)
+    {
+      hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, ST_FALLBACK_ARCH);
+      return;
+    }
+
+  uint64_t sp, pc, fp;
+  if (!st_event_register (ev, layout->perf_sp, &sp)
+      || !st_event_register (ev, layout->perf_ip, &pc))
+    {
+      res->cause = ST_CAUSE_NO_REGS;
+      return;
+    }
+  if (u->lean)
+    {
+      StSampleMemory mem;
+      uint32_t n = 0, n_fp = 0;
+      gboolean fp_known = st_event_register (ev,
+                                             layout->perf_of_dwarf[s->arch->fp],
+                                             &fp);
+      st_sample_memory_init (&mem, ev, sp, p, u->modules);
+      StLeanEnd end = st_lean_walk (&s->modules, s->arch, &mem, pc, fp,
+                                    fp_known, ips, sps, max_ips, &n, &n_fp);
+      if (end != ST_LEAN_BAILED)
+        {
+          StWalkOracle oracle = { fast_in_module, fast_at_entry_point,
+                                  fast_detail, s };
+          res->lean = TRUE;
+          res->n_fp_frames = n_fp;
+          st_walk_outcome (ips, &n, max_ips, end == ST_LEAN_OUTERMOST, NULL,
+                           &mem, &oracle, res);
+          return;
+        }
+    }
+
+  uint64_t by_perf[64];
+  uint64_t present = st_event_registers (ev, by_perf);
+  full_walk (u, s, p, ev, by_perf, present, ips, sps, max_ips, res);
 }

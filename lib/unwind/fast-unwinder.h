@@ -5,7 +5,9 @@
    register rules, same frame-pointer step where a module has no CFI,
    same reads, same outcome); what it cannot express (a DWARF
    expression, a signal frame, an architecture other than x86_64) it
-   hands to the libdwfl engine for the whole sample.  */
+   hands to the libdwfl engine for the whole sample.  A sample is first
+   tried by the lean walk (lean-walk.h), which covers the common case at
+   a fraction of the cost and hands anything else to the full walk.  */
 #ifndef ST_FAST_UNWINDER_H
 #define ST_FAST_UNWINDER_H
 
@@ -36,6 +38,10 @@ void st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p,
    them; brings P's module list up to date.  */
 StModulesReadiness st_fast_unwinder_readiness (StFastUnwinder *u,
                                                StProcess *p);
+
+/* Whether the lean walk (lean-walk.h) is tried first (the default), or
+   every sample walked by the full walk (to compare the two).  */
+void st_fast_unwinder_set_lean (StFastUnwinder *u, gboolean lean);
 
 /* The libdwfl engine behind it (fallback, and symbols).  */
 StDwflUnwinder *st_fast_unwinder_dwfl_engine (StFastUnwinder *u);

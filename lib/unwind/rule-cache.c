@@ -40,6 +40,7 @@ struct StRuleCache
   gboolean dwarf_tried;
 
   GArray *rules;          /* StUnwindRule */
+  GArray *lean;           /* StLeanRule, one per rule */
   GHashTable *rule_ids;   /* StUnwindRule bytes -> index + 1 */
   GTree *ranges;          /* Range* -> index + 1 */
   guint n_ranges;
@@ -106,6 +107,7 @@ rule_cache_free (gpointer data)
     dwfl_end (c->dwfl);
   g_free (c->pub.hot);
   g_array_free (c->rules, TRUE);
+  g_array_free (c->lean, TRUE);
   g_hash_table_destroy (c->rule_ids);
   g_tree_destroy (c->ranges);
   g_hash_table_destroy (c->entry_memo);
@@ -144,6 +146,7 @@ st_rule_cache_prepare (StModule *m, void *user_data)
   c->module = m;
   c->arch = arch;
   c->rules = g_array_new (FALSE, FALSE, sizeof (StUnwindRule));
+  c->lean = g_array_new (FALSE, FALSE, sizeof (StLeanRule));
   c->rule_ids = g_hash_table_new_full (rule_hash, rule_equal, g_free, NULL);
   c->ranges = g_tree_new_full (range_cmp, NULL, g_free, NULL);
   c->entry_memo = g_hash_table_new_full (g_int64_hash, g_int64_equal,
@@ -182,12 +185,16 @@ intern_rule (StRuleCache *c, const StUnwindRule *rule)
 
   if (id != 0)
     return id - 1;
+  StLeanRule lean;
+  st_lean_rule_from_rule (rule, c->arch, &lean);
   g_array_append_val (c->rules, *rule);
+  g_array_append_val (c->lean, lean);
   c->pub.rules = (StUnwindRule *) c->rules->data;
+  c->pub.lean = (StLeanRule *) c->lean->data;
   id = c->rules->len;
   g_hash_table_insert (c->rule_ids, g_memdup2 (rule, sizeof *rule),
                        GUINT_TO_POINTER (id));
-  st_module_account (c->module, 2 * sizeof *rule + 32);
+  st_module_account (c->module, 2 * sizeof *rule + sizeof lean + 32);
   return id - 1;
 }
 
@@ -235,7 +242,7 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
   return intern_rule (c, &rule);
 }
 
-const StUnwindRule *
+uint32_t
 st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
 {
   GTreeNode *node = g_tree_search_node (c->ranges, range_contains, &addr);
@@ -267,7 +274,7 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
   h->start = range->start;
   h->len = (uint32_t) MIN (range->end - range->start, (uint64_t) G_MAXUINT32);
   h->rule = id;
-  return &c->pub.rules[id];
+  return id;
 }
 
 /* libdwfl's answer (the libdwfl engine's at_entry_point) is a symbol

@@ -15,6 +15,7 @@
 
 #include "model/module-cache.h"
 #include "unwind/cfi-rules.h"
+#include "unwind/lean-rule.h"
 
 typedef struct StRuleCache StRuleCache;
 
@@ -26,10 +27,9 @@ typedef struct StRuleCache StRuleCache;
    MODULE (runs on worker threads with JIT-style priming).  */
 void st_rule_cache_prepare (StModule *module, void *user_data);
 
-/* The rule for ELF address ADDR of MODULE (prepared by the hook).  The
-   pointer is valid until the next lookup in the same module.  */
-const StUnwindRule *st_rule_cache_lookup_slow (StRuleCache *c,
-                                               uint64_t addr);
+/* The index of the rule for ELF address ADDR of MODULE (prepared by the
+   hook), in the arrays of st_rule_cache_rule and st_rule_cache_lean.  */
+uint32_t st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr);
 
 /* Whether ADDR lies in the function at the module's ELF entry point
    (_start), as libdwfl's symbol table sees it.  */
@@ -54,6 +54,7 @@ struct StRuleCachePublic
   StRuleHot *hot;
   uint32_t hot_shift;   /* 64 - log2 (number of slots) */
   StUnwindRule *rules;  /* by index */
+  StLeanRule *lean;     /* by index: each rule's lean form */
 };
 
 static inline StRuleHot *
@@ -62,15 +63,36 @@ st_rule_cache_hot_slot (struct StRuleCachePublic *p, uint64_t addr)
   return &p->hot[((addr >> 4) * 0x9e3779b97f4a7c15ull) >> p->hot_shift];
 }
 
-static inline const StUnwindRule *
-st_rule_cache_lookup (StRuleCache *c, uint64_t addr)
+static inline uint32_t
+st_rule_cache_lookup_index (StRuleCache *c, uint64_t addr)
 {
   struct StRuleCachePublic *p = (struct StRuleCachePublic *) c;
   const StRuleHot *h = st_rule_cache_hot_slot (p, addr);
 
   if (addr - h->start < h->len)
-    return &p->rules[h->rule];
+    return h->rule;
   return st_rule_cache_lookup_slow (c, addr);
+}
+
+/* Rule INDEX, and its lean form: valid until the next lookup in the
+   same module.  */
+static inline const StUnwindRule *
+st_rule_cache_rule (StRuleCache *c, uint32_t index)
+{
+  return &((struct StRuleCachePublic *) c)->rules[index];
+}
+
+static inline const StLeanRule *
+st_rule_cache_lean (StRuleCache *c, uint32_t index)
+{
+  return &((struct StRuleCachePublic *) c)->lean[index];
+}
+
+/* The rule for ELF address ADDR of the module.  */
+static inline const StUnwindRule *
+st_rule_cache_lookup (StRuleCache *c, uint64_t addr)
+{
+  return st_rule_cache_rule (c, st_rule_cache_lookup_index (c, addr));
 }
 
 #endif /* ST_RULE_CACHE_H */

@@ -62,6 +62,7 @@ typedef struct
   StUnwindPath path;
   StFallbackReason fallback;
   uint32_t n_fp_frames; /* frames unwound by frame pointer (no CFI) */
+  bool lean;            /* by the fast engine's lean walk */
   /* Unwound while some module of the process was not ready yet (JIT-style
      priming, --priming drop): its frames stop where such a module's code
      begins.  */

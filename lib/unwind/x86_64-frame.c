@@ -48,7 +48,7 @@ x86_64_frame_pointer_step (const StFrameRegs *cur, StFrameRegs *next,
 G_STATIC_ASSERT (X86_64_N_REGS <= ST_FRAME_MAX_REGS);
 
 static const StFastArch x86_64_arch = {
-  "x86_64", EM_X86_64, X86_64_N_REGS, X86_64_RIP, X86_64_RSP,
+  "x86_64", EM_X86_64, X86_64_N_REGS, X86_64_RIP, X86_64_RSP, X86_64_RBP,
   x86_64_frame_pointer_step
 };
 

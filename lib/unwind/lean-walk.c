@@ -1,0 +1,222 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "unwind/lean-rule.h"
+#include "unwind/lean-walk.h"
+#include "unwind/rule-cache.h"
+
+typedef struct
+{
+  uint64_t sp;
+  uint64_t fp;
+  gboolean fp_known;
+} LeanRegs;
+
+typedef enum
+{
+  LEAN_CALLER,
+  LEAN_OUTERMOST,
+  LEAN_FAILED,          /* no CFI and no usable frame pointer */
+  LEAN_BAIL,
+} LeanStep;
+
+static void
+to_frame_regs (const StFastArch *arch, const LeanRegs *cur, uint64_t pc,
+               StFrameRegs *regs)
+{
+  regs->set = (1u << arch->sp) | (1u << arch->ra);
+  regs->regs[arch->sp] = cur->sp;
+  regs->regs[arch->ra] = pc;
+  regs->regs[arch->fp] = cur->fp;
+  if (cur->fp_known)
+    regs->set |= 1u << arch->fp;
+}
+
+static void
+from_frame_regs (const StFastArch *arch, const StFrameRegs *regs,
+                 LeanRegs *next)
+{
+  /* Both ways of unwinding give the stack pointer (a lean rule says
+     CFA + offset; the frame-pointer step, frame pointer + 16).  */
+  next->sp = regs->regs[arch->sp];
+  next->fp = regs->regs[arch->fp];
+  next->fp_known = (regs->set >> arch->fp) & 1;
+}
+
+/* A rule whose reads leave the stack copy, applied by the full walk's
+   code (which records the failed reads) to the three registers.  */
+static LeanStep
+apply_full (const StUnwindRule *rule, const StFastArch *arch,
+            StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
+            LeanRegs *next, uint64_t *next_pc)
+{
+  StFrameRegs in, out;
+
+  to_frame_regs (arch, cur, pc, &in);
+  gboolean caller = st_cfi_rule_apply (rule, &in, &out, arch->ra, mem,
+                                       next_pc);
+  from_frame_regs (arch, &out, next);
+  return caller ? LEAN_CALLER : LEAN_OUTERMOST;
+}
+
+/* No CFI at the PC: the full walk's frame-pointer step, on the three
+   registers (all it reads).  */
+static LeanStep
+frame_pointer_step (const StFastArch *arch, StSampleMemory *mem,
+                    const LeanRegs *cur, uint64_t pc, LeanRegs *next,
+                    uint64_t *next_pc)
+{
+  StFrameRegs in, out;
+
+  to_frame_regs (arch, cur, pc, &in);
+  gboolean caller = arch->no_cfi_step (&in, &out, mem, next_pc);
+  from_frame_regs (arch, &out, next);
+  return caller ? LEAN_CALLER : LEAN_FAILED;
+}
+
+/* The caller of the frame at PC (looked up at LOOKUP) with registers
+   CUR, in any case: no module, no CFI, a rule whose reads may fail.
+   *BY_FP: it was unwound by frame pointer.  */
+static G_GNUC_NO_INLINE LeanStep
+lean_step_any (StProcessModules *pm, const StFastArch *arch,
+               StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
+               uint64_t lookup, LeanRegs *next, uint64_t *next_pc,
+               gboolean *by_fp)
+{
+  const StProcessModule *m = st_process_modules_find (pm, lookup);
+  *by_fp = FALSE;
+  if (m == NULL)
+    {
+      *by_fp = TRUE;
+      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+    }
+  StRuleCache *c = m->module->tables;
+  uint32_t id = st_rule_cache_lookup_index (c, lookup - m->bias);
+  const StLeanRule *l = st_rule_cache_lean (c, id);
+
+  if (l->cfa == ST_LEAN_SP || (l->cfa == ST_LEAN_FP && cur->fp_known))
+    return apply_full (st_rule_cache_rule (c, id), arch, mem, cur, pc, next,
+                       next_pc);
+  if (st_rule_cache_rule (c, id)->kind == ST_RULE_NO_CFI)
+    {
+      *by_fp = TRUE;
+      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+    }
+  return LEAN_BAIL;
+}
+
+/* The common case of lean_step_any, inline: a lean rule whose reads all
+   lie in the stack copy.  LEAN_BAIL here means "not that case".  */
+static inline LeanStep
+lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
+           uint64_t lookup, LeanRegs *next, uint64_t *next_pc)
+{
+  const StProcessModule *m = st_process_modules_find (pm, lookup);
+  if (G_UNLIKELY (m == NULL))
+    return LEAN_BAIL;
+  StRuleCache *c = m->module->tables;
+  const StLeanRule *l
+    = st_rule_cache_lean (c, st_rule_cache_lookup_index (c, lookup - m->bias));
+
+  uint64_t cfa;
+  if (G_LIKELY (l->cfa == ST_LEAN_SP))
+    cfa = cur->sp + (int64_t) l->cfa_offset;
+  else if (l->cfa == ST_LEAN_FP && cur->fp_known)
+    cfa = cur->fp + (int64_t) l->cfa_offset;
+  else
+    return LEAN_BAIL;
+
+  /* Every read in the stack copy, so that none can fail.  (Below the
+     copy's start the offset wraps to a huge value.)  */
+  uint64_t lo = cfa + (int64_t) l->read_lo - mem->sp;
+  if (G_UNLIKELY (lo >= mem->fast_end
+                  || (uint64_t) (l->read_hi - l->read_lo)
+                     >= mem->fast_end - lo))
+    return LEAN_BAIL;
+  if (l->outermost)
+    return LEAN_OUTERMOST;
+
+  const uint8_t *at = mem->stack + (cfa - mem->sp);
+  uint64_t ra;
+  memcpy (&ra, at + l->ra_offset, 8);
+  if (ra == 0)
+    return LEAN_OUTERMOST;
+  next->fp = cur->fp;
+  next->fp_known = cur->fp_known;
+  if (l->fp == ST_LEAN_FP_AT_CFA)
+    {
+      memcpy (&next->fp, at + l->fp_offset, 8);
+      next->fp_known = TRUE;
+    }
+  else if (l->fp == ST_LEAN_FP_UNDEFINED)
+    next->fp_known = FALSE;
+  next->sp = cfa + (int64_t) l->sp_offset;
+  *next_pc = ra;
+  return LEAN_CALLER;
+}
+
+StLeanEnd
+st_lean_walk (StProcessModules *pm, const StFastArch *arch,
+              StSampleMemory *mem, uint64_t pc, uint64_t fp,
+              gboolean fp_known, uint64_t *ips, uint64_t *sps, uint32_t max,
+              uint32_t *n_out, uint32_t *n_fp)
+{
+  LeanRegs regs[2] = { { mem->sp, fp, fp_known } };
+  LeanRegs *cur = &regs[0], *next = &regs[1];
+  gboolean by_fp = FALSE;
+  uint64_t next_pc = 0;
+  uint32_t n;
+  LeanStep st;
+
+  /* The full walk's loop (fast-unwinder.c) on three registers.  The
+     leaf: delivered, then unwound with the rule at its PC; a failed
+     unwind ends the walk.  */
+  ips[0] = pc;
+  sps[0] = mem->sp;
+  mem->frame = n = 1;
+  if (n >= max)
+    return ST_LEAN_BAILED;
+  st = lean_step (pm, mem, cur, pc, next, &next_pc);
+  if (st == LEAN_BAIL)
+    st = lean_step_any (pm, arch, mem, cur, pc, pc, next, &next_pc, &by_fp);
+  if (st == LEAN_BAIL)
+    return ST_LEAN_BAILED;
+
+  while (st == LEAN_CALLER)
+    {
+      /* A caller: unwound with the rule at PC - 1, then delivered.  */
+      *n_fp += by_fp;
+      by_fp = FALSE;
+      LeanRegs *t = cur;
+      cur = next;
+      next = t;
+      pc = next_pc;
+      st = lean_step (pm, mem, cur, pc - 1, next, &next_pc);
+      if (G_UNLIKELY (st == LEAN_BAIL))
+        {
+          st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
+                              &by_fp);
+          if (st == LEAN_BAIL)
+            return ST_LEAN_BAILED;
+        }
+      /* The loop guard's usual answer; anything else is for the full
+         walk to decide.  */
+      if (G_UNLIKELY (cur->sp <= sps[n - 1]))
+        return ST_LEAN_BAILED;
+      ips[n] = pc == 0 ? 0 : pc - 1;
+      sps[n] = cur->sp;
+      mem->frame = ++n;
+      if (G_UNLIKELY (n >= max))
+        return ST_LEAN_BAILED;
+      /* A failed unwind is discarded and tried once more now that the
+         frame is delivered (the reads it fails on then count for it).  */
+      if (st == LEAN_FAILED)
+        st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
+                            &by_fp);
+      if (st == LEAN_BAIL)
+        return ST_LEAN_BAILED;
+    }
+  *n_out = n;
+  return st == LEAN_OUTERMOST ? ST_LEAN_OUTERMOST : ST_LEAN_STOPPED;
+}
