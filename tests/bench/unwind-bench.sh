@@ -23,8 +23,8 @@
 # includes one-time costs (start-up, opening modules, reading CFI rows
 # for the first time, loading separate debug files); the "steady" column
 # leaves them out: the capture is converted to a Sysprof capture holding
-# its samples once and twice over, and steady = samples / (time of the
-# double - time of the single).  The machine may be busy: --callgrind
+# its samples once and four times over, and steady = 3 x samples / (time
+# of the four - time of the one).  The machine may be busy: --callgrind
 # adds instructions per sample of the fast engine (valgrind, whole run),
 # which do not depend on the load.
 #
@@ -134,28 +134,34 @@ best_of ()
   done
 }
 
-# steady DATA SAMPLES: the fast engine's rate without one-time costs.
+# steady DATA SAMPLES: the fast engine's rate without one-time costs:
+# the samples once, then four times over (a capture's frames after its
+# 256-byte header repeated), samples x 3 / the difference.
 steady ()
 {
-  local once=$work/once.syscap twice=$work/twice.syscap t1
+  local once=$work/once.syscap many=$work/many.syscap t1
   "$stacktrace" -m passthru -i "$1" -o "$once" -q || return 1
-  { cat "$once"; tail -c +257 "$once"; } >"$twice"
+  { cat "$once"; for i in 1 2 3; do tail -c +257 "$once"; done; } >"$many"
   best_of once "$stacktrace" -i "$once" -o /dev/null || return 1
   t1=$best
-  best_of twice "$stacktrace" -i "$twice" -o /dev/null || return 1
-  awk -v n="$2" -v a="$t1" -v b="$best" 'BEGIN { printf "%.0f", (b > a ? n / (b - a) : 0) }'
-  rm -f "$once" "$twice"
+  best_of many "$stacktrace" -i "$many" -o /dev/null || return 1
+  awk -v n="$2" -v a="$t1" -v b="$best" 'BEGIN { printf "%.0f", (b > a ? 3 * n / (b - a) : 0) }'
+  rm -f "$once" "$many"
 }
 
-# timed LABEL CMD...: runs CMD with /usr/bin/time; sets t_wall t_rss
-# (KB) and keeps CMD's stderr in $work/LABEL.err.
+# timed LABEL CMD...: runs CMD under /usr/bin/time (for the peak RSS);
+# sets t_wall (seconds, to the microsecond: /usr/bin/time's own are
+# hundredths) and t_rss (KB), and keeps CMD's stderr in $work/LABEL.err.
 timed ()
 {
-  local label=$1
+  local label=$1 t0 t1
   shift
-  /usr/bin/time -o "$work/$label.time" -f "%e %M" "$@" \
+  t0=$EPOCHREALTIME
+  /usr/bin/time -o "$work/$label.time" -f "%M" "$@" \
     >/dev/null 2>"$work/$label.err" || { tail -5 "$work/$label.err" >&2; return 1; }
-  read -r t_wall t_rss <"$work/$label.time"
+  t1=$EPOCHREALTIME
+  read -r t_rss <"$work/$label.time"
+  t_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
 }
 
 rate () { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
