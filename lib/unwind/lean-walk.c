@@ -172,6 +172,12 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
   /* The full walk's loop (fast-unwinder.c) on three registers.  The
      leaf: delivered, then unwound with the rule at its PC; a failed
      unwind ends the walk.  */
+  /* The walk is a chain of dependent reads (each frame's CFA comes from
+     the previous one's), and the stack copy was just mapped, not read:
+     ask for its first cache lines at once rather than one miss at a
+     time.  */
+  for (uint64_t off = 0; off < mem->stack_size && off < 4096; off += 64)
+    __builtin_prefetch (mem->stack + off);
   ips[0] = pc;
   sps[0] = mem->sp;
   mem->frame = n = 1;
