@@ -108,7 +108,7 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
 
 /* The common case of lean_step_any, inline: a lean rule whose reads all
    lie in the stack copy.  LEAN_BAIL here means "not that case".  */
-static inline LeanStep
+G_ALWAYS_INLINE static inline LeanStep
 lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
            uint64_t lookup, LeanRegs *next, uint64_t *next_pc)
 {

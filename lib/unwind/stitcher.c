@@ -11,6 +11,7 @@ typedef struct
   int32_t tid;
   uint32_t exec_count;
   uint32_t n;
+  uint32_t cap;        /* room in IPS and SPS: kept, chains vary */
   uint64_t *ips;
   uint64_t *sps;
   GList *lru_link;     /* in StStitcher.lru; data = this entry */
@@ -87,10 +88,11 @@ st_stitcher_remember (StStitcher *s, int32_t pid, int32_t tid,
     }
   c->pid = pid;
   c->exec_count = exec_count;
-  if (c->n < n || c->ips == NULL)
+  if (c->cap < n || c->ips == NULL)
     {
-      c->ips = g_renew (uint64_t, c->ips, n);
-      c->sps = g_renew (uint64_t, c->sps, n);
+      c->cap = MAX (n, 32);
+      c->ips = g_renew (uint64_t, c->ips, c->cap);
+      c->sps = g_renew (uint64_t, c->sps, c->cap);
     }
   c->n = n;
   memcpy (c->ips, ips, n * sizeof *ips);
