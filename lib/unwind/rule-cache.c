@@ -1,7 +1,11 @@
-/* Rule cache: rules deduplicated in one array, address ranges in a
-   balanced tree (filled from libdw on a miss), and in front of them a
-   direct-mapped table of exact addresses, which is what nearly every
-   lookup hits: return addresses repeat, and so do hot leaf PCs.  */
+/* Rule cache: rules deduplicated in one array; the rows of .eh_frame
+   FDEs, read whole by our own reader (eh-frame.h) on the first miss in
+   each, in one array, found through the FDE table; other address ranges
+   (what the reader leaves to libdw, .debug_frame, no CFI) in a balanced
+   tree, filled from libdw on a miss; and in front of them a
+   direct-mapped table of recently used ranges, which is what nearly
+   every lookup hits: return addresses repeat, and so do hot leaf
+   PCs.  */
 #include "config.h"
 
 #include <elfutils/libdwfl.h>
@@ -9,6 +13,7 @@
 #include <string.h>
 
 #include "unwind/dwfl-unwinder.h"
+#include "unwind/eh-frame.h"
 #include "unwind/fast-arch.h"
 #include "unwind/find-debuginfo.h"
 #include "unwind/rule-cache.h"
@@ -21,6 +26,27 @@ typedef struct
   uint64_t start;
   uint64_t end;           /* exclusive */
 } Range;
+
+/* A row of an FDE read by the reader; an FDE's rows are consecutive in
+   ROWS, in address order.  */
+typedef struct
+{
+  uint64_t start;
+  uint32_t len;
+  uint32_t rule;          /* index */
+} Row;
+
+#define FDE_UNREAD 0u
+#define FDE_TO_LIBDW G_MAXUINT32
+
+/* Where an FDE's rows are: FIRST == FDE_UNREAD before its first miss,
+   FDE_TO_LIBDW when the reader left it to libdw, else the index of its
+   first row + 1.  */
+typedef struct
+{
+  uint32_t first;
+  uint32_t n;
+} FdeRows;
 
 struct StRuleCache
 {
@@ -38,6 +64,10 @@ struct StRuleCache
   Dwarf_CFI *dwarf;
   Dwarf_Addr dwarf_bias;
   gboolean dwarf_tried;
+  StEhFrame *reader;      /* .eh_frame read directly, when it can be */
+  gboolean reader_tried;
+  FdeRows *fde_rows;      /* by FDE index */
+  GArray *rows;           /* Row */
 
   GArray *rules;          /* StUnwindRule */
   GArray *lean;           /* StLeanRule, one per rule */
@@ -103,6 +133,10 @@ rule_cache_free (gpointer data)
 
   if (c == NULL)
     return;
+  st_eh_frame_free (c->reader);
+  g_free (c->fde_rows);
+  if (c->rows != NULL)
+    g_array_free (c->rows, TRUE);
   if (c->dwfl != NULL)
     dwfl_end (c->dwfl);
   g_free (c->pub.hot);
@@ -242,26 +276,156 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
   return intern_rule (c, &rule);
 }
 
+/* The reader, when libdw's .eh_frame is the ELF's own section data
+   and the reader understands the module.  */
+static void
+open_reader (StRuleCache *c)
+{
+  Dwarf_Addr bias;
+  Elf *elf;
+
+  c->reader_tried = TRUE;
+  if (c->eh == NULL
+      || (elf = dwfl_module_getelf (c->dmod, &bias)) == NULL
+      || bias != c->eh_bias)
+    return;
+  c->reader = st_eh_frame_new (elf, c->arch);
+  if (c->reader == NULL)
+    return;
+  guint n = st_eh_frame_n_fdes (c->reader);
+  c->fde_rows = g_new0 (FdeRows, n);
+  c->rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  st_module_account (c->module, st_eh_frame_size (c->reader)
+                                + n * sizeof (FdeRows));
+}
+
+typedef struct
+{
+  StRuleCache *c;
+  GArray *rows;           /* Row, rules not yet interned */
+  GArray *rules;          /* StUnwindRule, one per row */
+} RowsRead;
+
+static void
+add_row (uint64_t start, uint64_t end, const StCfiRow *row, void *user)
+{
+  RowsRead *rr = user;
+  StUnwindRule rule;
+
+  st_cfi_rule_from_row (row, rr->c->arch->n_regs, rr->c->arch->ra, &rule);
+  /* A row whose rule is its predecessor's extends it.  */
+  if (rr->rows->len > 0)
+    {
+      Row *last = &g_array_index (rr->rows, Row, rr->rows->len - 1);
+      const StUnwindRule *prev = &g_array_index (rr->rules, StUnwindRule,
+                                                 rr->rules->len - 1);
+      if (last->start + last->len == start
+          && memcmp (prev, &rule, sizeof rule) == 0)
+        {
+          last->len += end - start;
+          return;
+        }
+    }
+  Row r = { start, end - start, 0 };
+  g_array_append_val (rr->rows, r);
+  g_array_append_val (rr->rules, rule);
+}
+
+/* Reads FDE INDEX whole into C's rows, or marks it left to libdw.  */
+static void
+read_fde (StRuleCache *c, int index)
+{
+  FdeRows *fr = &c->fde_rows[index];
+  RowsRead rr = {
+    c, g_array_new (FALSE, FALSE, sizeof (Row)),
+    g_array_new (FALSE, FALSE, sizeof (StUnwindRule)),
+  };
+
+  fr->first = FDE_TO_LIBDW;
+  if (st_eh_frame_rows (c->reader, index, add_row, &rr)
+      && rr.rows->len > 0 && c->rows->len < FDE_TO_LIBDW - rr.rows->len)
+    {
+      for (guint i = 0; i < rr.rows->len; i++)
+        g_array_index (rr.rows, Row, i).rule
+          = intern_rule (c, &g_array_index (rr.rules, StUnwindRule, i));
+      fr->first = c->rows->len + 1;
+      fr->n = rr.rows->len;
+      g_array_append_vals (c->rows, rr.rows->data, rr.rows->len);
+      c->n_ranges += rr.rows->len;
+      st_module_account (c->module, rr.rows->len * sizeof (Row));
+    }
+  g_array_free (rr.rows, TRUE);
+  g_array_free (rr.rules, TRUE);
+}
+
+/* The row of ADDR read by the reader, or NULL when it is libdw's.  */
+static const Row *
+reader_row (StRuleCache *c, uint64_t addr)
+{
+  uint64_t start, end;
+
+  if (!c->reader_tried)
+    open_reader (c);
+  if (c->reader == NULL)
+    return NULL;
+  int index = st_eh_frame_find (c->reader, addr, &start, &end);
+  if (index < 0)
+    return NULL;
+  if (c->fde_rows[index].first == FDE_UNREAD)
+    read_fde (c, index);
+
+  const FdeRows *fr = &c->fde_rows[index];
+  if (fr->first == FDE_TO_LIBDW)
+    return NULL;
+  /* The last row starting at or before ADDR: the rows cover the FDE.  */
+  const Row *rows = &g_array_index (c->rows, Row, fr->first - 1);
+  guint lo = 0, hi = fr->n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (rows[mid].start <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  g_assert (lo > 0 && addr - rows[lo - 1].start < rows[lo - 1].len);
+  return &rows[lo - 1];
+}
+
 uint32_t
 st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
 {
-  GTreeNode *node = g_tree_search_node (c->ranges, range_contains, &addr);
-  const Range *range;
+  const Row *row = reader_row (c, addr);
+  uint64_t start, len;
   guint id;
 
-  if (node != NULL)
+  if (row != NULL)
     {
-      range = g_tree_node_key (node);
-      id = GPOINTER_TO_UINT (g_tree_node_value (node)) - 1;
+      start = row->start;
+      len = row->len;
+      id = row->rule;
     }
   else
     {
-      Range *r = g_new (Range, 1);
-      id = fill (c, addr, r);
-      g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
-      c->n_ranges++;
-      st_module_account (c->module, sizeof *r + 48);
-      range = r;
+      GTreeNode *node = g_tree_search_node (c->ranges, range_contains,
+                                            &addr);
+      const Range *range;
+      if (node != NULL)
+        {
+          range = g_tree_node_key (node);
+          id = GPOINTER_TO_UINT (g_tree_node_value (node)) - 1;
+        }
+      else
+        {
+          Range *r = g_new (Range, 1);
+          id = fill (c, addr, r);
+          g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
+          c->n_ranges++;
+          st_module_account (c->module, sizeof *r + 48);
+          range = r;
+        }
+      start = range->start;
+      len = range->end - range->start;
     }
   /* Misses by the thousand for a small table: the module's hot addresses
      do not fit, make it bigger.  */
@@ -271,8 +435,8 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       c->misses = 0;
     }
   StRuleHot *h = st_rule_cache_hot_slot (&c->pub, addr);
-  h->start = range->start;
-  h->len = (uint32_t) MIN (range->end - range->start, (uint64_t) G_MAXUINT32);
+  h->start = start;
+  h->len = (uint32_t) MIN (len, (uint64_t) G_MAXUINT32);
   h->rule = id;
   return id;
 }
