@@ -72,16 +72,25 @@ struct StEhFrame
   Fde *fdes;
   guint n_fdes;
   GHashTable *cies;     /* offset -> Cie */
+  /* The CIEs found last: FDEs nearly all share two or three.  */
+  size_t recent_offset[4];
+  const Cie *recent[4];
+  guint recent_next;
 };
 
 /* Byte reading, bounded by END; FALSE when it would pass it.  */
 
-static gboolean
+static inline gboolean
 read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
   uint64_t v = 0;
   unsigned shift = 0;
 
+  if (*pp < end && **pp < 0x80)     /* nearly always */
+    {
+      *out = *(*pp)++;
+      return TRUE;
+    }
   for (const uint8_t *p = *pp; p < end; p++)
     {
       if (shift < 64)
@@ -97,12 +106,18 @@ read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
   return FALSE;
 }
 
-static gboolean
+static inline gboolean
 read_sleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
   uint64_t v = 0;
   unsigned shift = 0;
 
+  if (*pp < end && **pp < 0x80)
+    {
+      v = *(*pp)++;
+      *out = v & 0x40 ? v | ~(uint64_t) 0x7f : v;
+      return TRUE;
+    }
   for (const uint8_t *p = *pp; p < end; p++)
     {
       if (shift < 64)
@@ -120,8 +135,9 @@ read_sleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
   return FALSE;
 }
 
-/* An unsigned little-endian field of N bytes.  */
-static gboolean
+/* An unsigned little-endian field of N bytes (the host's order:
+   load checks it).  */
+static inline gboolean
 read_fixed (const uint8_t **pp, const uint8_t *end, unsigned n,
             uint64_t *out)
 {
@@ -129,8 +145,7 @@ read_fixed (const uint8_t **pp, const uint8_t *end, unsigned n,
 
   if ((size_t) (end - *pp) < n)
     return FALSE;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t) (*pp)[i] << (8 * i);
+  memcpy (&v, *pp, n);
   *pp += n;
   *out = v;
   return TRUE;
@@ -144,6 +159,15 @@ read_encoded (const uint8_t **pp, const uint8_t *end, uint8_t enc,
 {
   uint64_t v, base;
 
+  /* What every linker writes in FDEs, first.  */
+  if (enc == (PE_PCREL | PE_SDATA4) && end - *pp >= 4)
+    {
+      int32_t d;
+      memcpy (&d, *pp, 4);
+      *pp += 4;
+      *out = pp_vaddr + (uint64_t) (int64_t) d;
+      return TRUE;
+    }
   switch (enc & 0x70)
     {
     case PE_ABSPTR:
@@ -217,7 +241,7 @@ abi_state (State *s)
 
 /* Sets register REGNO's rule; FALSE for a number libdw would also have
    to grow its state for beyond what this reader follows.  */
-static gboolean
+static inline gboolean
 set_reg (State *s, uint64_t regno, uint8_t kind, uint64_t value)
 {
   if (regno >= MAX_REGNO)
@@ -248,35 +272,50 @@ make_row (const Cie *cie, const State *s, StCfiRow *row)
 }
 
 /* Where a program runs: a CIE's initial instructions (no rows, no
-   restore), or an FDE's, whose rows go to FUNC.  */
+   restore), or an FDE's, whose rows (all, or only the one holding
+   address FIND) go to FUNC.  */
 typedef struct
 {
-  const StEhFrame *f;
   const Cie *cie;
   gboolean in_cie;
+  gboolean all;
+  uint64_t find;
   uint64_t loc;         /* the current row's start */
   uint64_t end;         /* the FDE's end */
   StEhRowFunc func;
   void *user;
 } Run;
 
-/* Moves the current location to NEW_LOC, ending the current row.
-   *DONE when the FDE is covered: libdw never runs further for addresses
-   in it.  */
-static gboolean
-advance (Run *r, const State *s, uint64_t new_loc, gboolean *done)
+/* Ends the current row at NEW_LOC: hands it to FUNC if wanted.  */
+static void
+end_row (Run *r, const State *s, uint64_t new_loc, gboolean *done)
 {
-  if (r->in_cie || new_loc < r->loc)
-    return FALSE;
   uint64_t row_end = MIN (new_loc, r->end);
-  if (row_end > r->loc)
+
+  if (row_end > r->loc
+      && (r->all || (r->find >= r->loc && r->find < row_end)))
     {
       StCfiRow row;
       make_row (r->cie, s, &row);
       r->func (r->loc, row_end, &row, r->user);
+      *done = !r->all;
     }
+  *done = *done || new_loc >= r->end;
+}
+
+/* Moves the current location to NEW_LOC, ending the current row.
+   *DONE when the rows wanted are out: libdw, too, runs no further for
+   an address of the row just ended (or any in the FDE, once it is
+   covered).  */
+static inline gboolean
+advance (Run *r, const State *s, uint64_t new_loc, gboolean *done)
+{
+  if (G_UNLIKELY (r->in_cie || new_loc < r->loc))
+    return FALSE;
+  /* Most advances end a row nobody asked for.  */
+  if (r->all || new_loc > r->find || new_loc >= r->end)
+    end_row (r, s, new_loc, done);
   r->loc = new_loc;
-  *done = new_loc >= r->end;
   return TRUE;
 }
 
@@ -515,7 +554,7 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
   c->insn = p;
   c->insn_end = end;
 
-  Run r = { .f = f, .cie = c, .in_cie = TRUE };
+  Run r = { .cie = c, .in_cie = TRUE };
   abi_state (&c->initial);
   c->state_ok = run_program (&r, &c->initial, c->insn, c->insn_end, 0,
                              c->insn);
@@ -524,25 +563,32 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
 
 /* The CIE at OFFSET, parsed once; NULL when not understood.  */
 static const Cie *
-cie_at (const StEhFrame *f, size_t offset)
+cie_at (StEhFrame *f, size_t offset)
 {
-  Cie *cie = g_hash_table_lookup (f->cies, GSIZE_TO_POINTER (offset));
+  for (guint i = 0; i < G_N_ELEMENTS (f->recent); i++)
+    if (f->recent[i] != NULL && f->recent_offset[i] == offset)
+      return f->recent[i];
 
-  if (cie != NULL)
-    return cie;
-  cie = g_new (Cie, 1);
-  if (!parse_cie (f, offset, cie))
+  Cie *cie = g_hash_table_lookup (f->cies, GSIZE_TO_POINTER (offset));
+  if (cie == NULL)
     {
-      g_free (cie);
-      return NULL;
+      cie = g_new (Cie, 1);
+      if (!parse_cie (f, offset, cie))
+        {
+          g_free (cie);
+          return NULL;
+        }
+      g_hash_table_insert (f->cies, GSIZE_TO_POINTER (offset), cie);
     }
-  g_hash_table_insert (f->cies, GSIZE_TO_POINTER (offset), cie);
+  guint i = f->recent_next++ % G_N_ELEMENTS (f->recent);
+  f->recent_offset[i] = offset;
+  f->recent[i] = cie;
   return cie;
 }
 
 /* The CIE of the FDE at OFFSET, and the FDE's range, instructions.  */
 static const Cie *
-parse_fde (const StEhFrame *f, size_t offset, uint64_t *start,
+parse_fde (StEhFrame *f, size_t offset, uint64_t *start,
            uint64_t *end, const uint8_t **insn, const uint8_t **insn_end)
 {
   const uint8_t *p = f->data + offset, *e;
@@ -595,17 +641,45 @@ section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr)
   return NULL;
 }
 
+/* The range of the FDE at OFFSET: all that loading needs of each FDE
+   (a big program has tens of thousands), read the quick way when its
+   pointers are what linkers write.  */
+static gboolean
+fde_range (StEhFrame *f, size_t offset, uint64_t *start, uint64_t *end)
+{
+  uint32_t len, id, range;
+  int32_t pc;
+
+  if (f->size < 16 || offset > f->size - 16)
+    return FALSE;
+  memcpy (&len, f->data + offset, 4);
+  memcpy (&id, f->data + offset + 4, 4);
+  if (len < 12 || len > f->size - offset - 4 || id == 0 || id > offset + 4)
+    return FALSE;
+  const Cie *cie = cie_at (f, offset + 4 - id);
+  if (cie == NULL)
+    return FALSE;
+  if (cie->fde_encoding != (PE_PCREL | PE_SDATA4))
+    {
+      const uint8_t *insn, *insn_end;
+      return parse_fde (f, offset, start, end, &insn, &insn_end) != NULL;
+    }
+  memcpy (&pc, f->data + offset + 8, 4);
+  memcpy (&range, f->data + offset + 12, 4);
+  *start = f->vaddr + offset + 8 + (uint64_t) (int64_t) pc;
+  *end = *start + range;
+  return TRUE;
+}
+
 /* Adds the FDE at OFFSET to F->FDES (grown by the caller); FALSE when
    it cannot be parsed, or covers nothing (*EMPTY then).  */
 static gboolean
 add_fde (StEhFrame *f, size_t offset, gboolean *empty)
 {
   uint64_t s, e;
-  const uint8_t *insn, *insn_end;
 
   *empty = FALSE;
-  if (parse_fde (f, offset, &s, &e, &insn, &insn_end) == NULL
-      || e - s > G_MAXUINT32)
+  if (!fde_range (f, offset, &s, &e) || e - s > G_MAXUINT32)
     return FALSE;
   if (e <= s)
     {
@@ -637,11 +711,12 @@ load_table (StEhFrame *f, const Elf_Data *hdr, uint64_t hdr_vaddr)
     return FALSE;
 
   f->fdes = g_new (Fde, count);
-  for (guint i = 0; i < count; i++)
+  for (guint i = 0; i < count; i++, p += 8)
     {
-      uint64_t start, fde_vaddr;
-      read_encoded (&p, hend, table_enc, 0, hdr_vaddr, &start);
-      read_encoded (&p, hend, table_enc, 0, hdr_vaddr, &fde_vaddr);
+      int32_t entry[2];
+      memcpy (entry, p, 8);
+      uint64_t start = hdr_vaddr + (uint64_t) (int64_t) entry[0];
+      uint64_t fde_vaddr = hdr_vaddr + (uint64_t) (int64_t) entry[1];
       if (fde_vaddr < f->vaddr || fde_vaddr - f->vaddr >= f->size
           || !add_fde (f, fde_vaddr - f->vaddr, &empty)
           || f->fdes[i].start != start
@@ -679,9 +754,14 @@ load_all (StEhFrame *f)
       if (len >= 0xfffffff0u || len > (uint64_t) (f->data + f->size - p)
           || !read_fixed (&p, f->data + f->size, 4, &id))
         return FALSE;
+      /* Every entry parsed whole: libdw's scan stops at the first it
+         cannot read.  */
+      uint64_t s, e;
+      const uint8_t *insn, *insn_end;
       if (id == 0 ? cie_at (f, offset) == NULL
-                  : f->n_fdes == max || (!add_fde (f, offset, &empty)
-                                         && !empty))
+                  : f->n_fdes == max
+                    || parse_fde (f, offset, &s, &e, &insn, &insn_end) == NULL
+                    || (!add_fde (f, offset, &empty) && !empty))
         return FALSE;
       offset += 4 + len;
     }
@@ -797,9 +877,8 @@ st_eh_frame_find (const StEhFrame *f, uint64_t addr, uint64_t *start,
   return (int) lo - 1;
 }
 
-gboolean
-st_eh_frame_rows (const StEhFrame *f, int index, StEhRowFunc func,
-                  void *user)
+static gboolean
+run_fde (StEhFrame *f, int index, Run *r)
 {
   const Fde *fde = &f->fdes[index];
   uint64_t start, end;
@@ -809,11 +888,51 @@ st_eh_frame_rows (const StEhFrame *f, int index, StEhRowFunc func,
 
   if (cie == NULL || !cie->state_ok)
     return FALSE;
-  Run r = {
-    .f = f, .cie = cie, .loc = start, .end = end, .func = func,
-    .user = user,
-  };
+  r->cie = cie;
+  r->loc = start;
+  r->end = end;
   State s = cie->initial;
-  return run_program (&r, &s, insn, insn_end,
+  return run_program (r, &s, insn, insn_end,
                       f->vaddr + (uint64_t) (insn - f->data), insn);
+}
+
+gboolean
+st_eh_frame_rows (StEhFrame *f, int index, StEhRowFunc func,
+                  void *user)
+{
+  Run r = { .all = TRUE, .func = func, .user = user };
+
+  return run_fde (f, index, &r);
+}
+
+typedef struct
+{
+  uint64_t start, end;
+  StCfiRow *row;
+  gboolean found;
+} OneRow;
+
+static void
+one_row (uint64_t start, uint64_t end, const StCfiRow *row, void *user)
+{
+  OneRow *o = user;
+
+  o->start = start;
+  o->end = end;
+  *o->row = *row;
+  o->found = TRUE;
+}
+
+gboolean
+st_eh_frame_row (StEhFrame *f, int index, uint64_t addr,
+                 uint64_t *start, uint64_t *end, StCfiRow *row)
+{
+  OneRow o = { .row = row };
+  Run r = { .find = addr, .func = one_row, .user = &o };
+
+  if (!run_fde (f, index, &r) || !o.found)
+    return FALSE;
+  *start = o.start;
+  *end = o.end;
+  return TRUE;
 }

@@ -1,11 +1,10 @@
-/* Rule cache: rules deduplicated in one array; the rows of .eh_frame
-   FDEs, read whole by our own reader (eh-frame.h) on the first miss in
-   each, in one array, found through the FDE table; other address ranges
-   (what the reader leaves to libdw, .debug_frame, no CFI) in a balanced
-   tree, filled from libdw on a miss; and in front of them a
-   direct-mapped table of recently used ranges, which is what nearly
-   every lookup hits: return addresses repeat, and so do hot leaf
-   PCs.  */
+/* Rule cache: rules deduplicated in one array; the .eh_frame rows read
+   so far by our own reader (eh-frame.h), a small sorted array per FDE,
+   found through the FDE table; other address ranges (what the reader
+   leaves to libdw, .debug_frame, no CFI) in a balanced tree, filled from
+   libdw on a miss; and in front of them a direct-mapped table of
+   recently used ranges, which is what nearly every lookup hits: return
+   addresses repeat, and so do hot leaf PCs.  */
 #include "config.h"
 
 #include <elfutils/libdwfl.h>
@@ -27,8 +26,7 @@ typedef struct
   uint64_t end;           /* exclusive */
 } Range;
 
-/* A row of an FDE read by the reader; an FDE's rows are consecutive in
-   ROWS, in address order.  */
+/* A row of an FDE, as the reader gave it.  */
 typedef struct
 {
   uint64_t start;
@@ -36,16 +34,14 @@ typedef struct
   uint32_t rule;          /* index */
 } Row;
 
-#define FDE_UNREAD 0u
-#define FDE_TO_LIBDW G_MAXUINT32
-
-/* Where an FDE's rows are: FIRST == FDE_UNREAD before its first miss,
-   FDE_TO_LIBDW when the reader left it to libdw, else the index of its
-   first row + 1.  */
+/* The rows of one FDE read so far, in address order.  Only those asked
+   for: an FDE has some 10 rows, a profile needs 2 of them.  */
 typedef struct
 {
-  uint32_t first;
+  Row *rows;
   uint32_t n;
+  uint32_t size : 31;     /* of ROWS */
+  uint32_t to_libdw : 1;  /* the reader failed on it once: libdw's */
 } FdeRows;
 
 struct StRuleCache
@@ -66,8 +62,7 @@ struct StRuleCache
   gboolean dwarf_tried;
   StEhFrame *reader;      /* .eh_frame read directly, when it can be */
   gboolean reader_tried;
-  FdeRows *fde_rows;      /* by FDE index */
-  GArray *rows;           /* Row */
+  FdeRows *fdes;          /* by FDE index */
 
   GArray *rules;          /* StUnwindRule */
   GArray *lean;           /* StLeanRule, one per rule */
@@ -133,10 +128,11 @@ rule_cache_free (gpointer data)
 
   if (c == NULL)
     return;
+  if (c->reader != NULL)
+    for (guint i = 0; i < st_eh_frame_n_fdes (c->reader); i++)
+      g_free (c->fdes[i].rows);
+  g_free (c->fdes);
   st_eh_frame_free (c->reader);
-  g_free (c->fde_rows);
-  if (c->rows != NULL)
-    g_array_free (c->rows, TRUE);
   if (c->dwfl != NULL)
     dwfl_end (c->dwfl);
   g_free (c->pub.hot);
@@ -293,72 +289,13 @@ open_reader (StRuleCache *c)
   if (c->reader == NULL)
     return;
   guint n = st_eh_frame_n_fdes (c->reader);
-  c->fde_rows = g_new0 (FdeRows, n);
-  c->rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  c->fdes = g_new0 (FdeRows, n);
   st_module_account (c->module, st_eh_frame_size (c->reader)
                                 + n * sizeof (FdeRows));
 }
 
-typedef struct
-{
-  StRuleCache *c;
-  GArray *rows;           /* Row, rules not yet interned */
-  GArray *rules;          /* StUnwindRule, one per row */
-} RowsRead;
-
-static void
-add_row (uint64_t start, uint64_t end, const StCfiRow *row, void *user)
-{
-  RowsRead *rr = user;
-  StUnwindRule rule;
-
-  st_cfi_rule_from_row (row, rr->c->arch->n_regs, rr->c->arch->ra, &rule);
-  /* A row whose rule is its predecessor's extends it.  */
-  if (rr->rows->len > 0)
-    {
-      Row *last = &g_array_index (rr->rows, Row, rr->rows->len - 1);
-      const StUnwindRule *prev = &g_array_index (rr->rules, StUnwindRule,
-                                                 rr->rules->len - 1);
-      if (last->start + last->len == start
-          && memcmp (prev, &rule, sizeof rule) == 0)
-        {
-          last->len += end - start;
-          return;
-        }
-    }
-  Row r = { start, end - start, 0 };
-  g_array_append_val (rr->rows, r);
-  g_array_append_val (rr->rules, rule);
-}
-
-/* Reads FDE INDEX whole into C's rows, or marks it left to libdw.  */
-static void
-read_fde (StRuleCache *c, int index)
-{
-  FdeRows *fr = &c->fde_rows[index];
-  RowsRead rr = {
-    c, g_array_new (FALSE, FALSE, sizeof (Row)),
-    g_array_new (FALSE, FALSE, sizeof (StUnwindRule)),
-  };
-
-  fr->first = FDE_TO_LIBDW;
-  if (st_eh_frame_rows (c->reader, index, add_row, &rr)
-      && rr.rows->len > 0 && c->rows->len < FDE_TO_LIBDW - rr.rows->len)
-    {
-      for (guint i = 0; i < rr.rows->len; i++)
-        g_array_index (rr.rows, Row, i).rule
-          = intern_rule (c, &g_array_index (rr.rules, StUnwindRule, i));
-      fr->first = c->rows->len + 1;
-      fr->n = rr.rows->len;
-      g_array_append_vals (c->rows, rr.rows->data, rr.rows->len);
-      c->n_ranges += rr.rows->len;
-      st_module_account (c->module, rr.rows->len * sizeof (Row));
-    }
-  g_array_free (rr.rows, TRUE);
-  g_array_free (rr.rules, TRUE);
-}
-
-/* The row of ADDR read by the reader, or NULL when it is libdw's.  */
+/* The row of ADDR read by the reader (now, if not yet), or NULL when it
+   is libdw's.  */
 static const Row *
 reader_row (StRuleCache *c, uint64_t addr)
 {
@@ -371,25 +308,42 @@ reader_row (StRuleCache *c, uint64_t addr)
   int index = st_eh_frame_find (c->reader, addr, &start, &end);
   if (index < 0)
     return NULL;
-  if (c->fde_rows[index].first == FDE_UNREAD)
-    read_fde (c, index);
 
-  const FdeRows *fr = &c->fde_rows[index];
-  if (fr->first == FDE_TO_LIBDW)
-    return NULL;
-  /* The last row starting at or before ADDR: the rows cover the FDE.  */
-  const Row *rows = &g_array_index (c->rows, Row, fr->first - 1);
+  /* The first row starting after ADDR.  */
+  FdeRows *fr = &c->fdes[index];
   guint lo = 0, hi = fr->n;
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      if (rows[mid].start <= addr)
+      if (fr->rows[mid].start <= addr)
         lo = mid + 1;
       else
         hi = mid;
     }
-  g_assert (lo > 0 && addr - rows[lo - 1].start < rows[lo - 1].len);
-  return &rows[lo - 1];
+  if (lo > 0 && addr - fr->rows[lo - 1].start < fr->rows[lo - 1].len)
+    return &fr->rows[lo - 1];
+  if (fr->to_libdw)
+    return NULL;
+
+  StCfiRow crow;
+  StUnwindRule rule;
+  if (!st_eh_frame_row (c->reader, index, addr, &start, &end, &crow))
+    {
+      fr->to_libdw = TRUE;
+      return NULL;
+    }
+  st_cfi_rule_from_row (&crow, c->arch->n_regs, c->arch->ra, &rule);
+  if (fr->n == fr->size)
+    {
+      fr->size = fr->size == 0 ? 2 : 2 * fr->size;
+      fr->rows = g_renew (Row, fr->rows, fr->size);
+      st_module_account (c->module, (fr->size - fr->n) * sizeof (Row));
+    }
+  memmove (&fr->rows[lo + 1], &fr->rows[lo], (fr->n - lo) * sizeof (Row));
+  fr->rows[lo] = (Row) { start, end - start, intern_rule (c, &rule) };
+  fr->n++;
+  c->n_ranges++;
+  return &fr->rows[lo];
 }
 
 uint32_t

@@ -55,11 +55,20 @@ libdw_rule (Dwarf_CFI *cfi, const StFastArch *arch, uint64_t addr,
 }
 
 static void
-check_address (Dwarf_CFI *cfi, const StFastArch *arch, const Row *r,
-               uint64_t addr, Counts *n)
+check_address (StEhFrame *f, int index, Dwarf_CFI *cfi,
+               const StFastArch *arch, const Row *r, uint64_t addr,
+               Counts *n)
 {
   StUnwindRule mine, theirs;
   Dwarf_Addr end;
+  Row one;
+
+  /* The row alone, from the program run only that far.  */
+  g_assert_true (st_eh_frame_row (f, index, addr, &one.start, &one.end,
+                                  &one.row));
+  g_assert_cmphex (one.start, ==, r->start);
+  g_assert_cmphex (one.end, ==, r->end);
+  g_assert_true (memcmp (&one.row, &r->row, sizeof one.row) == 0);
 
   st_cfi_rule_from_row (&r->row, arch->n_regs, arch->ra, &mine);
   if (!libdw_rule (cfi, arch, addr, &theirs, &end))
@@ -96,7 +105,7 @@ check_gap (const StEhFrame *f, Dwarf_CFI *cfi, const StFastArch *arch,
 }
 
 static void
-check_fde (const StEhFrame *f, Dwarf_CFI *cfi, const StFastArch *arch,
+check_fde (StEhFrame *f, Dwarf_CFI *cfi, const StFastArch *arch,
            int index, GArray *rows, Counts *n)
 {
   uint64_t start, end, s, e;
@@ -122,9 +131,10 @@ check_fde (const StEhFrame *f, Dwarf_CFI *cfi, const StFastArch *arch,
       g_assert_cmphex (r->start, ==, at);
       g_assert_cmphex (r->end, >, r->start);
       at = r->end;
-      check_address (cfi, arch, r, r->start, n);
-      check_address (cfi, arch, r, r->start + (r->end - r->start) / 2, n);
-      check_address (cfi, arch, r, r->end - 1, n);
+      check_address (f, index, cfi, arch, r, r->start, n);
+      check_address (f, index, cfi, arch, r,
+                     r->start + (r->end - r->start) / 2, n);
+      check_address (f, index, cfi, arch, r, r->end - 1, n);
       n->rows++;
     }
   g_assert_cmphex (at, ==, end);
