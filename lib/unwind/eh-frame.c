@@ -404,7 +404,7 @@ run_program (Run *r, State *s, const uint8_t *p, const uint8_t *end,
             return FALSE;
           break;
         case DW_CFA_restore_extended:
-          if (r->in_cie || !read_uleb (&p, end, &reg))
+          if (r->in_cie || !read_uleb (&p, end, &reg) || reg >= MAX_REGNO)
             return FALSE;
           if (reg < ST_FRAME_MAX_REGS)
             s->regs[reg] = cie->initial.regs[reg];
@@ -647,8 +647,8 @@ section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr)
 static gboolean
 fde_range (StEhFrame *f, size_t offset, uint64_t *start, uint64_t *end)
 {
-  uint32_t len, id, range;
-  int32_t pc;
+  uint32_t len, id;
+  int32_t pc, range;      /* both sdata4, as libdw reads them */
 
   if (f->size < 16 || offset > f->size - 16)
     return FALSE;
@@ -667,7 +667,7 @@ fde_range (StEhFrame *f, size_t offset, uint64_t *start, uint64_t *end)
   memcpy (&pc, f->data + offset + 8, 4);
   memcpy (&range, f->data + offset + 12, 4);
   *start = f->vaddr + offset + 8 + (uint64_t) (int64_t) pc;
-  *end = *start + range;
+  *end = *start + (uint64_t) (int64_t) range;
   return TRUE;
 }
 

@@ -75,7 +75,8 @@ check_address (StEhFrame *f, int index, Dwarf_CFI *cfi,
 
   st_cfi_rule_from_row (&r->row, arch->n_regs, arch->ra, &mine);
   if (!libdw_rule (cfi, arch, addr, &theirs, &end))
-    g_error ("%#" G_GINT64_MODIFIER "x: libdw has no row", addr);
+    g_error ("%#" G_GINT64_MODIFIER "x: libdw has no row: %s", addr,
+             dwarf_errmsg (-1));
   if (memcmp (&mine, &theirs, sizeof mine) != 0)
     g_error ("%#" G_GINT64_MODIFIER "x (row %#" G_GINT64_MODIFIER "x-%#"
              G_GINT64_MODIFIER "x): rules differ (kind %u/%u, cfa %u+%d/"
@@ -106,8 +107,19 @@ check_gap (const StEhFrame *f, Dwarf_CFI *cfi, const StFastArch *arch,
   if (st_eh_frame_find (f, addr, &s, &e) >= 0)
     return;
   if (libdw_rule (cfi, arch, addr, &rule, &end))
-    g_error ("%#" G_GINT64_MODIFIER "x: in no FDE, but libdw has a row",
-             addr);
+    {
+      Dwarf_Frame *frame;
+      Dwarf_Addr fs = 0, fe = 0;
+      bool sig;
+      if (dwarf_cfi_addrframe (cfi, addr, &frame) == 0)
+        {
+          dwarf_frame_info (frame, &fs, &fe, &sig);
+          free (frame);
+        }
+      g_error ("%#" G_GINT64_MODIFIER "x: in no FDE, but libdw has a row"
+               " (%#" G_GINT64_MODIFIER "x-%#" G_GINT64_MODIFIER "x)",
+               addr, (uint64_t) fs, (uint64_t) fe);
+    }
   n->gaps++;
 }
 
@@ -178,19 +190,21 @@ check_elf (Elf *elf, const char *path, gboolean must_read, Counts *n)
       g_assert_nonnull (cfi);
       g_assert_nonnull (f);
     }
-  if (f != NULL)
+  /* (Without libdw's CFI the rule cache does not use the reader.)  */
+  if (f != NULL && cfi != NULL)
     {
       GArray *rows = g_array_new (FALSE, FALSE, sizeof (Row));
       for (guint i = 0; i < st_eh_frame_n_fdes (f); i++)
         check_fde (f, cfi, arch, (int) i, rows, n);
       g_array_free (rows, TRUE);
     }
-  g_test_message ("%s: %s%u FDEs, %u rows, %u addresses compared, "
-                  "%u FDEs left to libdw, %u gaps", path,
-                  f == NULL ? "left to libdw whole; " : "",
-                  n->fdes - before.fdes, n->rows - before.rows,
-                  n->addresses - before.addresses,
-                  n->to_libdw - before.to_libdw, n->gaps - before.gaps);
+  if (path != NULL)
+    g_test_message ("%s: %s%u FDEs, %u rows, %u addresses compared, "
+                    "%u FDEs left to libdw, %u gaps", path,
+                    f == NULL ? "left to libdw whole; " : "",
+                    n->fdes - before.fdes, n->rows - before.rows,
+                    n->addresses - before.addresses,
+                    n->to_libdw - before.to_libdw, n->gaps - before.gaps);
   n->files++;
   st_eh_frame_free (f);
   dwarf_cfi_end (cfi);
@@ -413,9 +427,12 @@ make_elf (GByteArray *frame, const size_t *fdes, const uint64_t *starts,
 
 #define ADV(n) (DW_CFA_advance_loc | (n))
 
-/* Programs each in a function of its own, every address compared.  */
-static void
-test_synthetic (void)
+#define N_SYNTHETIC 15
+
+/* Programs each in a function of its own, in a new .eh_frame; their
+   offsets and addresses in OFFSETS, STARTS.  */
+static GByteArray *
+synthetic_frame (size_t *offsets, uint64_t *starts)
 {
   static const CieSpec plain = { "zR", 1, 16, 1, -8 };
   static const CieSpec aligned = { "zR", 3, 16, 4, -4 };
@@ -523,9 +540,7 @@ test_synthetic (void)
     { c_plain, p_cfa_regs, sizeof p_cfa_regs },
     { c_plain, p_reg_expression, sizeof p_reg_expression },
   };
-  size_t offsets[G_N_ELEMENTS (fdes)];
-  uint64_t starts[G_N_ELEMENTS (fdes)];
-
+  G_STATIC_ASSERT (G_N_ELEMENTS (fdes) == N_SYNTHETIC);
   for (guint i = 0; i < G_N_ELEMENTS (fdes); i++)
     {
       /* 0x40 bytes each, 0x100 apart: gaps between them.  */
@@ -545,9 +560,17 @@ test_synthetic (void)
         break;
       }
   put_u32 (b, 0);       /* the terminator */
+  return b;
+}
 
-  size_t size;
-  guint8 *image = make_elf (b, offsets, starts, G_N_ELEMENTS (fdes), &size);
+/* Every address of the synthetic programs against libdw.  */
+static void
+test_synthetic (void)
+{
+  size_t offsets[N_SYNTHETIC], size;
+  uint64_t starts[N_SYNTHETIC];
+  GByteArray *b = synthetic_frame (offsets, starts);
+  guint8 *image = make_elf (b, offsets, starts, N_SYNTHETIC, &size);
   Elf *elf = elf_memory ((char *) image, size);
   Counts n = { .every_address = TRUE };
 
@@ -559,12 +582,67 @@ test_synthetic (void)
                   n.partial);
   /* The expression, the unbalanced restore_state, the register
      number 128, remembering 17 deep, the register expression.  */
-  g_assert_cmpuint (n.fdes, ==, G_N_ELEMENTS (fdes));
+  g_assert_cmpuint (n.fdes, ==, N_SYNTHETIC);
   g_assert_cmpuint (n.to_libdw, ==, 5);
   g_assert_cmpuint (n.partial, >, 0);
-  g_assert_cmpuint (n.gaps, >=, G_N_ELEMENTS (fdes));
+  g_assert_cmpuint (n.gaps, >=, N_SYNTHETIC);
   elf_end (elf);
   g_free (image);
+  g_byte_array_free (b, TRUE);
+}
+
+/* The synthetic .eh_frame damaged a few bytes at a time: whatever the
+   reader still reads must be what libdw reads, and nothing may read
+   out of bounds (under ASan).  ST_EH_DAMAGED_ROUNDS (default 300) and
+   ST_EH_DAMAGED_SEED set the rounds and the seed, for longer runs.  */
+static void
+test_damaged (void)
+{
+  size_t offsets[N_SYNTHETIC], size;
+  uint64_t starts[N_SYNTHETIC];
+  GByteArray *b = synthetic_frame (offsets, starts);
+  const char *env_rounds = g_getenv ("ST_EH_DAMAGED_ROUNDS");
+  const char *env_seed = g_getenv ("ST_EH_DAMAGED_SEED");
+  guint rounds = env_rounds != NULL ? atoi (env_rounds) : 300;
+  GRand *rand = g_rand_new_with_seed (env_seed != NULL ? atoi (env_seed)
+                                                       : 4);
+  Counts n = { .every_address = TRUE };
+  guint read = 0;
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      GByteArray *d = g_byte_array_new ();
+      put (d, b->data, b->len);
+      for (guint k = g_rand_int_range (rand, 1, 4); k > 0; k--)
+        {
+          guint v = g_rand_int_range (rand, 0, 256);
+          guint at = g_rand_int_range (rand, 0, d->len);
+          d->data[at] = v;
+        }
+      guint8 *image = make_elf (d, offsets, starts, N_SYNTHETIC, &size);
+      Elf *elf = elf_memory ((char *) image, size);
+      StEhFrame *f = st_eh_frame_new (elf, st_fast_arch (EM_X86_64));
+      gboolean small = TRUE;
+      for (guint j = 0; f != NULL && j < st_eh_frame_n_fdes (f); j++)
+        {
+          uint64_t s, e;
+          st_eh_frame_range (f, j, &s, &e);
+          small = small && e - s <= 0x1000;
+        }
+      gboolean accepted = f != NULL;
+      st_eh_frame_free (f);
+      /* (A range made huge is compared at a few addresses a row.)  */
+      n.every_address = small;
+      check_elf (elf, NULL, FALSE, &n);
+      read += accepted;
+      elf_end (elf);
+      g_free (image);
+      g_byte_array_free (d, TRUE);
+    }
+  g_test_message ("damaged: %u of %u read, %u FDEs, %u rows, %u addresses "
+                  "compared, %u FDEs left to libdw", read, rounds, n.fdes, n.rows,
+                  n.addresses, n.to_libdw);
+  g_rand_free (rand);
   g_byte_array_free (b, TRUE);
 }
 
@@ -631,6 +709,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   elf_version (EV_CURRENT);
   g_test_add_func ("/eh-frame/synthetic", test_synthetic);
+  g_test_add_func ("/eh-frame/damaged", test_damaged);
   g_test_add_func ("/eh-frame/rejected", test_rejected);
   g_test_add_func ("/eh-frame/files", test_files);
   return g_test_run ();
