@@ -80,24 +80,23 @@ struct StEhFrame
 
 /* Byte reading, bounded by END; FALSE when it would pass it.  */
 
+/* A LEB128 number, signed or not.  Longer than 9 bytes (63 bits) it is
+   left to libdw, which cuts such numbers short its own way.  */
 static inline gboolean
-read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
+read_leb (const uint8_t **pp, const uint8_t *end, uint64_t *out,
+          gboolean is_signed)
 {
   uint64_t v = 0;
   unsigned shift = 0;
 
-  if (*pp < end && **pp < 0x80)     /* nearly always */
+  for (const uint8_t *p = *pp; p < end && shift < 63; p++)
     {
-      *out = *(*pp)++;
-      return TRUE;
-    }
-  for (const uint8_t *p = *pp; p < end; p++)
-    {
-      if (shift < 64)
-        v |= (uint64_t) (*p & 0x7f) << shift;
+      v |= (uint64_t) (*p & 0x7f) << shift;
       shift += 7;
       if (!(*p & 0x80))
         {
+          if (is_signed && (*p & 0x40))
+            v |= ~(uint64_t) 0 << shift;
           *pp = p + 1;
           *out = v;
           return TRUE;
@@ -107,32 +106,20 @@ read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 }
 
 static inline gboolean
-read_sleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
+read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
-  uint64_t v = 0;
-  unsigned shift = 0;
-
-  if (*pp < end && **pp < 0x80)
+  if (*pp < end && **pp < 0x80)     /* nearly always */
     {
-      v = *(*pp)++;
-      *out = v & 0x40 ? v | ~(uint64_t) 0x7f : v;
+      *out = *(*pp)++;
       return TRUE;
     }
-  for (const uint8_t *p = *pp; p < end; p++)
-    {
-      if (shift < 64)
-        v |= (uint64_t) (*p & 0x7f) << shift;
-      shift += 7;
-      if (!(*p & 0x80))
-        {
-          if (shift < 64 && (*p & 0x40))
-            v |= ~(uint64_t) 0 << shift;
-          *pp = p + 1;
-          *out = v;
-          return TRUE;
-        }
-    }
-  return FALSE;
+  return read_leb (pp, end, out, FALSE);
+}
+
+static inline gboolean
+read_sleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+  return read_leb (pp, end, out, TRUE);
 }
 
 /* An unsigned little-endian field of N bytes (the host's order:
@@ -184,31 +171,26 @@ read_encoded (const uint8_t **pp, const uint8_t *end, uint8_t enc,
     default:
       return FALSE;
     }
+  unsigned size = 0;
+  gboolean is_signed = FALSE;
   switch (enc & 0x8f)
     {
     case PE_ABSPTR:
     case PE_UDATA8:
     case PE_SDATA8:
-      if (!read_fixed (pp, end, 8, &v))
-        return FALSE;
-      break;
-    case PE_UDATA4:
-      if (!read_fixed (pp, end, 4, &v))
-        return FALSE;
+      size = 8;
       break;
     case PE_SDATA4:
-      if (!read_fixed (pp, end, 4, &v))
-        return FALSE;
-      v = (uint64_t) (int64_t) (int32_t) (uint32_t) v;
-      break;
-    case PE_UDATA2:
-      if (!read_fixed (pp, end, 2, &v))
-        return FALSE;
+      is_signed = TRUE;
+      /* Fall through.  */
+    case PE_UDATA4:
+      size = 4;
       break;
     case PE_SDATA2:
-      if (!read_fixed (pp, end, 2, &v))
-        return FALSE;
-      v = (uint64_t) (int64_t) (int16_t) (uint16_t) v;
+      is_signed = TRUE;
+      /* Fall through.  */
+    case PE_UDATA2:
+      size = 2;
       break;
     case PE_ULEB128:
       if (!read_uleb (pp, end, &v))
@@ -220,6 +202,13 @@ read_encoded (const uint8_t **pp, const uint8_t *end, uint8_t enc,
       break;
     default:
       return FALSE;     /* indirect, omit, unknown */
+    }
+  if (size != 0 && !read_fixed (pp, end, size, &v))
+    return FALSE;
+  if (is_signed)
+    {
+      unsigned shift = 64 - 8 * size;
+      v = (uint64_t) ((int64_t) (v << shift) >> shift);
     }
   *out = base + v;
   return TRUE;
@@ -384,19 +373,19 @@ run_program (Run *r, State *s, const uint8_t *p, const uint8_t *end,
           break;
         case DW_CFA_offset_extended:
         case DW_CFA_val_offset:
-          if (!read_uleb (&p, end, &reg) || !read_uleb (&p, end, &off)
-              || !set_reg (s, reg, op == DW_CFA_val_offset
-                                   ? ST_CFI_VAL_OFFSET : ST_CFI_OFFSET,
-                           off * cie->data_align))
-            return FALSE;
-          break;
         case DW_CFA_offset_extended_sf:
         case DW_CFA_val_offset_sf:
-          if (!read_uleb (&p, end, &reg) || !read_sleb (&p, end, &off)
-              || !set_reg (s, reg, op == DW_CFA_val_offset_sf
-                                   ? ST_CFI_VAL_OFFSET : ST_CFI_OFFSET,
-                           off * cie->data_align))
-            return FALSE;
+          {
+            gboolean sf = op == DW_CFA_offset_extended_sf
+                          || op == DW_CFA_val_offset_sf;
+            uint8_t kind = op == DW_CFA_val_offset || op == DW_CFA_val_offset_sf
+                           ? ST_CFI_VAL_OFFSET : ST_CFI_OFFSET;
+            if (!read_uleb (&p, end, &reg)
+                || !(sf ? read_sleb (&p, end, &off)
+                        : read_uleb (&p, end, &off))
+                || !set_reg (s, reg, kind, off * cie->data_align))
+              return FALSE;
+          }
           break;
         case DW_CFA_GNU_negative_offset_extended:
           if (!read_uleb (&p, end, &reg) || !read_uleb (&p, end, &off)

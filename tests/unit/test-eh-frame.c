@@ -20,6 +20,7 @@
 #include <elfutils/libdw.h>
 #include <glib.h>
 
+#include "perf-stream.h"         /* put, put_u32, put_u64 */
 #include "unwind/eh-frame.h"
 
 typedef struct
@@ -233,22 +234,10 @@ check_file (const char *path, Counts *n)
 #define CODE_VADDR 0x10000u
 
 static void
-put (GByteArray *b, const void *p, size_t n)
-{
-  g_byte_array_append (b, p, n);
-}
-
-static void
 put_u8 (GByteArray *b, unsigned v)
 {
   guint8 c = v;
   put (b, &c, 1);
-}
-
-static void
-put_u32 (GByteArray *b, uint32_t v)
-{
-  put (b, &v, 4);
 }
 
 static void
@@ -354,8 +343,8 @@ add_fde (GByteArray *b, size_t cie_at, gboolean absolute, uint64_t start,
   put_u32 (b, at + 4 - cie_at);
   if (absolute)
     {
-      put (b, &start, 8);
-      put (b, &len, 8);
+      put_u64 (b, start);
+      put_u64 (b, len);
     }
   else
     {
