@@ -252,6 +252,14 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
          more often than lower addresses of a known one.)  */
       if (addr < end + c->eh_bias)
         range->end = end + c->eh_bias;
+      /* After an advance beyond the FDE's end, END is past it too: the
+         addresses there are not the FDE's.  The reader knows where it
+         ends.  */
+      uint64_t fde_start, fde_end;
+      if (c->reader != NULL
+          && st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
+                               &fde_end) >= 0)
+        range->end = MIN (range->end, fde_end + c->eh_bias);
       return intern_rule (c, &rule);
     }
   if (!c->dwarf_tried && c->dmod != NULL)
@@ -305,7 +313,8 @@ reader_row (StRuleCache *c, uint64_t addr)
     open_reader (c);
   if (c->reader == NULL)
     return NULL;
-  int index = st_eh_frame_find (c->reader, addr, &start, &end);
+  int index = st_eh_frame_find (c->reader, addr - c->eh_bias, &start,
+                                &end);
   if (index < 0)
     return NULL;
 
@@ -327,7 +336,8 @@ reader_row (StRuleCache *c, uint64_t addr)
 
   StCfiRow crow;
   StUnwindRule rule;
-  if (!st_eh_frame_row (c->reader, index, addr, &start, &end, &crow))
+  if (!st_eh_frame_row (c->reader, index, addr - c->eh_bias, &start, &end,
+                        &crow))
     {
       fr->to_libdw = TRUE;
       return NULL;
@@ -340,7 +350,8 @@ reader_row (StRuleCache *c, uint64_t addr)
       st_module_account (c->module, (fr->size - fr->n) * sizeof (Row));
     }
   memmove (&fr->rows[lo + 1], &fr->rows[lo], (fr->n - lo) * sizeof (Row));
-  fr->rows[lo] = (Row) { start, end - start, intern_rule (c, &rule) };
+  fr->rows[lo] = (Row) { start + c->eh_bias, end - start,
+                         intern_rule (c, &rule) };
   fr->n++;
   c->n_ranges++;
   return &fr->rows[lo];

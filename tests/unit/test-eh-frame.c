@@ -1,13 +1,23 @@
-/* The .eh_frame reader (eh-frame.h) against libdw, FDE by FDE, on real
-   ELF files: this system's libc and dynamic linker, the committed
-   fixture program, the test programs plt-calls (with its library) and
-   dbgframe-prog (.eh_frame with only _start and the PLT), and gcc's cc1
-   when installed.  For every row of every FDE the reader reads, at its
-   first, middle and last address, the rule must be byte for byte the
-   one of dwarf_cfi_addrframe + st_cfi_rule_from_frame, and the row must
-   end where libdw says it does; the rows must cover the FDE exactly; an
-   address the reader finds in no FDE must be one libdw has no row for
-   either.  FDEs the reader leaves to libdw are counted.  */
+/* The .eh_frame reader (eh-frame.h) against libdw 0.188:
+
+   - files: every FDE of real ELF files (this system's libc and dynamic
+     linker, the committed fixture program, the test programs plt-calls
+     with its library and dbgframe-prog, whose .eh_frame holds only
+     _start and the PLT, and gcc's cc1 when installed): for every row the
+     reader reads, at its first, middle and last address, the rule must
+     be byte for byte the one of dwarf_cfi_addrframe +
+     st_cfi_rule_from_frame, the row must end where libdw says, the rows
+     must cover the FDE, and an address in no FDE must be one libdw has
+     no row for either;
+   - synthetic: a .eh_frame built here, in an in-memory ELF, with every
+     plain opcode and the cases the reader leaves to libdw, at every
+     address; damaged: the same with random bytes changed;
+   - rejected: tables whose answers would depend on libdw's earlier
+     lookups;
+   - rule-cache: the fast engine's rule cache (reader and libdw
+     together) against libdw alone, at addresses in random order.
+
+   FDEs the reader leaves to libdw are counted (--verbose).  */
 #include "config.h"
 
 #include <elf.h>
@@ -20,8 +30,11 @@
 #include <elfutils/libdw.h>
 #include <glib.h>
 
+#include "model/module-cache.h"
 #include "perf-stream.h"         /* put, put_u32, put_u64 */
+#include "unwind/dwfl-unwinder.h"
 #include "unwind/eh-frame.h"
+#include "unwind/rule-cache.h"
 
 typedef struct
 {
@@ -666,18 +679,20 @@ test_rejected (void)
     }
 }
 
+/* The files compared; the optional ones are skipped quietly.  */
+static const struct { const char *path; gboolean required; } files[] = {
+  { "/lib/x86_64-linux-gnu/libc.so.6", TRUE },
+  { "/lib64/ld-linux-x86-64.so.2", TRUE },
+  { ST_FIXTURE_DIR "/st-fixture", TRUE },
+  { ST_PROGS_DIR "/plt-calls", TRUE },
+  { ST_PROGS_DIR "/libstcallee.so", TRUE },
+  { ST_PROGS_DIR "/dbgframe-prog", TRUE },
+  { "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", FALSE },
+};
+
 static void
 test_files (void)
 {
-  static const struct { const char *path; gboolean required; } files[] = {
-    { "/lib/x86_64-linux-gnu/libc.so.6", TRUE },
-    { "/lib64/ld-linux-x86-64.so.2", TRUE },
-    { ST_FIXTURE_DIR "/st-fixture", TRUE },
-    { ST_PROGS_DIR "/plt-calls", TRUE },
-    { ST_PROGS_DIR "/libstcallee.so", TRUE },
-    { ST_PROGS_DIR "/dbgframe-prog", TRUE },
-    { "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", FALSE },
-  };
   Counts n = { 0 };
 
   elf_version (EV_CURRENT);
@@ -692,6 +707,87 @@ test_files (void)
   g_assert_cmpuint (n.to_libdw * 20, <, n.fdes);
 }
 
+/* libdw's rule for ADDR as the rule cache asked for it before the
+   reader: .eh_frame, then .debug_frame, else no CFI.  */
+static void
+reference_rule (Dwfl_Module *dmod, uint64_t addr, StUnwindRule *rule)
+{
+  const StFastArch *arch = st_fast_arch (EM_X86_64);
+  Dwarf_CFI *cfi[2];
+  Dwarf_Addr bias[2], start, end;
+
+  cfi[0] = dwfl_module_eh_cfi (dmod, &bias[0]);
+  cfi[1] = dwfl_module_dwarf_cfi (dmod, &bias[1]);
+  for (int i = 0; i < 2; i++)
+    {
+      Dwarf_Frame *frame;
+      if (cfi[i] != NULL
+          && dwarf_cfi_addrframe (cfi[i], addr - bias[i], &frame) == 0)
+        {
+          st_cfi_rule_from_frame (frame, arch->n_regs, arch->ra, rule,
+                                  &start, &end);
+          free (frame);
+          return;
+        }
+    }
+  memset (rule, 0, sizeof *rule);
+  rule->kind = ST_RULE_NO_CFI;
+}
+
+/* The rule cache, reader and libdw together, against libdw alone, at
+   addresses in random order (and runs of neighbours, which meet the rows
+   already read, in the hot table or not).  */
+static void
+test_rule_cache (void)
+{
+  GRand *rand = g_rand_new_with_seed (11);
+  guint compared = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      if (!g_file_test (files[i].path, G_FILE_TEST_EXISTS))
+        continue;
+      StModuleCache *modules = st_module_cache_new (NULL);
+      st_module_cache_set_prepare (modules, st_rule_cache_prepare, NULL);
+      StMap map = { 0 };
+      map.start = 0x7f0000000000ull;
+      map.end = map.start + 0x10000000;
+      map.filename = g_ref_string_new_intern (files[i].path);
+      StModule *m = st_module_cache_acquire (modules, &map);
+      g_assert_nonnull (m);
+      g_assert_nonnull (m->tables);
+      Dwfl_Module *dmod;
+      Dwfl *dwfl = st_dwfl_of_module (m, &dmod);
+      g_assert_nonnull (dmod);
+
+      uint64_t addr = m->low_vaddr;
+      for (guint k = 0; k < 20000; k++)
+        {
+          if (k % 8 == 0)
+            addr = m->low_vaddr
+                   + g_rand_int_range (rand, 0, m->high_vaddr - m->low_vaddr);
+          else
+            addr += g_rand_int_range (rand, -24, 25);
+          if (addr < m->low_vaddr || addr >= m->high_vaddr)
+            continue;
+          StUnwindRule want;
+          reference_rule (dmod, addr, &want);
+          const StUnwindRule *got = st_rule_cache_lookup (m->tables, addr);
+          if (memcmp (got, &want, sizeof want) != 0)
+            g_error ("%s: %#" G_GINT64_MODIFIER "x: the rule cache's rule "
+                     "differs from libdw's (kind %u/%u)", files[i].path,
+                     addr, got->kind, want.kind);
+          compared++;
+        }
+      dwfl_end (dwfl);
+      st_module_cache_release (modules, m);
+      st_module_cache_free (modules);
+      g_ref_string_release ((char *) map.filename);
+    }
+  g_test_message ("rule cache: %u addresses compared with libdw", compared);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -701,5 +797,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eh-frame/damaged", test_damaged);
   g_test_add_func ("/eh-frame/rejected", test_rejected);
   g_test_add_func ("/eh-frame/files", test_files);
+  g_test_add_func ("/eh-frame/rule-cache", test_rule_cache);
   return g_test_run ();
 }
