@@ -119,6 +119,12 @@ read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 static inline gboolean
 read_sleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
+  if (*pp < end && **pp < 0x80)
+    {
+      uint64_t v = *(*pp)++;
+      *out = v & 0x40 ? v | ~(uint64_t) 0x7f : v;
+      return TRUE;
+    }
   return read_leb (pp, end, out, TRUE);
 }
 
