@@ -615,11 +615,15 @@ parse_fde (StEhFrame *f, size_t offset, uint64_t *start,
   return cie;
 }
 
+/* The data of section NAME; NULL when absent (*FOUND FALSE) or not
+   plain data.  */
 static const Elf_Data *
-section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr)
+section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr,
+              gboolean *found)
 {
   Elf_Scn *scn = NULL;
 
+  *found = FALSE;
   while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
       GElf_Shdr shdr;
@@ -628,6 +632,7 @@ section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr)
           || (n = elf_strptr (elf, shstrndx, shdr.sh_name)) == NULL
           || strcmp (n, name) != 0)
         continue;
+      *found = TRUE;
       if (shdr.sh_type != SHT_PROGBITS)
         return NULL;
       *vaddr = shdr.sh_addr;
@@ -667,20 +672,15 @@ fde_range (StEhFrame *f, size_t offset, uint64_t *start, uint64_t *end)
 }
 
 /* Adds the FDE at OFFSET to F->FDES (grown by the caller); FALSE when
-   it cannot be parsed, or covers nothing (*EMPTY then).  */
+   it cannot be parsed or covers nothing (which libdw skips in some
+   lookups and not in others: left to it).  */
 static gboolean
-add_fde (StEhFrame *f, size_t offset, gboolean *empty)
+add_fde (StEhFrame *f, size_t offset)
 {
   uint64_t s, e;
 
-  *empty = FALSE;
-  if (!fde_range (f, offset, &s, &e) || e - s > G_MAXUINT32)
+  if (!fde_range (f, offset, &s, &e) || e <= s || e - s > G_MAXUINT32)
     return FALSE;
-  if (e <= s)
-    {
-      *empty = TRUE;
-      return FALSE;
-    }
   f->fdes[f->n_fdes++] = (Fde) { s, e - s, offset };
   return TRUE;
 }
@@ -692,7 +692,6 @@ load_table (StEhFrame *f, const Elf_Data *hdr, uint64_t hdr_vaddr)
   const uint8_t *h = hdr->d_buf, *hend = h + hdr->d_size, *p = h + 4;
   uint64_t count, frame_ptr;
   uint8_t table_enc;
-  gboolean empty;
 
   if (hdr->d_size < 4 || h[0] != 1)
     return FALSE;
@@ -713,7 +712,7 @@ load_table (StEhFrame *f, const Elf_Data *hdr, uint64_t hdr_vaddr)
       uint64_t start = hdr_vaddr + (uint64_t) (int64_t) entry[0];
       uint64_t fde_vaddr = hdr_vaddr + (uint64_t) (int64_t) entry[1];
       if (fde_vaddr < f->vaddr || fde_vaddr - f->vaddr >= f->size
-          || !add_fde (f, fde_vaddr - f->vaddr, &empty)
+          || !add_fde (f, fde_vaddr - f->vaddr)
           || f->fdes[i].start != start
           || (i > 0 && start < f->fdes[i - 1].start + f->fdes[i - 1].len))
         return FALSE;
@@ -729,13 +728,12 @@ fde_cmp (const void *a, const void *b)
 }
 
 /* Without a search table libdw reads .eh_frame from the start until an
-   FDE covers the address, skipping empty ones: when no FDEs overlap,
-   that is the one covering it, whatever was read before.  */
+   FDE covers the address: when no FDEs overlap, that is the one
+   covering it, whatever was read before.  */
 static gboolean
 load_all (StEhFrame *f)
 {
   size_t offset = 0, max = f->size / 16 + 1;
-  gboolean empty;
 
   f->fdes = g_new (Fde, max);
   while (offset + 4 <= f->size)
@@ -756,7 +754,7 @@ load_all (StEhFrame *f)
       if (id == 0 ? cie_at (f, offset) == NULL
                   : f->n_fdes == max
                     || parse_fde (f, offset, &s, &e, &insn, &insn_end) == NULL
-                    || (!add_fde (f, offset, &empty) && !empty))
+                    || !add_fde (f, offset))
         return FALSE;
       offset += 4 + len;
     }
@@ -784,16 +782,18 @@ load (StEhFrame *f, Elf *elf)
       || G_BYTE_ORDER != G_LITTLE_ENDIAN
       || elf_getshdrstrndx (elf, &shstrndx) != 0)
     return FALSE;
+  gboolean hdr_found, frame_found;
   const Elf_Data *hdr = section_data (elf, shstrndx, ".eh_frame_hdr",
-                                      &hdr_vaddr);
+                                      &hdr_vaddr, &hdr_found);
   const Elf_Data *frame = section_data (elf, shstrndx, ".eh_frame",
-                                        &f->vaddr);
+                                        &f->vaddr, &frame_found);
   if (frame == NULL || frame->d_buf == NULL || frame->d_size >= G_MAXUINT32)
     return FALSE;
   f->data = frame->d_buf;
   f->size = frame->d_size;
-  if (hdr != NULL)
-    return hdr->d_buf != NULL && load_table (f, hdr, hdr_vaddr);
+  if (hdr_found)
+    return hdr != NULL && hdr->d_buf != NULL
+           && load_table (f, hdr, hdr_vaddr);
   return load_all (f);
 }
 
