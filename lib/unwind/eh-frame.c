@@ -1,59 +1,19 @@
-/* .eh_frame read directly, with libdw 0.188's semantics (eh-frame.h).
-   The facts it follows, each checked against libdw by
-   tests/unit/test-eh-frame.c:
-
-   - the initial state is the x86_64 backend's ABI CFI (registers 0, 6,
-     12-16 same_value, rsp the CFA itself, the CFA undefined; any other
-     register undefined), then the CIE's initial instructions;
-   - def_cfa_register and def_cfa_offset make a CFA that is not
-     register + offset invalid (libdw then gives no CFA);
-   - remember_state saves the whole row, CFA included, and
-     restore_state brings it all back;
-   - restore gives a register back its rule from the initial state;
-   - offsets are computed modulo 2^64, as libdw's Dwarf_Word.  */
+/* .eh_frame read directly, with libdw 0.188's semantics (eh-frame.h):
+   its tables, CIEs and FDEs here, the CFA programs in cfa-program.c.  */
 #include "config.h"
 
-#include <dwarf.h>
 #include <elf.h>
 #include <string.h>
 
+#include "unwind/cfa-program.h"
+#include "unwind/dwarf-bytes.h"
 #include "unwind/eh-frame.h"
 
-/* DW_EH_PE_* pointer encodings (the LSB's .eh_frame format).  */
-enum
-{
-  PE_ABSPTR = 0x00, PE_ULEB128 = 0x01, PE_UDATA2 = 0x02, PE_UDATA4 = 0x03,
-  PE_UDATA8 = 0x04, PE_SLEB128 = 0x09, PE_SDATA2 = 0x0a, PE_SDATA4 = 0x0b,
-  PE_SDATA8 = 0x0c,
-  PE_PCREL = 0x10, PE_DATAREL = 0x30,
-};
-
-#define MAX_REGNO 128           /* larger register numbers: libdw's */
-#define MAX_REMEMBERED 16       /* deeper remember_state: libdw's */
-
-typedef enum { CFA_UNDEFINED, CFA_OFFSET, CFA_INVALID } CfaRule;
-
-/* A row being built: what libdw's Dwarf_Frame holds, for the registers
-   the fast engine tracks (the others cannot change its rules).  */
 typedef struct
 {
-  uint8_t cfa;          /* CfaRule */
-  uint64_t cfa_reg;
-  uint64_t cfa_offset;
-  StCfiReg regs[ST_FRAME_MAX_REGS];
-} State;
-
-typedef struct
-{
-  uint64_t code_align;
-  uint64_t data_align;  /* signed, as libdw multiplies it */
-  int ra;
-  uint8_t fde_encoding;
-  gboolean signal;
+  StCfaCie cfa;         /* what its programs need */
   gboolean sized;       /* 'z': FDEs carry augmentation data */
-  const uint8_t *insn, *insn_end;
-  gboolean state_ok;    /* its instructions were understood: */
-  State initial;        /* the state every FDE starts from */
+  gboolean state_ok;    /* its instructions were understood */
 } Cie;
 
 typedef struct
@@ -78,397 +38,6 @@ struct StEhFrame
   guint recent_next;
 };
 
-/* Byte reading, bounded by END; FALSE when it would pass it.  */
-
-/* A LEB128 number, signed or not.  Longer than 9 bytes (63 bits) it is
-   left to libdw, which cuts such numbers short its own way.  */
-static inline gboolean
-read_leb (const uint8_t **pp, const uint8_t *end, uint64_t *out,
-          gboolean is_signed)
-{
-  uint64_t v = 0;
-  unsigned shift = 0;
-
-  for (const uint8_t *p = *pp; p < end && shift < 63; p++)
-    {
-      v |= (uint64_t) (*p & 0x7f) << shift;
-      shift += 7;
-      if (!(*p & 0x80))
-        {
-          if (is_signed && (*p & 0x40))
-            v |= ~(uint64_t) 0 << shift;
-          *pp = p + 1;
-          *out = v;
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-static inline gboolean
-read_uleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
-{
-  if (*pp < end && **pp < 0x80)     /* nearly always */
-    {
-      *out = *(*pp)++;
-      return TRUE;
-    }
-  return read_leb (pp, end, out, FALSE);
-}
-
-static inline gboolean
-read_sleb (const uint8_t **pp, const uint8_t *end, uint64_t *out)
-{
-  if (*pp < end && **pp < 0x80)
-    {
-      uint64_t v = *(*pp)++;
-      *out = v & 0x40 ? v | ~(uint64_t) 0x7f : v;
-      return TRUE;
-    }
-  return read_leb (pp, end, out, TRUE);
-}
-
-/* An unsigned little-endian field of N bytes (the host's order:
-   load checks it).  */
-static inline gboolean
-read_fixed (const uint8_t **pp, const uint8_t *end, unsigned n,
-            uint64_t *out)
-{
-  uint64_t v = 0;
-
-  if ((size_t) (end - *pp) < n)
-    return FALSE;
-  memcpy (&v, *pp, n);
-  *pp += n;
-  *out = v;
-  return TRUE;
-}
-
-/* A pointer in encoding ENC at *PP, whose own address is PP_VADDR; BASE
-   for datarel.  Only the encodings linkers use are understood.  */
-static gboolean
-read_encoded (const uint8_t **pp, const uint8_t *end, uint8_t enc,
-              uint64_t pp_vaddr, uint64_t datarel, uint64_t *out)
-{
-  uint64_t v, base;
-
-  /* What every linker writes in FDEs, first.  */
-  if (enc == (PE_PCREL | PE_SDATA4) && end - *pp >= 4)
-    {
-      int32_t d;
-      memcpy (&d, *pp, 4);
-      *pp += 4;
-      *out = pp_vaddr + (uint64_t) (int64_t) d;
-      return TRUE;
-    }
-  switch (enc & 0x70)
-    {
-    case PE_ABSPTR:
-      base = 0;
-      break;
-    case PE_PCREL:
-      base = pp_vaddr;
-      break;
-    case PE_DATAREL:
-      if (datarel == 0)
-        return FALSE;
-      base = datarel;
-      break;
-    default:
-      return FALSE;
-    }
-  unsigned size = 0;
-  gboolean is_signed = FALSE;
-  switch (enc & 0x8f)
-    {
-    case PE_ABSPTR:
-    case PE_UDATA8:
-    case PE_SDATA8:
-      size = 8;
-      break;
-    case PE_SDATA4:
-      is_signed = TRUE;
-      /* Fall through.  */
-    case PE_UDATA4:
-      size = 4;
-      break;
-    case PE_SDATA2:
-      is_signed = TRUE;
-      /* Fall through.  */
-    case PE_UDATA2:
-      size = 2;
-      break;
-    case PE_ULEB128:
-      if (!read_uleb (pp, end, &v))
-        return FALSE;
-      break;
-    case PE_SLEB128:
-      if (!read_sleb (pp, end, &v))
-        return FALSE;
-      break;
-    default:
-      return FALSE;     /* indirect, omit, unknown */
-    }
-  if (size != 0 && !read_fixed (pp, end, size, &v))
-    return FALSE;
-  if (is_signed)
-    {
-      unsigned shift = 64 - 8 * size;
-      v = (uint64_t) ((int64_t) (v << shift) >> shift);
-    }
-  *out = base + v;
-  return TRUE;
-}
-
-/* The x86_64 backend's ABI CFI, as libdw 0.188 runs it before every
-   CIE.  */
-static void
-abi_state (State *s)
-{
-  static const uint8_t same[] = { 0, 6, 12, 13, 14, 15, 16 };
-
-  memset (s, 0, sizeof *s);
-  s->cfa = CFA_UNDEFINED;
-  for (size_t i = 0; i < G_N_ELEMENTS (same); i++)
-    s->regs[same[i]].kind = ST_CFI_SAME;
-  s->regs[7].kind = ST_CFI_VAL_OFFSET;  /* rsp = CFA + 0 */
-}
-
-/* Sets register REGNO's rule; FALSE for a number libdw would also have
-   to grow its state for beyond what this reader follows.  */
-static inline gboolean
-set_reg (State *s, uint64_t regno, uint8_t kind, uint64_t value)
-{
-  if (regno >= MAX_REGNO)
-    return FALSE;
-  if (regno < ST_FRAME_MAX_REGS)
-    {
-      s->regs[regno].kind = kind;
-      s->regs[regno].value = value;
-    }
-  return TRUE;
-}
-
-static void
-make_row (const Cie *cie, const State *s, StCfiRow *row)
-{
-  memset (row, 0, sizeof *row);
-  row->signal = cie->signal;
-  row->ra = cie->ra;
-  if (s->cfa == CFA_OFFSET)
-    {
-      row->cfa = ST_CFI_CFA_REG;
-      row->cfa_reg = s->cfa_reg;
-      row->cfa_offset = s->cfa_offset;
-    }
-  else
-    row->cfa = ST_CFI_CFA_NONE;
-  memcpy (row->regs, s->regs, sizeof row->regs);
-}
-
-/* Where a program runs: a CIE's initial instructions (no rows, no
-   restore), or an FDE's, whose rows (all, or only the one holding
-   address FIND) go to FUNC.  */
-typedef struct
-{
-  const Cie *cie;
-  gboolean in_cie;
-  gboolean all;
-  uint64_t find;
-  uint64_t loc;         /* the current row's start */
-  uint64_t end;         /* the FDE's end */
-  StEhRowFunc func;
-  void *user;
-} Run;
-
-/* Ends the current row at NEW_LOC: hands it to FUNC if wanted.  */
-static void
-end_row (Run *r, const State *s, uint64_t new_loc, gboolean *done)
-{
-  uint64_t row_end = MIN (new_loc, r->end);
-
-  if (row_end > r->loc
-      && (r->all || (r->find >= r->loc && r->find < row_end)))
-    {
-      StCfiRow row;
-      make_row (r->cie, s, &row);
-      r->func (r->loc, row_end, &row, r->user);
-      *done = !r->all;
-    }
-  *done = *done || new_loc >= r->end;
-}
-
-/* Moves the current location to NEW_LOC, ending the current row.
-   *DONE when the rows wanted are out: libdw, too, runs no further for
-   an address of the row just ended (or any in the FDE, once it is
-   covered).  */
-static inline gboolean
-advance (Run *r, const State *s, uint64_t new_loc, gboolean *done)
-{
-  if (G_UNLIKELY (r->in_cie || new_loc < r->loc))
-    return FALSE;
-  /* Most advances end a row nobody asked for.  */
-  if (r->all || new_loc > r->find || new_loc >= r->end)
-    end_row (r, s, new_loc, done);
-  r->loc = new_loc;
-  return TRUE;
-}
-
-/* Runs the program [P, END) on *S.  FALSE for anything this reader
-   leaves to libdw.  */
-static gboolean
-run_program (Run *r, State *s, const uint8_t *p, const uint8_t *end,
-             uint64_t insn_vaddr, const uint8_t *insn_start)
-{
-  State stack[MAX_REMEMBERED];
-  unsigned depth = 0;
-  const Cie *cie = r->cie;
-  uint64_t reg, off, delta, loc;
-  gboolean done = FALSE;
-
-  while (p < end && !done)
-    {
-      uint8_t op = *p++;
-      uint8_t low = op & 0x3f;
-
-      switch (op >> 6)
-        {
-        case 1:         /* DW_CFA_advance_loc */
-          if (!advance (r, s, r->loc + low * cie->code_align, &done))
-            return FALSE;
-          continue;
-        case 2:         /* DW_CFA_offset */
-          if (!read_uleb (&p, end, &off)
-              || !set_reg (s, low, ST_CFI_OFFSET, off * cie->data_align))
-            return FALSE;
-          continue;
-        case 3:         /* DW_CFA_restore */
-          if (r->in_cie)
-            return FALSE;
-          if (low < ST_FRAME_MAX_REGS)
-            s->regs[low] = cie->initial.regs[low];
-          continue;
-        default:
-          break;
-        }
-
-      switch (op)
-        {
-        case DW_CFA_nop:
-          break;
-        case DW_CFA_set_loc:
-          {
-            uint64_t at = insn_vaddr + (uint64_t) (p - insn_start);
-            if (!read_encoded (&p, end, cie->fde_encoding, at, 0, &loc)
-                || !advance (r, s, loc, &done))
-              return FALSE;
-          }
-          break;
-        case DW_CFA_advance_loc1:
-        case DW_CFA_advance_loc2:
-        case DW_CFA_advance_loc4:
-          {
-            unsigned n = op == DW_CFA_advance_loc1 ? 1
-                         : op == DW_CFA_advance_loc2 ? 2 : 4;
-            if (!read_fixed (&p, end, n, &delta))
-              return FALSE;
-            loc = r->loc + delta * cie->code_align;
-            if (loc < r->loc || !advance (r, s, loc, &done))
-              return FALSE;
-          }
-          break;
-        case DW_CFA_offset_extended:
-        case DW_CFA_val_offset:
-        case DW_CFA_offset_extended_sf:
-        case DW_CFA_val_offset_sf:
-          {
-            gboolean sf = op == DW_CFA_offset_extended_sf
-                          || op == DW_CFA_val_offset_sf;
-            uint8_t kind = op == DW_CFA_val_offset || op == DW_CFA_val_offset_sf
-                           ? ST_CFI_VAL_OFFSET : ST_CFI_OFFSET;
-            if (!read_uleb (&p, end, &reg)
-                || !(sf ? read_sleb (&p, end, &off)
-                        : read_uleb (&p, end, &off))
-                || !set_reg (s, reg, kind, off * cie->data_align))
-              return FALSE;
-          }
-          break;
-        case DW_CFA_GNU_negative_offset_extended:
-          if (!read_uleb (&p, end, &reg) || !read_uleb (&p, end, &off)
-              || !set_reg (s, reg, ST_CFI_OFFSET, -off * cie->data_align))
-            return FALSE;
-          break;
-        case DW_CFA_restore_extended:
-          if (r->in_cie || !read_uleb (&p, end, &reg) || reg >= MAX_REGNO)
-            return FALSE;
-          if (reg < ST_FRAME_MAX_REGS)
-            s->regs[reg] = cie->initial.regs[reg];
-          break;
-        case DW_CFA_undefined:
-        case DW_CFA_same_value:
-          if (!read_uleb (&p, end, &reg)
-              || !set_reg (s, reg, op == DW_CFA_undefined
-                                   ? ST_CFI_UNDEFINED : ST_CFI_SAME, 0))
-            return FALSE;
-          break;
-        case DW_CFA_register:
-          if (!read_uleb (&p, end, &reg) || !read_uleb (&p, end, &off)
-              || !set_reg (s, reg, ST_CFI_REGISTER, off))
-            return FALSE;
-          break;
-        case DW_CFA_remember_state:
-          if (depth == MAX_REMEMBERED)
-            return FALSE;
-          stack[depth++] = *s;
-          break;
-        case DW_CFA_restore_state:
-          if (depth == 0)
-            return FALSE;
-          *s = stack[--depth];
-          break;
-        case DW_CFA_def_cfa:
-        case DW_CFA_def_cfa_sf:
-          if (!read_uleb (&p, end, &reg))
-            return FALSE;
-          if (op == DW_CFA_def_cfa ? !read_uleb (&p, end, &off)
-                                   : !read_sleb (&p, end, &off))
-            return FALSE;
-          s->cfa = CFA_OFFSET;
-          s->cfa_reg = reg;
-          s->cfa_offset = op == DW_CFA_def_cfa ? off : off * cie->data_align;
-          break;
-        case DW_CFA_def_cfa_register:
-          if (!read_uleb (&p, end, &reg))
-            return FALSE;
-          if (s->cfa != CFA_OFFSET)
-            s->cfa = CFA_INVALID;
-          s->cfa_reg = reg;
-          break;
-        case DW_CFA_def_cfa_offset:
-        case DW_CFA_def_cfa_offset_sf:
-          if (op == DW_CFA_def_cfa_offset ? !read_uleb (&p, end, &off)
-                                          : !read_sleb (&p, end, &off))
-            return FALSE;
-          if (s->cfa != CFA_OFFSET)
-            s->cfa = CFA_INVALID;
-          s->cfa_offset = op == DW_CFA_def_cfa_offset
-                          ? off : off * cie->data_align;
-          break;
-        case DW_CFA_GNU_args_size:
-          if (!read_uleb (&p, end, &off))
-            return FALSE;
-          break;
-        default:
-          /* Expressions, DW_CFA_GNU_window_save, MIPS advance_loc8,
-             unknown opcodes.  */
-          return FALSE;
-        }
-    }
-  if (!done && !r->in_cie)
-    advance (r, s, r->end, &done);
-  return TRUE;
-}
-
 /* Parses the CIE at OFFSET into C.  FALSE when not understood.  */
 static gboolean
 parse_cie (const StEhFrame *f, size_t offset, Cie *c)
@@ -477,12 +46,12 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
   uint64_t len, id, version, v;
 
   memset (c, 0, sizeof *c);
-  if (!read_fixed (&p, f->data + f->size, 4, &len) || len == 0
+  if (!st_read_fixed (&p, f->data + f->size, 4, &len) || len == 0
       || len >= 0xfffffff0u || len > (uint64_t) (f->data + f->size - p))
     return FALSE;
   end = p + len;
-  if (!read_fixed (&p, end, 4, &id) || id != 0
-      || !read_fixed (&p, end, 1, &version)
+  if (!st_read_fixed (&p, end, 4, &id) || id != 0
+      || !st_read_fixed (&p, end, 1, &version)
       || (version != 1 && version != 3))
     return FALSE;
   const char *aug = (const char *) p;
@@ -490,21 +59,21 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
   if (nul == NULL)
     return FALSE;
   p = nul + 1;
-  if (!read_uleb (&p, end, &c->code_align)
-      || !read_sleb (&p, end, &c->data_align))
+  if (!st_read_uleb (&p, end, &c->cfa.code_align)
+      || !st_read_sleb (&p, end, &c->cfa.data_align))
     return FALSE;
-  if (version == 1 ? !read_fixed (&p, end, 1, &v) : !read_uleb (&p, end, &v))
+  if (version == 1 ? !st_read_fixed (&p, end, 1, &v) : !st_read_uleb (&p, end, &v))
     return FALSE;
   if (v > INT32_MAX)
     return FALSE;
-  c->ra = (int) v;
-  c->fde_encoding = PE_ABSPTR;
+  c->cfa.ra = (int) v;
+  c->cfa.fde_encoding = ST_PE_ABSPTR;
   if (aug[0] == 'z')
     {
       uint64_t aug_len;
       const uint8_t *aug_end;
       c->sized = TRUE;
-      if (!read_uleb (&p, end, &aug_len)
+      if (!st_read_uleb (&p, end, &aug_len)
           || aug_len > (uint64_t) (end - p))
         return FALSE;
       aug_end = p + aug_len;
@@ -512,25 +81,25 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
         switch (*a)
           {
           case 'R':
-            if (!read_fixed (&p, aug_end, 1, &v))
+            if (!st_read_fixed (&p, aug_end, 1, &v))
               return FALSE;
-            c->fde_encoding = v;
+            c->cfa.fde_encoding = v;
             break;
           case 'L':
-            if (!read_fixed (&p, aug_end, 1, &v))
+            if (!st_read_fixed (&p, aug_end, 1, &v))
               return FALSE;
             break;
           case 'P':
             {
               uint64_t enc, personality;
-              if (!read_fixed (&p, aug_end, 1, &enc)
-                  || !read_encoded (&p, aug_end, enc & 0x7f, 0, 0,
+              if (!st_read_fixed (&p, aug_end, 1, &enc)
+                  || !st_read_encoded (&p, aug_end, enc & 0x7f, 0, 0,
                                     &personality))
                 return FALSE;
             }
             break;
           case 'S':
-            c->signal = TRUE;
+            c->cfa.signal = TRUE;
             break;
           default:
             return FALSE;
@@ -542,17 +111,11 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
   /* Pointers in FDEs: only those whose size and base are known.  */
   uint64_t dummy;
   const uint8_t probe[8] = { 0 }, *pp = probe;
-  if (!read_encoded (&pp, probe + 8, c->fde_encoding, 0, 0, &dummy)
-      || (c->fde_encoding & 0x0f) == PE_ULEB128
-      || (c->fde_encoding & 0x0f) == PE_SLEB128)
+  if (!st_read_encoded (&pp, probe + 8, c->cfa.fde_encoding, 0, 0, &dummy)
+      || (c->cfa.fde_encoding & 0x0f) == ST_PE_ULEB128
+      || (c->cfa.fde_encoding & 0x0f) == ST_PE_SLEB128)
     return FALSE;
-  c->insn = p;
-  c->insn_end = end;
-
-  Run r = { .cie = c, .in_cie = TRUE };
-  abi_state (&c->initial);
-  c->state_ok = run_program (&r, &c->initial, c->insn, c->insn_end, 0,
-                             c->insn);
+  c->state_ok = st_cfa_run_cie (&c->cfa, p, end);
   return TRUE;
 }
 
@@ -589,24 +152,25 @@ parse_fde (StEhFrame *f, size_t offset, uint64_t *start,
   const uint8_t *p = f->data + offset, *e;
   uint64_t len, id, range;
 
-  if (!read_fixed (&p, f->data + f->size, 4, &len) || len == 0
+  if (!st_read_fixed (&p, f->data + f->size, 4, &len) || len == 0
       || len >= 0xfffffff0u || len > (uint64_t) (f->data + f->size - p))
     return NULL;
   e = p + len;
-  if (!read_fixed (&p, e, 4, &id) || id == 0 || id > offset + 4)
+  if (!st_read_fixed (&p, e, 4, &id) || id == 0 || id > offset + 4)
     return NULL;
   const Cie *cie = cie_at (f, offset + 4 - id);
   if (cie == NULL)
     return NULL;
   uint64_t at = f->vaddr + (uint64_t) (p - f->data);
-  if (!read_encoded (&p, e, cie->fde_encoding, at, 0, start)
-      || !read_encoded (&p, e, cie->fde_encoding & 0x0f, 0, 0, &range))
+  if (!st_read_encoded (&p, e, cie->cfa.fde_encoding, at, 0, start)
+      || !st_read_encoded (&p, e, cie->cfa.fde_encoding & 0x0f, 0, 0,
+                           &range))
     return NULL;
   *end = *start + range;
   if (cie->sized)
     {
       uint64_t aug_len;
-      if (!read_uleb (&p, e, &aug_len) || aug_len > (uint64_t) (e - p))
+      if (!st_read_uleb (&p, e, &aug_len) || aug_len > (uint64_t) (e - p))
         return NULL;
       p += aug_len;
     }
@@ -659,7 +223,7 @@ fde_range (StEhFrame *f, size_t offset, uint64_t *start, uint64_t *end)
   const Cie *cie = cie_at (f, offset + 4 - id);
   if (cie == NULL)
     return FALSE;
-  if (cie->fde_encoding != (PE_PCREL | PE_SDATA4))
+  if (cie->cfa.fde_encoding != (ST_PE_PCREL | ST_PE_SDATA4))
     {
       const uint8_t *insn, *insn_end;
       return parse_fde (f, offset, start, end, &insn, &insn_end) != NULL;
@@ -696,11 +260,11 @@ load_table (StEhFrame *f, const Elf_Data *hdr, uint64_t hdr_vaddr)
   if (hdr->d_size < 4 || h[0] != 1)
     return FALSE;
   table_enc = h[3];
-  if (!read_encoded (&p, hend, h[1], hdr_vaddr + 4, hdr_vaddr, &frame_ptr)
+  if (!st_read_encoded (&p, hend, h[1], hdr_vaddr + 4, hdr_vaddr, &frame_ptr)
       || frame_ptr != f->vaddr
-      || !read_encoded (&p, hend, h[2], hdr_vaddr + (p - h), hdr_vaddr,
+      || !st_read_encoded (&p, hend, h[2], hdr_vaddr + (p - h), hdr_vaddr,
                         &count)
-      || table_enc != (PE_DATAREL | PE_SDATA4)
+      || table_enc != (ST_PE_DATAREL | ST_PE_SDATA4)
       || count == 0 || count > (uint64_t) (hend - p) / 8)
     return FALSE;
 
@@ -740,12 +304,12 @@ load_all (StEhFrame *f)
     {
       const uint8_t *p = f->data + offset;
       uint64_t len, id;
-      if (!read_fixed (&p, f->data + f->size, 4, &len))
+      if (!st_read_fixed (&p, f->data + f->size, 4, &len))
         return FALSE;
       if (len == 0)
         break;          /* the terminator: it must be the end */
       if (len >= 0xfffffff0u || len > (uint64_t) (f->data + f->size - p)
-          || !read_fixed (&p, f->data + f->size, 4, &id))
+          || !st_read_fixed (&p, f->data + f->size, 4, &id))
         return FALSE;
       /* Every entry parsed whole: libdw's scan stops at the first it
          cannot read.  */
@@ -872,8 +436,10 @@ st_eh_frame_find (const StEhFrame *f, uint64_t addr, uint64_t *start,
   return (int) lo - 1;
 }
 
+/* Runs FDE INDEX's program: all rows, or the one holding FIND.  */
 static gboolean
-run_fde (StEhFrame *f, int index, Run *r)
+run_fde (StEhFrame *f, int index, gboolean all, uint64_t find,
+         StCfiRowFunc func, void *user)
 {
   const Fde *fde = &f->fdes[index];
   uint64_t start, end;
@@ -883,21 +449,15 @@ run_fde (StEhFrame *f, int index, Run *r)
 
   if (cie == NULL || !cie->state_ok)
     return FALSE;
-  r->cie = cie;
-  r->loc = start;
-  r->end = end;
-  State s = cie->initial;
-  return run_program (r, &s, insn, insn_end,
-                      f->vaddr + (uint64_t) (insn - f->data), insn);
+  return st_cfa_run_fde (&cie->cfa, insn, insn_end,
+                         f->vaddr + (uint64_t) (insn - f->data), start, end,
+                         all, find, func, user);
 }
 
 gboolean
-st_eh_frame_rows (StEhFrame *f, int index, StEhRowFunc func,
-                  void *user)
+st_eh_frame_rows (StEhFrame *f, int index, StCfiRowFunc func, void *user)
 {
-  Run r = { .all = TRUE, .func = func, .user = user };
-
-  return run_fde (f, index, &r);
+  return run_fde (f, index, TRUE, 0, func, user);
 }
 
 typedef struct
@@ -923,9 +483,8 @@ st_eh_frame_row (StEhFrame *f, int index, uint64_t addr,
                  uint64_t *start, uint64_t *end, StCfiRow *row)
 {
   OneRow o = { .row = row };
-  Run r = { .find = addr, .func = one_row, .user = &o };
 
-  if (!run_fde (f, index, &r) || !o.found)
+  if (!run_fde (f, index, FALSE, addr, one_row, &o) || !o.found)
     return FALSE;
   *start = o.start;
   *end = o.end;

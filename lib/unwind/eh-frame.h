@@ -1,7 +1,7 @@
 /* A module's .eh_frame read directly: the FDE covering an address found
    through .eh_frame_hdr's binary search table (or, without one, a table
-   of all FDEs), and an FDE's CFA program run to give its rows, each as
-   libdw would describe it (StCfiRow), without libdw.
+   of all FDEs), and an FDE's CFA program run (cfa-program.h) to give its
+   rows, each as libdw would describe it (StCfiRow), without libdw.
 
    It answers as libdw 0.188 does (dwarf_cfi_addrframe on the ELF's
    .eh_frame): the same FDE for an address, the same rules in each row,
@@ -32,6 +32,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "unwind/cfa-program.h"
 #include "unwind/cfi-rules.h"
 #include "unwind/fast-arch.h"
 
@@ -59,16 +60,11 @@ gsize st_eh_frame_size (const StEhFrame *f);
 int st_eh_frame_find (const StEhFrame *f, uint64_t addr, uint64_t *start,
                       uint64_t *end);
 
-/* Called for each row of an FDE in address order: [START, END) and its
-   rules.  */
-typedef void (*StEhRowFunc) (uint64_t start, uint64_t end,
-                             const StCfiRow *row, void *user);
-
 /* Runs FDE INDEX's whole program and calls FUNC for each of its
    non-empty rows, which together cover the FDE (what the tests compare
    with libdw).  FALSE when the FDE holds what this reader leaves to
    libdw; FUNC may then have been called for some rows already.  */
-gboolean st_eh_frame_rows (StEhFrame *f, int index, StEhRowFunc func,
+gboolean st_eh_frame_rows (StEhFrame *f, int index, StCfiRowFunc func,
                            void *user);
 
 /* The row of FDE INDEX holding ADDR: [*START, *END) and its rules in
