@@ -31,59 +31,47 @@ small_offset (Dwarf_Word value, int32_t *out)
   return TRUE;
 }
 
-/* Classifies the rule of one register.  Returns FALSE when the rule is
-   not expressible; *KEEP FALSE when the register is undefined.  */
-static gboolean
-register_rule (Dwarf_Frame *frame, unsigned regno, unsigned n_regs,
-               StRegRule *out, gboolean *keep)
+/* Classifies the rule libdw gives register REGNO of FRAME.  */
+static void
+read_register (Dwarf_Frame *frame, unsigned regno, StCfiReg *out)
 {
   Dwarf_Op mem[3], *ops;
   size_t nops;
 
-  *keep = FALSE;
-  memset (out, 0, sizeof *out);
-  out->reg = regno;
+  out->kind = ST_CFI_UNDEFINED;
+  out->value = 0;
   /* libdwfl skips a register whose rule libdw cannot give.  */
   if (dwarf_frame_register (frame, regno, mem, &ops, &nops) != 0)
-    return TRUE;
+    return;
   if (nops == 0)
     {
       if (ops == NULL)
-        {
-          out->kind = ST_REG_SAME;
-          *keep = TRUE;
-        }
-      return TRUE;      /* undefined (or an invalid rule, also skipped) */
+        out->kind = ST_CFI_SAME;
+      return;   /* undefined (or an invalid rule, also skipped) */
     }
   if (ops[0].atom == DW_OP_regx && nops == 1)
     {
-      /* A register libdwfl does not track is never known.  */
-      out->kind = ST_REG_IN_REG;
-      out->src = ops[0].number;
-      *keep = ops[0].number < n_regs;
-      return TRUE;
+      out->kind = ST_CFI_REGISTER;
+      out->value = ops[0].number;
+      return;
     }
+  out->kind = ST_CFI_EXPRESSION;
   if (ops[0].atom != DW_OP_call_frame_cfa)
-    return FALSE;
+    return;
   size_t i = 1;
-  int32_t offset = 0;
+  uint64_t offset = 0;
   if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-    {
-      if (!small_offset (ops[i].number, &offset))
-        return FALSE;
-      i++;
-    }
-  out->kind = ST_REG_AT_CFA;
+    offset = ops[i++].number;
+  uint8_t kind = ST_CFI_OFFSET;
   if (i < nops && ops[i].atom == DW_OP_stack_value)
     {
-      out->kind = ST_REG_IS_CFA;
+      kind = ST_CFI_VAL_OFFSET;
       i++;
     }
   if (i != nops)
-    return FALSE;
-  out->offset = offset;
-  *keep = TRUE;
-  return TRUE;
+    return;
+  out->kind = kind;
+  out->value = offset;
 }
 
 /* The register of DW_OP_bregN or DW_OP_bregx OP, or -1.  */
@@ -105,12 +93,10 @@ lit (const Dwarf_Op *op)
          ? op->atom - DW_OP_lit0 : -1;
 }
 
-/* Whether OPS is the PLT's CFA expression (StCfaKind); if so, fills
-   RULE's CFA from it (CFA_REG stays ST_RULE_NO_CFA when a register is
-   not tracked: libdwfl cannot read it either).  */
+/* Whether OPS is the PLT's CFA expression (StCfaKind); if so, puts
+   its operands in ROW.  */
 static gboolean
-plt_cfa (const Dwarf_Op *ops, size_t nops, unsigned n_regs,
-         StUnwindRule *rule)
+plt_cfa (const Dwarf_Op *ops, size_t nops, StCfiRow *row)
 {
   static const uint8_t shape[] = {
     0, 0, 0, DW_OP_and, 0, DW_OP_ge, 0, DW_OP_shl, DW_OP_plus
@@ -131,85 +117,134 @@ plt_cfa (const Dwarf_Op *ops, size_t nops, unsigned n_regs,
   if (base < 0 || pc < 0 || ops[1].number != 0 || mask < 0 || min < 0
       || shift < 0 || !small_offset (ops[0].number, &offset))
     return FALSE;
-  rule->cfa_kind = ST_CFA_PLT;
-  rule->cfa_offset = offset;
-  rule->plt_mask = mask;
-  rule->plt_min = min;
-  rule->plt_shift = shift;
-  if ((unsigned) base < n_regs && (unsigned) pc < n_regs)
-    {
-      rule->cfa_reg = base;
-      rule->plt_reg = pc;
-    }
+  row->cfa = ST_CFI_CFA_PLT;
+  row->cfa_reg = base;
+  row->cfa_offset = (uint64_t) (int64_t) offset;
+  row->plt_reg = pc;
+  row->plt_mask = mask;
+  row->plt_min = min;
+  row->plt_shift = shift;
   return TRUE;
 }
 
 void
-st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
-                        StUnwindRule *rule, Dwarf_Addr *start,
-                        Dwarf_Addr *end)
+st_cfi_row_from_frame (Dwarf_Frame *frame, unsigned n_regs, StCfiRow *row,
+                       Dwarf_Addr *start, Dwarf_Addr *end)
 {
   bool signal = false;
-  int ra_reg = dwarf_frame_info (frame, start, end, &signal);
   Dwarf_Op *ops;
   size_t nops;
 
+  memset (row, 0, sizeof *row);
+  row->ra = dwarf_frame_info (frame, start, end, &signal);
+  row->signal = signal;
+  row->cfa = ST_CFI_CFA_NONE;
+  if (dwarf_frame_cfa (frame, &ops, &nops) == 0 && nops > 0
+      && !plt_cfa (ops, nops, row))
+    {
+      if (nops == 1 && ops[0].atom == DW_OP_bregx)
+        {
+          row->cfa = ST_CFI_CFA_REG;
+          row->cfa_reg = ops[0].number;
+          row->cfa_offset = ops[0].number2;
+        }
+      else
+        row->cfa = ST_CFI_CFA_EXPRESSION;
+    }
+  /* Else the CFA is undefined or invalid: libdwfl cannot compute it and
+     every register relative to it stays unknown.  */
+  for (unsigned regno = 0; regno < n_regs; regno++)
+    read_register (frame, regno, &row->regs[regno]);
+}
+
+void
+st_cfi_rule_from_row (const StCfiRow *row, unsigned n_regs, unsigned ra,
+                      StUnwindRule *rule)
+{
   memset (rule, 0, sizeof *rule);
   rule->kind = ST_RULE_OK;
-  if (signal)
+  if (row->signal)
     {
       fallback (rule, ST_FALLBACK_SIGNAL);
       return;
     }
-  if (ra_reg < 0 || (unsigned) ra_reg != ra)
+  if (row->ra < 0 || (unsigned) row->ra != ra)
     {
       fallback (rule, ST_FALLBACK_OTHER);
       return;
     }
 
   rule->cfa_reg = ST_RULE_NO_CFA;
-  if (dwarf_frame_cfa (frame, &ops, &nops) == 0 && nops > 0)
+  switch (row->cfa)
     {
-      if (plt_cfa (ops, nops, n_regs, rule))
-        ;
-      else if (nops != 1 || ops[0].atom != DW_OP_bregx)
+    case ST_CFI_CFA_PLT:
+      rule->cfa_kind = ST_CFA_PLT;
+      rule->cfa_offset = (int32_t) row->cfa_offset;
+      rule->plt_mask = row->plt_mask;
+      rule->plt_min = row->plt_min;
+      rule->plt_shift = row->plt_shift;
+      /* An untracked register: libdwfl cannot read it either.  */
+      if (row->cfa_reg < n_regs && row->plt_reg < n_regs)
         {
-          fallback (rule, ST_FALLBACK_EXPRESSION);
-          return;
+          rule->cfa_reg = row->cfa_reg;
+          rule->plt_reg = row->plt_reg;
         }
-      else if (!small_offset (ops[0].number2, &rule->cfa_offset))
+      break;
+    case ST_CFI_CFA_REG:
+      if (!small_offset (row->cfa_offset, &rule->cfa_offset))
         {
           fallback (rule, ST_FALLBACK_OTHER);
           return;
         }
-      else if (ops[0].number < n_regs)
-        rule->cfa_reg = ops[0].number;
+      if (row->cfa_reg < n_regs)
+        rule->cfa_reg = row->cfa_reg;
+      break;
+    case ST_CFI_CFA_EXPRESSION:
+      fallback (rule, ST_FALLBACK_EXPRESSION);
+      return;
+    default:
+      break;
     }
-  /* Else the CFA is undefined or invalid: libdwfl cannot compute it and
-     every register relative to it stays unknown.  */
 
   for (unsigned regno = 0; regno < n_regs; regno++)
     {
-      StRegRule r;
-      gboolean keep;
-      if (!register_rule (frame, regno, n_regs, &r, &keep))
+      const StCfiReg *r = &row->regs[regno];
+      StRegRule out = { .reg = regno };
+
+      switch (r->kind)
         {
-          fallback (rule, ST_FALLBACK_EXPRESSION);
-          return;
-        }
-      if (!keep)
-        continue;
-      if (r.kind == ST_REG_SAME)
-        {
+        case ST_CFI_SAME:
           rule->same |= 1u << regno;
           continue;
+        case ST_CFI_REGISTER:
+          /* A register libdwfl does not track is never known.  */
+          if (r->value >= n_regs)
+            continue;
+          out.kind = ST_REG_IN_REG;
+          out.src = r->value;
+          break;
+        case ST_CFI_OFFSET:
+        case ST_CFI_VAL_OFFSET:
+          if (!small_offset (r->value, &out.offset))
+            {
+              fallback (rule, ST_FALLBACK_EXPRESSION);
+              return;
+            }
+          out.kind = r->kind == ST_CFI_OFFSET ? ST_REG_AT_CFA
+                                              : ST_REG_IS_CFA;
+          break;
+        case ST_CFI_EXPRESSION:
+          fallback (rule, ST_FALLBACK_EXPRESSION);
+          return;
+        default:
+          continue;     /* undefined */
         }
       if (rule->n_regs == ST_RULE_MAX_REGS)
         {
           fallback (rule, ST_FALLBACK_OTHER);
           return;
         }
-      rule->regs[rule->n_regs++] = r;
+      rule->regs[rule->n_regs++] = out;
     }
 
   /* Grouped by kind, so applying the rule needs no switch; the order of
@@ -226,6 +261,17 @@ st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
       rule->n_is_cfa += sorted[i].kind == ST_REG_IS_CFA;
     }
   memcpy (rule->regs, sorted, n * sizeof *sorted);
+}
+
+void
+st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
+                        StUnwindRule *rule, Dwarf_Addr *start,
+                        Dwarf_Addr *end)
+{
+  StCfiRow row;
+
+  st_cfi_row_from_frame (frame, n_regs, &row, start, end);
+  st_cfi_rule_from_row (&row, n_regs, ra, rule);
 }
 
 gboolean

@@ -96,9 +96,63 @@ typedef struct
   uint32_t set;         /* bit R: regs[R] is known */
 } StFrameRegs;
 
-/* Reads the rule of the CFI row FRAME (from dwarf_cfi_addrframe) for an
-   architecture with N_REGS tracked registers and return address column
-   RA.  Returns the row's address range in *START, *END.  */
+/* One CFI row as libdw 0.188 describes it (dwarf_frame_info,
+   dwarf_frame_cfa, dwarf_frame_register), before it becomes a rule: the
+   common ground of st_cfi_rule_from_frame and the .eh_frame reader
+   (eh-frame.h), so that both give the same rule for the same row.  */
+typedef enum
+{
+  ST_CFI_UNDEFINED,     /* no value (also: a rule libdw cannot give) */
+  ST_CFI_SAME,          /* same_value */
+  ST_CFI_OFFSET,        /* saved at CFA + VALUE */
+  ST_CFI_VAL_OFFSET,    /* is CFA + VALUE */
+  ST_CFI_REGISTER,      /* in register VALUE */
+  ST_CFI_EXPRESSION,    /* another DWARF expression */
+} StCfiRegKind;
+
+typedef enum
+{
+  ST_CFI_CFA_NONE,      /* undefined, or invalid (libdw gives none) */
+  ST_CFI_CFA_REG,       /* register CFA_REG + CFA_OFFSET */
+  ST_CFI_CFA_PLT,       /* the PLT's expression (StCfaKind), operands in
+                           CFA_REG, CFA_OFFSET and PLT_* */
+  ST_CFI_CFA_EXPRESSION,        /* another DWARF expression */
+} StCfiCfaKind;
+
+typedef struct
+{
+  uint8_t kind;         /* StCfiRegKind */
+  uint64_t value;       /* as libdw gives it: offsets two's complement */
+} StCfiReg;
+
+typedef struct
+{
+  gboolean signal;      /* the CIE's 'S' */
+  int ra;               /* the CIE's return address column */
+  uint8_t cfa;          /* StCfiCfaKind */
+  uint8_t plt_reg;
+  uint8_t plt_mask;
+  uint8_t plt_min;
+  uint8_t plt_shift;
+  uint64_t cfa_reg;
+  uint64_t cfa_offset;
+  StCfiReg regs[ST_FRAME_MAX_REGS];     /* the first n_regs */
+} StCfiRow;
+
+/* Reads the CFI row FRAME (from dwarf_cfi_addrframe) for an architecture
+   with N_REGS (at most ST_FRAME_MAX_REGS) tracked registers.  Returns
+   the row's address range as libdw reports it in *START, *END.  */
+void st_cfi_row_from_frame (Dwarf_Frame *frame, unsigned n_regs,
+                            StCfiRow *row, Dwarf_Addr *start,
+                            Dwarf_Addr *end);
+
+/* The rule of ROW for an architecture with N_REGS tracked registers and
+   return address column RA.  */
+void st_cfi_rule_from_row (const StCfiRow *row, unsigned n_regs,
+                           unsigned ra, StUnwindRule *rule);
+
+/* Both of the above: the rule of the CFI row FRAME, its range as libdw
+   reports it in *START, *END.  */
 void st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs,
                              unsigned ra, StUnwindRule *rule,
                              Dwarf_Addr *start, Dwarf_Addr *end);

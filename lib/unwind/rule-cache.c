@@ -1,7 +1,10 @@
-/* Rule cache: rules deduplicated in one array, address ranges in a
-   balanced tree (filled from libdw on a miss), and in front of them a
-   direct-mapped table of exact addresses, which is what nearly every
-   lookup hits: return addresses repeat, and so do hot leaf PCs.  */
+/* Rule cache: rules deduplicated in one array; the .eh_frame rows read
+   so far by our own reader (eh-frame.h), a small sorted array per FDE,
+   found through the FDE table; other address ranges (what the reader
+   leaves to libdw, .debug_frame, no CFI) in a balanced tree, filled from
+   libdw on a miss; and in front of them a direct-mapped table of
+   recently used ranges, which is what nearly every lookup hits: return
+   addresses repeat, and so do hot leaf PCs.  */
 #include "config.h"
 
 #include <elfutils/libdwfl.h>
@@ -9,6 +12,7 @@
 #include <string.h>
 
 #include "unwind/dwfl-unwinder.h"
+#include "unwind/eh-frame.h"
 #include "unwind/fast-arch.h"
 #include "unwind/find-debuginfo.h"
 #include "unwind/rule-cache.h"
@@ -21,6 +25,24 @@ typedef struct
   uint64_t start;
   uint64_t end;           /* exclusive */
 } Range;
+
+/* A row of an FDE, as the reader gave it.  */
+typedef struct
+{
+  uint64_t start;
+  uint32_t len;
+  uint32_t rule;          /* index */
+} Row;
+
+/* The rows of one FDE read so far, in address order.  Only those asked
+   for: an FDE has some 10 rows, a profile needs 2 of them.  */
+typedef struct
+{
+  Row *rows;
+  uint32_t n;
+  uint32_t size : 31;     /* of ROWS */
+  uint32_t to_libdw : 1;  /* the reader failed on it once: libdw's */
+} FdeRows;
 
 struct StRuleCache
 {
@@ -38,6 +60,9 @@ struct StRuleCache
   Dwarf_CFI *dwarf;
   Dwarf_Addr dwarf_bias;
   gboolean dwarf_tried;
+  StEhFrame *reader;      /* .eh_frame read directly, when it can be */
+  gboolean reader_tried;
+  FdeRows *fdes;          /* by FDE index */
 
   GArray *rules;          /* StUnwindRule */
   GArray *lean;           /* StLeanRule, one per rule */
@@ -103,6 +128,11 @@ rule_cache_free (gpointer data)
 
   if (c == NULL)
     return;
+  if (c->reader != NULL)
+    for (guint i = 0; i < st_eh_frame_n_fdes (c->reader); i++)
+      g_free (c->fdes[i].rows);
+  g_free (c->fdes);
+  st_eh_frame_free (c->reader);
   if (c->dwfl != NULL)
     dwfl_end (c->dwfl);
   g_free (c->pub.hot);
@@ -222,6 +252,14 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
          more often than lower addresses of a known one.)  */
       if (addr < end + c->eh_bias)
         range->end = end + c->eh_bias;
+      /* After an advance beyond the FDE's end, END is past it too: the
+         addresses there are not the FDE's.  The reader knows where it
+         ends.  */
+      uint64_t fde_start, fde_end;
+      if (c->reader != NULL
+          && st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
+                               &fde_end) >= 0)
+        range->end = MIN (range->end, fde_end + c->eh_bias);
       return intern_rule (c, &rule);
     }
   if (!c->dwarf_tried && c->dmod != NULL)
@@ -242,26 +280,117 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
   return intern_rule (c, &rule);
 }
 
+/* The reader, when libdw's .eh_frame is the ELF's own section data
+   and the reader understands the module.  */
+static void
+open_reader (StRuleCache *c)
+{
+  Dwarf_Addr bias;
+  Elf *elf;
+
+  c->reader_tried = TRUE;
+  if (c->eh == NULL
+      || (elf = dwfl_module_getelf (c->dmod, &bias)) == NULL
+      || bias != c->eh_bias)
+    return;
+  c->reader = st_eh_frame_new (elf, c->arch);
+  if (c->reader == NULL)
+    return;
+  guint n = st_eh_frame_n_fdes (c->reader);
+  c->fdes = g_new0 (FdeRows, n);
+  st_module_account (c->module, st_eh_frame_size (c->reader)
+                                + n * sizeof (FdeRows));
+}
+
+/* The row of ADDR read by the reader (now, if not yet), or NULL when it
+   is libdw's.  */
+static const Row *
+reader_row (StRuleCache *c, uint64_t addr)
+{
+  uint64_t start, end;
+
+  if (!c->reader_tried)
+    open_reader (c);
+  if (c->reader == NULL)
+    return NULL;
+  int index = st_eh_frame_find (c->reader, addr - c->eh_bias, &start,
+                                &end);
+  if (index < 0)
+    return NULL;
+
+  /* The first row starting after ADDR.  */
+  FdeRows *fr = &c->fdes[index];
+  guint lo = 0, hi = fr->n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (fr->rows[mid].start <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo > 0 && addr - fr->rows[lo - 1].start < fr->rows[lo - 1].len)
+    return &fr->rows[lo - 1];
+  if (fr->to_libdw)
+    return NULL;
+
+  StCfiRow crow;
+  StUnwindRule rule;
+  if (!st_eh_frame_row (c->reader, index, addr - c->eh_bias, &start, &end,
+                        &crow))
+    {
+      fr->to_libdw = TRUE;
+      return NULL;
+    }
+  st_cfi_rule_from_row (&crow, c->arch->n_regs, c->arch->ra, &rule);
+  if (fr->n == fr->size)
+    {
+      fr->size = fr->size == 0 ? 2 : 2 * fr->size;
+      fr->rows = g_renew (Row, fr->rows, fr->size);
+      st_module_account (c->module, (fr->size - fr->n) * sizeof (Row));
+    }
+  memmove (&fr->rows[lo + 1], &fr->rows[lo], (fr->n - lo) * sizeof (Row));
+  fr->rows[lo] = (Row) { start + c->eh_bias, end - start,
+                         intern_rule (c, &rule) };
+  fr->n++;
+  c->n_ranges++;
+  return &fr->rows[lo];
+}
+
 uint32_t
 st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
 {
-  GTreeNode *node = g_tree_search_node (c->ranges, range_contains, &addr);
-  const Range *range;
+  const Row *row = reader_row (c, addr);
+  uint64_t start, len;
   guint id;
 
-  if (node != NULL)
+  if (row != NULL)
     {
-      range = g_tree_node_key (node);
-      id = GPOINTER_TO_UINT (g_tree_node_value (node)) - 1;
+      start = row->start;
+      len = row->len;
+      id = row->rule;
     }
   else
     {
-      Range *r = g_new (Range, 1);
-      id = fill (c, addr, r);
-      g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
-      c->n_ranges++;
-      st_module_account (c->module, sizeof *r + 48);
-      range = r;
+      GTreeNode *node = g_tree_search_node (c->ranges, range_contains,
+                                            &addr);
+      const Range *range;
+      if (node != NULL)
+        {
+          range = g_tree_node_key (node);
+          id = GPOINTER_TO_UINT (g_tree_node_value (node)) - 1;
+        }
+      else
+        {
+          Range *r = g_new (Range, 1);
+          id = fill (c, addr, r);
+          g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
+          c->n_ranges++;
+          st_module_account (c->module, sizeof *r + 48);
+          range = r;
+        }
+      start = range->start;
+      len = range->end - range->start;
     }
   /* Misses by the thousand for a small table: the module's hot addresses
      do not fit, make it bigger.  */
@@ -271,8 +400,8 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       c->misses = 0;
     }
   StRuleHot *h = st_rule_cache_hot_slot (&c->pub, addr);
-  h->start = range->start;
-  h->len = (uint32_t) MIN (range->end - range->start, (uint64_t) G_MAXUINT32);
+  h->start = start;
+  h->len = (uint32_t) MIN (len, (uint64_t) G_MAXUINT32);
   h->rule = id;
   return id;
 }
