@@ -1,7 +1,6 @@
 /* debuginfod queries by build-id, each asked once, from any thread.  */
 #include "config.h"
 
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "model/debuginfod-fetch.h"
+#include "model/debuginfod-library.h"
 
 typedef struct
 {
@@ -62,8 +62,9 @@ st_debuginfod_free (StDebuginfod *d)
 {
   if (d == NULL)
     return;
+  /* Clients exist only if the library was loaded.  */
   for (guint i = 0; i < d->idle->len; i++)
-    debuginfod_end (d->idle->pdata[i]);
+    st_debuginfod_library (NULL)->end (d->idle->pdata[i]);
   g_ptr_array_free (d->idle, TRUE);
   g_hash_table_destroy (d->answers);
   pthread_cond_destroy (&d->answered);
@@ -86,7 +87,7 @@ answer_key (StDebuginfodKind kind, const uint8_t *id, size_t len)
 static int
 progress (debuginfod_client *client, long done, long total)
 {
-  StDebuginfod *d = debuginfod_get_user_data (client);
+  StDebuginfod *d = st_debuginfod_library (NULL)->get_user_data (client);
 
   return g_atomic_int_get (&d->cancelled);
 }
@@ -96,19 +97,26 @@ static void
 ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
      Answer *a)
 {
+  const StDebuginfodLibrary *lib;
+  const char *load_error = NULL;
   debuginfod_client *client;
   char *path = NULL;
   int fd;
 
+  if ((lib = st_debuginfod_library (&load_error)) == NULL)
+    {
+      a->why = g_strdup_printf ("cannot load libdebuginfod: %s", load_error);
+      return;
+    }
   pthread_mutex_lock (&d->lock);
   client = d->idle->len > 0 ? g_ptr_array_steal_index_fast (d->idle,
                                                             d->idle->len - 1)
                             : NULL;
   pthread_mutex_unlock (&d->lock);
-  if (client == NULL && (client = debuginfod_begin ()) != NULL)
+  if (client == NULL && (client = lib->begin ()) != NULL)
     {
-      debuginfod_set_user_data (client, d);
-      debuginfod_set_progressfn (client, progress);
+      lib->set_user_data (client, d);
+      lib->set_progressfn (client, progress);
     }
   if (client == NULL)
     {
@@ -117,9 +125,9 @@ ask (StDebuginfod *d, StDebuginfodKind kind, const uint8_t *id, size_t len,
     }
 
   if (kind == ST_DEBUGINFOD_EXECUTABLE)
-    fd = debuginfod_find_executable (client, id, (int) len, &path);
+    fd = lib->find_executable (client, id, (int) len, &path);
   else
-    fd = debuginfod_find_debuginfo (client, id, (int) len, &path);
+    fd = lib->find_debuginfo (client, id, (int) len, &path);
   if (fd >= 0)
     {
       close (fd);

@@ -3,8 +3,11 @@
 #include "config.h"
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/module-cache.h"
 #include "unwind/dwfl-unwinder.h"
@@ -123,4 +126,59 @@ st_find_debuginfo_prepare (StModule *m, void *user_data)
   if (mod != NULL)
     dwfl_module_dwarf_cfi (mod, &bias);
   dwfl_end (dwfl);
+}
+
+/* Whether ELF has a section that libdw could read as .debug_frame,
+   whatever its type or size (a conservative answer).  */
+static gboolean
+names_debug_frame (Elf *elf)
+{
+  size_t shstrndx;
+  Elf_Scn *scn = NULL;
+
+  if (elf == NULL || elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return TRUE;
+  while ((scn = elf_nextscn (elf, scn)) != NULL)
+    {
+      GElf_Shdr shdr;
+      const char *n;
+
+      if (gelf_getshdr (scn, &shdr) == NULL)
+        return TRUE;
+      n = elf_strptr (elf, shstrndx, shdr.sh_name);
+      if (n == NULL || strcmp (n, ".debug_frame") == 0
+          || strcmp (n, ".zdebug_frame") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+st_find_debuginfo_may_have_debug_frame (Dwfl_Module *mod)
+{
+  Dwarf_Addr bias;
+  const char *modname, *file_name = NULL;
+  Elf *elf = dwfl_module_getelf (mod, &bias);
+
+  if (elf == NULL || names_debug_frame (elf))
+    return TRUE;
+  modname = dwfl_module_info (mod, NULL, NULL, NULL, NULL, NULL, &file_name,
+                              NULL);
+
+  /* The debug file libdwfl would load: the local search's answer, with
+     the arguments libdwfl gives it.  (Only the local search: a module
+     whose CFI may be in a downloaded debug file is loaded up front.)  */
+  GElf_Word crc = 0;
+  const char *link = dwelf_elf_gnu_debuglink (elf, &crc);
+  char *found = NULL;
+  int fd = st_find_debuginfo_safely (mod, NULL, modname, 0, file_name, link,
+                                     crc, &found);
+  free (found);
+  if (fd < 0)
+    return FALSE;
+  Elf *debug = elf_begin (fd, ELF_C_READ_MMAP, NULL);
+  gboolean may = debug == NULL || names_debug_frame (debug);
+  elf_end (debug);
+  close (fd);
+  return may;
 }

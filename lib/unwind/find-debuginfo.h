@@ -35,6 +35,15 @@ gboolean st_find_debuginfo_wanted (const StModule *m);
    JIT-style priming) rather than when a sample first needs it.  */
 void st_find_debuginfo_prepare (StModule *m, void *user_data);
 
+/* Whether libdwfl may find a .debug_frame for MOD (of a module whose
+   CFI is not wanted from debuginfod): FALSE only when neither its file
+   nor the separate debug file the local search finds has a section of
+   that name.  Then dwfl_module_dwarf_cfi would answer NULL, after
+   loading (and inflating) the whole debug file: libc's and ld.so's
+   debug files have no .debug_frame, only the .eh_frame their code
+   keeps.  */
+gboolean st_find_debuginfo_may_have_debug_frame (Dwfl_Module *mod);
+
 /* USERDATA points to the module's StModule (may be NULL).  */
 int st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                        Dwarf_Addr base, const char *file_name,

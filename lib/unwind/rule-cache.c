@@ -265,7 +265,8 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
   if (!c->dwarf_tried && c->dmod != NULL)
     {
       c->dwarf_tried = TRUE;
-      c->dwarf = dwfl_module_dwarf_cfi (c->dmod, &c->dwarf_bias);
+      if (st_find_debuginfo_may_have_debug_frame (c->dmod))
+        c->dwarf = dwfl_module_dwarf_cfi (c->dmod, &c->dwarf_bias);
     }
   if (c->dwarf != NULL
       && dwarf_cfi_addrframe (c->dwarf, addr - c->dwarf_bias, &frame) == 0)

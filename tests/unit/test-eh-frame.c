@@ -34,6 +34,7 @@
 #include "perf-stream.h"         /* put, put_u32, put_u64 */
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/eh-frame.h"
+#include "unwind/find-debuginfo.h"
 #include "unwind/rule-cache.h"
 
 typedef struct
@@ -687,6 +688,8 @@ static const struct { const char *path; gboolean required; } files[] = {
   { ST_PROGS_DIR "/plt-calls", TRUE },
   { ST_PROGS_DIR "/libstcallee.so", TRUE },
   { ST_PROGS_DIR "/dbgframe-prog", TRUE },
+  { ST_PROGS_DIR "/mixed-frames", TRUE },
+  { ST_PROGS_DIR "/plain-stripped", TRUE },
   { "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", FALSE },
 };
 
@@ -734,6 +737,42 @@ reference_rule (Dwfl_Module *dmod, uint64_t addr, StUnwindRule *rule)
   rule->kind = ST_RULE_NO_CFI;
 }
 
+/* A file as a module of a fresh module cache with rule tables, and a
+   Dwfl of that module alone.  */
+typedef struct
+{
+  StModuleCache *modules;
+  StMap map;
+  StModule *m;
+  Dwfl *dwfl;
+  Dwfl_Module *dmod;
+} Opened;
+
+static void
+open_module (const char *path, Opened *o)
+{
+  memset (o, 0, sizeof *o);
+  o->modules = st_module_cache_new (NULL);
+  st_module_cache_set_prepare (o->modules, st_rule_cache_prepare, NULL);
+  o->map.start = 0x7f0000000000ull;
+  o->map.end = o->map.start + 0x10000000;
+  o->map.filename = g_ref_string_new_intern (path);
+  o->m = st_module_cache_acquire (o->modules, &o->map);
+  g_assert_nonnull (o->m);
+  g_assert_nonnull (o->m->tables);
+  o->dwfl = st_dwfl_of_module (o->m, &o->dmod);
+  g_assert_nonnull (o->dmod);
+}
+
+static void
+close_module (Opened *o)
+{
+  dwfl_end (o->dwfl);
+  st_module_cache_release (o->modules, o->m);
+  st_module_cache_free (o->modules);
+  g_ref_string_release ((char *) o->map.filename);
+}
+
 /* The rule cache, reader and libdw together, against libdw alone, at
    addresses in random order (and runs of neighbours, which meet the rows
    already read, in the hot table or not).  */
@@ -747,18 +786,10 @@ test_rule_cache (void)
     {
       if (!g_file_test (files[i].path, G_FILE_TEST_EXISTS))
         continue;
-      StModuleCache *modules = st_module_cache_new (NULL);
-      st_module_cache_set_prepare (modules, st_rule_cache_prepare, NULL);
-      StMap map = { 0 };
-      map.start = 0x7f0000000000ull;
-      map.end = map.start + 0x10000000;
-      map.filename = g_ref_string_new_intern (files[i].path);
-      StModule *m = st_module_cache_acquire (modules, &map);
-      g_assert_nonnull (m);
-      g_assert_nonnull (m->tables);
-      Dwfl_Module *dmod;
-      Dwfl *dwfl = st_dwfl_of_module (m, &dmod);
-      g_assert_nonnull (dmod);
+      Opened o;
+      open_module (files[i].path, &o);
+      StModule *m = o.m;
+      Dwfl_Module *dmod = o.dmod;
 
       uint64_t addr = m->low_vaddr;
       for (guint k = 0; k < 20000; k++)
@@ -779,13 +810,62 @@ test_rule_cache (void)
                      addr, got->kind, want.kind);
           compared++;
         }
-      dwfl_end (dwfl);
-      st_module_cache_release (modules, m);
-      st_module_cache_free (modules);
-      g_ref_string_release ((char *) map.filename);
+      close_module (&o);
     }
   g_test_message ("rule cache: %u addresses compared with libdw", compared);
   g_rand_free (rand);
+}
+
+/* Whether libdwfl could find a .debug_frame (the rule cache does not
+   load a debug file that has none): yes for mixed-frames (in its
+   separate debug file) and its unstripped build (in itself), no for
+   plain-stripped (neither); and over all of mixed-frames, address by
+   address, the rule cache against libdw, the leaf's rules coming from
+   the debug file's .debug_frame.  */
+static void
+test_debug_frame_search (void)
+{
+  static const struct { const char *path; gboolean may; } cases[] = {
+    { ST_PROGS_DIR "/mixed-frames", TRUE },
+    { ST_PROGS_DIR "/mixed-frames.full", TRUE },
+    { ST_PROGS_DIR "/plain-stripped", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Opened o;
+      open_module (cases[i].path, &o);
+      g_assert_cmpint (st_find_debuginfo_may_have_debug_frame (o.dmod), ==,
+                       cases[i].may);
+      close_module (&o);
+    }
+
+  Opened o;
+  Dwarf_Addr eh_bias;
+  guint from_debug_frame = 0;
+  open_module (cases[0].path, &o);
+  Dwarf_CFI *eh = dwfl_module_eh_cfi (o.dmod, &eh_bias);
+  for (uint64_t addr = o.m->low_vaddr; addr < o.m->high_vaddr; addr++)
+    {
+      StUnwindRule want;
+      Dwarf_Frame *frame;
+      reference_rule (o.dmod, addr, &want);
+      const StUnwindRule *got = st_rule_cache_lookup (o.m->tables, addr);
+      if (memcmp (got, &want, sizeof want) != 0)
+        g_error ("mixed-frames: %#" G_GINT64_MODIFIER "x: the rule cache's "
+                 "rule differs from libdw's (kind %u/%u)", addr, got->kind,
+                 want.kind);
+      if (want.kind != ST_RULE_NO_CFI
+          && (eh == NULL
+              || dwarf_cfi_addrframe (eh, addr - eh_bias, &frame) != 0))
+        from_debug_frame++;
+      else if (want.kind != ST_RULE_NO_CFI)
+        free (frame);
+    }
+  close_module (&o);
+  g_test_message ("mixed-frames: %u addresses unwound by the debug file's "
+                  ".debug_frame", from_debug_frame);
+  g_assert_cmpuint (from_debug_frame, >, 0);
 }
 
 int
@@ -798,5 +878,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eh-frame/rejected", test_rejected);
   g_test_add_func ("/eh-frame/files", test_files);
   g_test_add_func ("/eh-frame/rule-cache", test_rule_cache);
+  g_test_add_func ("/eh-frame/debug-frame-search", test_debug_frame_search);
   return g_test_run ();
 }
