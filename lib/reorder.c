@@ -187,6 +187,33 @@ by_key (gconstpointer a, gconstpointer b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Sorts the N events of A by key (then input order).  perf writes a
+   round nearly in order (one buffer per CPU, each in order): insertion
+   sort while that holds, qsort (which allocates) past a few moves.  */
+static void
+sort_batch (gpointer *a, guint n)
+{
+  guint moves = 0;
+
+  for (guint i = 1; i < n; i++)
+    {
+      gpointer x = a[i];
+      guint j = i;
+      while (j > 0 && by_key (&a[j - 1], &x) > 0)
+        {
+          a[j] = a[j - 1];
+          j--;
+          if (++moves > 4 * n)
+            {
+              a[j] = x;
+              qsort (a, n, sizeof (gpointer), by_key);
+              return;
+            }
+        }
+      a[j] = x;
+    }
+}
+
 /* Processes the to-do list in order until its end or an event that must
    wait (FORCE: the first one may not), then emits the processed prefix
    of the queue.  */
@@ -239,8 +266,7 @@ release (StReorder *r, int64_t limit, gboolean all)
   /* Sorted within the batch only: what an earlier release queued comes
      first, as it would have been processed first.  */
   if (todo->len - batch > 1)
-    qsort (todo->pdata + batch, todo->len - batch, sizeof (gpointer),
-           by_key);
+    sort_batch (todo->pdata + batch, todo->len - batch);
   if (!r->waiting)
     run (r, FALSE);
 }

@@ -22,6 +22,7 @@ struct StStats
   uint64_t damage_bytes[ST_DAMAGE_N];
   uint64_t first_damage;               /* the lowest offset of them */
   StProcessStats others;       /* processes beyond ST_STATS_MAX_PROCESSES */
+  StProcessStats *last;        /* of the last st_stats_unwind (in BY_PID) */
   StPrimingStats priming;
 };
 
@@ -140,7 +141,9 @@ void
 st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                  const StUnwindResult *result)
 {
-  StProcessStats *p = g_hash_table_lookup (s->by_pid, GINT_TO_POINTER (pid));
+  StProcessStats *p = s->last != NULL && s->last->pid == pid
+                      ? s->last
+                      : g_hash_table_lookup (s->by_pid, GINT_TO_POINTER (pid));
 
   if (p == NULL && g_hash_table_size (s->by_pid) >= ST_STATS_MAX_PROCESSES)
     {
@@ -155,6 +158,8 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
       p->pid = pid;
       g_hash_table_insert (s->by_pid, GINT_TO_POINTER (pid), p);
     }
+  if (p != &s->others)
+    s->last = p;
   if (comm != NULL && (p->comm == NULL || g_strcmp0 (p->comm, comm) != 0))
     {
       g_free (p->comm);

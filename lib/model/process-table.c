@@ -97,6 +97,9 @@ touch (StProcessTable *t, StProcess *p)
 StProcess *
 st_process_table_lookup (StProcessTable *t, int32_t pid)
 {
+  /* Samples come in runs of one process: the most recent first.  */
+  if (t->lru.head != NULL && ((StProcess *) t->lru.head->data)->pid == pid)
+    return t->lru.head->data;
   return g_hash_table_lookup (t->by_pid, GINT_TO_POINTER (pid));
 }
 

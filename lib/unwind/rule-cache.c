@@ -415,6 +415,68 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
    sizeless one, which libdwfl could pick for any address after it), the
    answer is FALSE outside [entry, entry + max (largest size, 64)), and
    only addresses inside need the lookup (memoized).  */
+/* The symbols find_entry_window looks for, read straight from the ELF
+   table libdwfl's N symbols are (dwfl_module_getsym_info costs some 270
+   instructions a symbol: 10 million for cc1's 39,000).  Recognised only
+   when libdwfl's symbols are those of the module's own x86_64 ET_EXEC
+   or ET_DYN file, a .symtab or .dynsym of exactly N entries (no
+   debug-file table, no MiniDebugInfo); FALSE otherwise, and the caller
+   asks libdwfl symbol by symbol.  A symbol counts as at ENTRY (e_entry
+   plus BIAS) by its value with or without the bias, a superset of
+   libdwfl's answer: the window can only come out larger, or absent,
+   which costs lookups, never a wrong answer.  *SIZELESS: one of them
+   has no size (no window).  */
+static gboolean
+scan_entry_symbols (StRuleCache *c, Elf *elf, const GElf_Ehdr *ehdr,
+                    Dwarf_Addr bias, int n, uint64_t *window,
+                    gboolean *sizeless)
+{
+  GElf_Sym sym;
+  GElf_Addr value;
+  Elf *symelf = NULL;
+
+  if (n < 2 || ehdr->e_ident[EI_CLASS] != ELFCLASS64
+      || (ehdr->e_type != ET_EXEC && ehdr->e_type != ET_DYN)
+      || dwfl_module_getsym_info (c->dmod, 1, &sym, &value, NULL, &symelf,
+                                  NULL) == NULL
+      || symelf != elf)
+    return FALSE;
+
+  const Elf64_Sym *syms = NULL;
+  for (int pass = 0; pass < 2 && syms == NULL; pass++)
+    {
+      Elf_Scn *scn = NULL;
+      while ((scn = elf_nextscn (elf, scn)) != NULL)
+        {
+          GElf_Shdr shdr;
+          Elf_Data *data;
+          if (gelf_getshdr (scn, &shdr) == NULL
+              || shdr.sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM)
+              || shdr.sh_entsize != sizeof (Elf64_Sym)
+              || shdr.sh_size / sizeof (Elf64_Sym) != (uint64_t) n
+              || (data = elf_getdata (scn, NULL)) == NULL
+              || data->d_size < (size_t) n * sizeof (Elf64_Sym))
+            continue;
+          syms = data->d_buf;
+          break;
+        }
+    }
+  if (syms == NULL)
+    return FALSE;
+
+  uint64_t adjusted = ehdr->e_entry, raw = ehdr->e_entry + bias;
+  *window = 64;
+  *sizeless = FALSE;
+  for (int i = 1; i < n; i++)
+    if (syms[i].st_value == adjusted || syms[i].st_value == raw)
+      {
+        if (syms[i].st_size == 0)
+          *sizeless = TRUE;
+        *window = MAX (*window, syms[i].st_size);
+      }
+  return TRUE;
+}
+
 static void
 find_entry_window (StRuleCache *c)
 {
@@ -429,7 +491,14 @@ find_entry_window (StRuleCache *c)
   c->entry = ehdr.e_entry + bias;
 
   uint64_t window = 64;
+  gboolean sizeless;
   int n = dwfl_module_getsymtab (c->dmod);
+  if (scan_entry_symbols (c, elf, &ehdr, bias, n, &window, &sizeless))
+    {
+      if (!sizeless)
+        c->entry_window = window;
+      return;
+    }
   for (int i = 1; i < n; i++)
     {
       GElf_Sym sym;

@@ -54,10 +54,20 @@ st_stitcher_free (StStitcher *s)
   g_free (s);
 }
 
+/* TID's chain or NULL; samples come in runs of one thread, and the
+   most recently remembered chain heads the LRU list.  */
+static Chain *
+find_chain (StStitcher *s, int32_t tid)
+{
+  if (s->lru.head != NULL && ((Chain *) s->lru.head->data)->tid == tid)
+    return s->lru.head->data;
+  return g_hash_table_lookup (s->by_tid, GINT_TO_POINTER (tid));
+}
+
 void
 st_stitcher_forget_thread (StStitcher *s, int32_t tid)
 {
-  Chain *c = g_hash_table_lookup (s->by_tid, GINT_TO_POINTER (tid));
+  Chain *c = find_chain (s, tid);
   if (c == NULL)
     return;
   g_queue_delete_link (&s->lru, c->lru_link);
@@ -69,7 +79,7 @@ st_stitcher_remember (StStitcher *s, int32_t pid, int32_t tid,
                       uint32_t exec_count, const uint64_t *ips,
                       const uint64_t *sps, uint32_t n)
 {
-  Chain *c = g_hash_table_lookup (s->by_tid, GINT_TO_POINTER (tid));
+  Chain *c = find_chain (s, tid);
 
   if (c == NULL)
     {
@@ -81,7 +91,7 @@ st_stitcher_remember (StStitcher *s, int32_t pid, int32_t tid,
       c->lru_link = s->lru.head;
       g_hash_table_insert (s->by_tid, GINT_TO_POINTER (tid), c);
     }
-  else
+  else if (s->lru.head != c->lru_link)
     {
       g_queue_unlink (&s->lru, c->lru_link);
       g_queue_push_head_link (&s->lru, c->lru_link);
@@ -104,7 +114,7 @@ st_stitcher_stitch (StStitcher *s, int32_t pid, int32_t tid,
                     uint32_t exec_count, uint64_t *ips, uint64_t *sps,
                     uint32_t *n, uint32_t max)
 {
-  Chain *c = g_hash_table_lookup (s->by_tid, GINT_TO_POINTER (tid));
+  Chain *c = find_chain (s, tid);
 
   if (c == NULL || *n == 0 || c->pid != pid || c->exec_count != exec_count)
     return 0;

@@ -868,6 +868,78 @@ test_debug_frame_search (void)
   g_assert_cmpuint (from_debug_frame, >, 0);
 }
 
+/* libdwfl's answer to "is ADDR in the function at the entry point", as
+   the libdwfl engine gives it (dwfl-unwinder.c).  */
+static gboolean
+reference_at_entry (Dwfl_Module *dmod, uint64_t addr)
+{
+  Dwarf_Addr bias;
+  GElf_Ehdr ehdr;
+  GElf_Sym sym;
+  GElf_Off off;
+  Elf *elf = dwfl_module_getelf (dmod, &bias);
+
+  if (elf == NULL || gelf_getehdr (elf, &ehdr) == NULL || ehdr.e_entry == 0)
+    return FALSE;
+  uint64_t entry = ehdr.e_entry + bias;
+  if (dwfl_module_addrinfo (dmod, addr, &off, &sym, NULL, NULL, NULL) != NULL)
+    return addr - off == entry;
+  return addr >= entry && addr - entry < 64;
+}
+
+/* The rule cache's entry-point answer (its window read from the symbol
+   table directly when it can) against libdwfl's, around the entry point
+   and at random addresses, for every file.  */
+static void
+test_entry_point (void)
+{
+  GRand *rand = g_rand_new_with_seed (5);
+  guint compared = 0, at = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      if (!g_file_test (files[i].path, G_FILE_TEST_EXISTS))
+        continue;
+      Opened o;
+      open_module (files[i].path, &o);
+      Dwarf_Addr bias;
+      GElf_Ehdr ehdr;
+      Elf *elf = dwfl_module_getelf (o.dmod, &bias);
+      g_assert_nonnull (elf);
+      g_assert_nonnull (gelf_getehdr (elf, &ehdr));
+      /* libdwfl's lookup is a linear search: fewer addresses in big
+         tables.  */
+      guint step = dwfl_module_getsymtab (o.dmod) > 10000 ? 7 : 1;
+      uint64_t entry = ehdr.e_entry + bias;
+      for (uint64_t k = 0; ehdr.e_entry != 0 && k < 600; k += step)
+        {
+          uint64_t addr = entry - 16 + k;
+          gboolean want = reference_at_entry (o.dmod, addr);
+          if (st_rule_cache_at_entry_point (o.m->tables, addr) != want)
+            g_error ("%s: %#" G_GINT64_MODIFIER "x: the rule cache says %s "
+                     "the entry point's function, libdwfl %s",
+                     files[i].path, addr, want ? "outside" : "in",
+                     want ? "in" : "outside");
+          compared++;
+          at += want;
+        }
+      for (guint k = 0; k < 40; k++)
+        {
+          uint64_t addr = o.m->low_vaddr
+                          + g_rand_int_range (rand, 0,
+                                              o.m->high_vaddr - o.m->low_vaddr);
+          g_assert_cmpint (st_rule_cache_at_entry_point (o.m->tables, addr),
+                           ==, reference_at_entry (o.dmod, addr));
+          compared++;
+        }
+      close_module (&o);
+    }
+  g_test_message ("entry point: %u addresses compared with libdwfl, %u in "
+                  "the entry point's function", compared, at);
+  g_assert_cmpuint (at, >, 0);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -879,5 +951,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eh-frame/files", test_files);
   g_test_add_func ("/eh-frame/rule-cache", test_rule_cache);
   g_test_add_func ("/eh-frame/debug-frame-search", test_debug_frame_search);
+  g_test_add_func ("/eh-frame/entry-point", test_entry_point);
   return g_test_run ();
 }
