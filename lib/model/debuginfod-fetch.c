@@ -48,6 +48,9 @@ st_debuginfod_new (void)
   if (urls == NULL || urls[strspn (urls, " \t")] == '\0')
     return NULL;
 
+  /* Loaded here, on the caller's (main) thread; a failure is reported
+     by each query (ask).  */
+  st_debuginfod_library (NULL);
   StDebuginfod *d = g_new0 (StDebuginfod, 1);
   pthread_mutex_init (&d->lock, NULL);
   pthread_cond_init (&d->answered, NULL);

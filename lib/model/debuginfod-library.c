@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <glib.h>
 #include <string.h>
 
@@ -49,14 +50,22 @@ load (void)
   return TRUE;
 }
 
+static gboolean loaded;
+
+static void
+load_once (void)
+{
+  loaded = load ();
+}
+
 const StDebuginfodLibrary *
 st_debuginfod_library (const char **why)
 {
-  static gsize state;   /* 0: not tried; 1: loaded; 2: failed */
+  /* pthread_once rather than g_once: ThreadSanitizer sees it.  */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-  if (g_once_init_enter (&state))
-    g_once_init_leave (&state, load () ? 1 : 2);
-  if (state == 1)
+  pthread_once (&once, load_once);
+  if (loaded)
     return &library;
   if (why != NULL)
     *why = load_error;

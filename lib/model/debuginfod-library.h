@@ -1,8 +1,10 @@
-/* libdebuginfod, loaded the first time a file is to be fetched.  Linking
+/* libdebuginfod, loaded with dlopen only when debuginfod is on.  Linking
    it would load libcurl and some thirty libraries behind it at every
-   start (some 6 ms and 16 million instructions), for runs that nearly
-   always find their files locally; so, like libdwfl itself, we dlopen
-   it when a query is about to be made.  */
+   start (some 6 ms and 16 million instructions), also for runs without
+   DEBUGINFOD_URLS or with --no-debuginfod, which never ask a server.
+   st_debuginfod_new loads it on the main thread: libcurl and its TLS
+   library initialize themselves as they are loaded, and their exit
+   handlers run on the main thread, which must have seen that.  */
 #ifndef ST_DEBUGINFOD_LIBRARY_H
 #define ST_DEBUGINFOD_LIBRARY_H
 
@@ -24,7 +26,7 @@ typedef struct
   void *(*get_user_data) (debuginfod_client *client);
 } StDebuginfodLibrary;
 
-/* The library's functions, loaded once (from any thread), or NULL when
+/* The library's functions, loaded once (thread-safe), or NULL when
    it cannot be loaded; then *WHY, if WHY is not NULL, is set to the
    loader's message (static: do not free).  */
 const StDebuginfodLibrary *st_debuginfod_library (const char **why);
