@@ -1,10 +1,12 @@
-/* Worker threads and a completion list.  The pool is exclusive: its
-   threads start at once, from the thread that creates it, with every
-   signal blocked (they inherit the mask), and stay until it is freed;
-   then they exit (GLib keeps no unused threads: one handed to another
-   pool later would come through GLib's internal queue, an ordering
-   ThreadSanitizer cannot see, and stacktrace frees its pool only at the
-   end anyway).  */
+/* Worker threads and a completion list.  The threads are plain
+   pthreads, started at once from the thread that creates the pool,
+   with every signal blocked (they inherit the mask), and joined when it
+   is freed: a worker's thread-exit handlers (e.g. the TLS library's,
+   once libdebuginfod used it there) have then run before the main
+   thread goes on to exit.  GLib's thread pool neither joins its threads
+   nor hands jobs over in a way ThreadSanitizer sees (its queue's lock
+   is futex-based inside libglib); here every hand-off is under one
+   pthread mutex.  */
 #include "config.h"
 
 #include <errno.h>
@@ -19,40 +21,33 @@
 
 struct StWorkerPool
 {
-  GThreadPool *pool;
+  pthread_t *threads;
   StWorkFunc work;
   void *user;
   guint n_threads;
   int wake_fd;
 
   pthread_mutex_t lock;
-  pthread_cond_t finished;  /* a job joined DONE */
-  GQueue done;              /* finished jobs, not collected (LOCK) */
-  gboolean cancelled;       /* the pool is being freed (LOCK) */
-  gint n_finished;          /* atomic: jobs finished so far */
+  pthread_cond_t work_ready;  /* a job joined TODO, or CANCELLED is set */
+  pthread_cond_t finished;    /* a job joined DONE */
+  GQueue todo;                /* jobs pushed, not started (LOCK) */
+  GQueue done;                /* finished jobs, not collected (LOCK) */
+  gboolean cancelled;         /* the pool is being freed (LOCK) */
+  gint n_finished;            /* atomic: jobs finished so far */
 
   /* Main thread only.  */
   guint n_pushed;
   guint n_collected;
 };
 
-/* On a worker thread.  */
+/* Runs JOB on a worker thread; the lock is not held.  */
 static void
-run (gpointer job, gpointer data)
+run (StWorkerPool *w, void *job, gboolean cancelled)
 {
-  StWorkerPool *w = data;
-
-  /* Taking the lock orders this job after everything the main thread
-     wrote before pushing it (it released the lock in between).  */
-  pthread_mutex_lock (&w->lock);
-  gboolean cancelled = w->cancelled;
-  pthread_mutex_unlock (&w->lock);
-
   w->work (job, cancelled, w->user);
 
   /* The job's last access to the pool is under the lock, which the
-     main thread takes after the pool is freed: everything a worker did
-     is ordered before what the main thread does then.  */
+     main thread takes to collect it.  */
   pthread_mutex_lock (&w->lock);
   g_queue_push_tail (&w->done, job);
   g_atomic_int_inc (&w->n_finished);
@@ -69,29 +64,60 @@ run (gpointer job, gpointer data)
   pthread_mutex_unlock (&w->lock);
 }
 
+/* A worker thread: jobs in the order pushed, until the pool is freed
+   and no job is left (those run cancelled).  */
+static void *
+worker (void *data)
+{
+  StWorkerPool *w = data;
+
+  pthread_mutex_lock (&w->lock);
+  for (;;)
+    {
+      void *job = g_queue_pop_head (&w->todo);
+      if (job != NULL)
+        {
+          gboolean cancelled = w->cancelled;
+          pthread_mutex_unlock (&w->lock);
+          run (w, job, cancelled);
+          pthread_mutex_lock (&w->lock);
+        }
+      else if (w->cancelled)
+        break;
+      else
+        pthread_cond_wait (&w->work_ready, &w->lock);
+    }
+  pthread_mutex_unlock (&w->lock);
+  return NULL;
+}
+
 StWorkerPool *
 st_worker_pool_new (guint n_threads, StWorkFunc work, void *user)
 {
   StWorkerPool *w = g_new0 (StWorkerPool, 1);
   sigset_t all, old;
-  GError *error = NULL;
 
   w->work = work;
   w->user = user;
   w->n_threads = MAX (n_threads, 1);
   w->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   pthread_mutex_init (&w->lock, NULL);
+  pthread_cond_init (&w->work_ready, NULL);
   pthread_cond_init (&w->finished, NULL);
+  g_queue_init (&w->todo);
   g_queue_init (&w->done);
 
-  g_thread_pool_set_max_unused_threads (0);
+  w->threads = g_new0 (pthread_t, w->n_threads);
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, &old);
-  w->pool = g_thread_pool_new (run, w, (gint) w->n_threads, TRUE, &error);
+  for (guint i = 0; i < w->n_threads; i++)
+    {
+      int err = pthread_create (&w->threads[i], NULL, worker, w);
+      if (err != 0)
+        g_error ("cannot start %u worker threads: %s", w->n_threads,
+                 g_strerror (err));
+    }
   pthread_sigmask (SIG_SETMASK, &old, NULL);
-  if (w->pool == NULL)
-    g_error ("cannot start %u worker threads: %s", w->n_threads,
-             error->message);
   return w;
 }
 
@@ -100,18 +126,22 @@ st_worker_pool_free (StWorkerPool *w, GDestroyNotify free_job)
 {
   if (w == NULL)
     return;
+  /* Every queued job still runs (cancelled, so at once); then the
+     workers exit, and joining them orders all they did before what
+     follows.  */
   pthread_mutex_lock (&w->lock);
   w->cancelled = TRUE;
+  pthread_cond_broadcast (&w->work_ready);
   pthread_mutex_unlock (&w->lock);
-  /* Every queued job still runs (cancelled, so at once); wait for all.  */
-  g_thread_pool_free (w->pool, FALSE, TRUE);
-  pthread_mutex_lock (&w->lock);    /* see the end of run () */
-  pthread_mutex_unlock (&w->lock);
+  for (guint i = 0; i < w->n_threads; i++)
+    pthread_join (w->threads[i], NULL);
+  g_free (w->threads);
 
   void *job;
   while ((job = g_queue_pop_head (&w->done)) != NULL)
     if (free_job != NULL)
       free_job (job);
+  pthread_cond_destroy (&w->work_ready);
   pthread_cond_destroy (&w->finished);
   pthread_mutex_destroy (&w->lock);
   if (w->wake_fd >= 0)
@@ -122,12 +152,13 @@ st_worker_pool_free (StWorkerPool *w, GDestroyNotify free_job)
 void
 st_worker_pool_push (StWorkerPool *w, void *job)
 {
-  /* Releases what the main thread wrote into JOB to its worker (see
-     run): the critical section itself is empty.  */
+  /* Under the lock: what the main thread wrote into JOB is visible to
+     the worker that pops it.  */
   pthread_mutex_lock (&w->lock);
+  g_queue_push_tail (&w->todo, job);
+  pthread_cond_signal (&w->work_ready);
   pthread_mutex_unlock (&w->lock);
   w->n_pushed++;
-  g_thread_pool_push (w->pool, job, NULL);
 }
 
 void *

@@ -1,13 +1,13 @@
-/* Jobs run on worker threads (a GLib thread pool), their completions
-   collected on the main thread, which never blocks unless it asks to.
+/* Jobs run on worker threads (pthreads, joined when the pool is freed),
+   their completions collected on the main thread, which never blocks
+   unless it asks to.
 
    Hand-off and memory ordering.  Whatever the main thread wrote into a
    job before st_worker_pool_push is visible to the worker that runs it,
    and whatever the worker wrote is visible to the main thread once
    st_worker_pool_collect or st_worker_pool_wait returned that job: both
    directions go through one mutex (a pthread mutex, so that
-   ThreadSanitizer sees the hand-off; GLib's own queues are futex-based
-   inside libglib, which it cannot see).  A job belongs to its worker
+   ThreadSanitizer sees the hand-off).  A job belongs to its worker
    from the push until it is collected: the main thread must not touch
    what the job's work writes meanwhile.
 
