@@ -75,3 +75,45 @@ for a in range(attrs_size // attr_size):
     ids = perf[ids_off:ids_off + ids_size]
     pipe += struct.pack('<IHH', 64, 0, 8 + len(attr) + len(ids)) + attr + ids
 put('perf-pipe', 'fixture-start', pipe + data)
+
+# .eh_frame of the fixture program: its first entries (a CIE and some
+# FDEs, cut at an entry's end, then the zero terminator), alone (mode 0)
+# and with an .eh_frame_hdr search table of those FDEs (mode 1), laid out
+# as fuzz-eh-frame.c builds its ELF (.eh_frame_hdr at 0x1000, .eh_frame
+# at 0x2000).
+elf = open(os.path.join(fixture, 'st-fixture'), 'rb').read()
+(shoff,) = struct.unpack_from('<Q', elf, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from('<HHH', elf, 0x3a)
+
+
+def section(i):
+    return struct.unpack_from('<IIQQQQIIQQ', elf, shoff + i * shentsize)
+
+
+names_off = section(shstrndx)[4]
+for i in range(shnum):
+    sh = section(i)
+    name = elf[names_off + sh[0]:elf.index(b'\0', names_off + sh[0])]
+    if name == b'.eh_frame':
+        eh_addr, eh = sh[3], elf[sh[4]:sh[4] + sh[5]]
+off, fdes = 0, []
+while off + 8 <= len(eh) and off < 1500:
+    length, cie_id = struct.unpack_from('<II', eh, off)
+    if length == 0:
+        break
+    if cie_id != 0:
+        fdes.append(off)
+    off += 4 + length
+frame = eh[:off] + b'\0\0\0\0'
+put('eh-frame', 'fixture-alone', b'\0\0' + frame)
+HDR, FRAME = 0x1000, 0x2000
+table = []
+for o in fdes:
+    (rel,) = struct.unpack_from('<i', frame, o + 8)
+    table.append((FRAME + o + 8 + rel, FRAME + o))
+table.sort()
+hdr = struct.pack('<BBBBiI', 1, 0x1b, 0x03, 0x3b, FRAME - (HDR + 4),
+                  len(table))
+for start, fde in table:
+    hdr += struct.pack('<ii', start - HDR, fde - HDR)
+put('eh-frame', 'fixture-table', bytes([1, len(hdr) // 4]) + hdr + frame)
