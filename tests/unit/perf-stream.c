@@ -521,22 +521,9 @@ copy_event (Ev *e, const StEvent *ev, const GByteArray *src)
     }
 }
 
-/* Reads BYTES through a pipe (PIPE) or a regular file.  */
 DamageLog *recovery;
 
-static void
-log_damage (const StDamage *d, void *user)
-{
-  DamageLog *log = user;
-
-  if (log->n++ == 0)
-    {
-      log->action = d->action;
-      log->offset = d->offset;
-      log->message = g_strdup (d->message);
-    }
-}
-
+/* Reads BYTES through a pipe (PIPE) or a regular file.  */
 Result *
 read_bytes (const GByteArray *bytes, gboolean pipe_input)
 {
@@ -564,7 +551,7 @@ read_bytes (const GByteArray *bytes, gboolean pipe_input)
       res->pipe_mode = st_perf_reader_is_pipe (r);
       if (recovery != NULL)
         {
-          StDamageHandler h = { log_damage, recovery };
+          StDamageHandler h = { damage_log_record, recovery };
           st_perf_reader_set_damage_handler (r, &h);
         }
       while ((rc = st_perf_reader_next (r, &ev, &res->error)) == 1)

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "damage-log.h"
 #include "format/damage.h"
 #include "format/perf-reader.h"
 #include "format/perf-types.h"
@@ -160,15 +161,6 @@ GByteArray *make_pipe (const AttrEntry *attrs, int n_attrs,
 /* Reads BYTES with the perf reader through a pipe (PIPE_INPUT) or a
    regular file; checks every event's raw bytes against BYTES.  */
 Result *read_bytes (const GByteArray *bytes, gboolean pipe_input);
-
-/* What a damage handler saw: the count, and the first damage.  */
-typedef struct
-{
-  guint n;
-  StDamageAction action;
-  uint64_t offset;
-  char *message;
-} DamageLog;
 
 /* When set, read_bytes recovers from damage and logs it here.  */
 extern DamageLog *recovery;

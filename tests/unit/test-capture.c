@@ -23,6 +23,7 @@
 #include "format/output.h"
 #include "format/reader.h"
 
+#include "damage-log.h"
 #include "test-io.h"
 
 /* ---- hand-made captures ------------------------------------------------ */
@@ -1042,30 +1043,6 @@ good_prefix (void)
   return a;
 }
 
-/* What a damage handler saw.  */
-typedef struct
-{
-  guint n;
-  StDamageAction action;
-  uint64_t offset;
-  uint64_t n_bytes;
-  char *message;
-} DamageLog;
-
-static void
-log_damage (const StDamage *d, void *user)
-{
-  DamageLog *log = user;
-
-  if (log->n++ == 0)
-    {
-      log->action = d->action;
-      log->offset = d->offset;
-      log->n_bytes = d->n_bytes;
-      log->message = g_strdup (d->message);
-    }
-}
-
 /* A capture reader over BYTES that recovers from damage, logging it.  */
 typedef struct
 {
@@ -1086,7 +1063,7 @@ recovering_open (Recovering *rec, GBytes *bytes, gboolean via_pipe)
   rec->r = st_capture_reader_new (rec->in, &error);
   g_assert_no_error (error);
   st_capture_reader_set_damage_handler (rec->r, &(StDamageHandler) {
-                                          log_damage, &rec->log });
+                                          damage_log_record, &rec->log });
 }
 
 static void

@@ -31,6 +31,7 @@
 #include <glib.h>
 
 #include "model/module-cache.h"
+#include "eh-frame-image.h"
 #include "perf-stream.h"         /* put, put_u32, put_u64 */
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/eh-frame.h"
@@ -243,8 +244,6 @@ check_file (const char *path, Counts *n)
 
 /* --- a synthetic .eh_frame, for what real files rarely hold ------------ */
 
-#define HDR_VADDR 0x1000u
-#define FRAME_VADDR 0x2000u
 #define CODE_VADDR 0x10000u
 
 static void
@@ -377,10 +376,7 @@ static guint8 *
 make_elf (GByteArray *frame, const size_t *fdes, const uint64_t *starts,
           guint n, size_t *size)
 {
-  static const char names[] = "\0.eh_frame_hdr\0.eh_frame\0.shstrtab";
   GByteArray *hdr = g_byte_array_new ();
-  Elf64_Ehdr eh = { 0 };
-  Elf64_Shdr sh[4] = { { 0 } };
 
   put_u8 (hdr, 1);
   put_u8 (hdr, 0x1b);
@@ -394,36 +390,8 @@ make_elf (GByteArray *frame, const size_t *fdes, const uint64_t *starts,
       put_u32 (hdr, FRAME_VADDR + fdes[i] - HDR_VADDR);
     }
 
-  size_t hdr_off = 0x100, frame_off = 0x1000;
-  size_t names_off = frame_off + frame->len;
-  size_t sh_off = (names_off + sizeof names + 7) & ~(size_t) 7;
-  g_assert_cmpuint (hdr_off + hdr->len, <=, frame_off);
-  *size = sh_off + sizeof sh;
-  guint8 *image = g_malloc0 (*size);
-
-  memcpy (eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = ET_DYN;
-  eh.e_machine = EM_X86_64;
-  eh.e_version = EV_CURRENT;
-  eh.e_shoff = sh_off;
-  eh.e_ehsize = sizeof eh;
-  eh.e_shentsize = sizeof sh[0];
-  eh.e_shnum = 4;
-  eh.e_shstrndx = 3;
-  sh[1] = (Elf64_Shdr) { 1, SHT_PROGBITS, SHF_ALLOC, HDR_VADDR, hdr_off,
-                         hdr->len, 0, 0, 4, 0 };
-  sh[2] = (Elf64_Shdr) { 15, SHT_PROGBITS, SHF_ALLOC, FRAME_VADDR,
-                         frame_off, frame->len, 0, 0, 8, 0 };
-  sh[3] = (Elf64_Shdr) { 25, SHT_STRTAB, 0, 0, names_off, sizeof names,
-                         0, 0, 1, 0 };
-  memcpy (image, &eh, sizeof eh);
-  memcpy (image + hdr_off, hdr->data, hdr->len);
-  memcpy (image + frame_off, frame->data, frame->len);
-  memcpy (image + names_off, names, sizeof names);
-  memcpy (image + sh_off, sh, sizeof sh);
+  guint8 *image = eh_frame_image (hdr->data, hdr->len, frame->data,
+                                  frame->len, size);
   g_byte_array_free (hdr, TRUE);
   return image;
 }
