@@ -407,14 +407,6 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
   return id;
 }
 
-/* libdwfl's answer (the libdwfl engine's at_entry_point) is a symbol
-   lookup, a linear search in big symbol tables: too slow for every
-   truncated walk.  It can only be TRUE for an address in a symbol that
-   starts at the entry point, or within 64 bytes of it when no symbol
-   covers it; so when every symbol at the entry point has a size (no
-   sizeless one, which libdwfl could pick for any address after it), the
-   answer is FALSE outside [entry, entry + max (largest size, 64)), and
-   only addresses inside need the lookup (memoized).  */
 /* The symbols find_entry_window looks for, read straight from the ELF
    table libdwfl's N symbols are (dwfl_module_getsym_info costs some 270
    instructions a symbol: 10 million for cc1's 39,000).  Recognised only
@@ -477,6 +469,14 @@ scan_entry_symbols (StRuleCache *c, Elf *elf, const GElf_Ehdr *ehdr,
   return TRUE;
 }
 
+/* libdwfl's answer (the libdwfl engine's at_entry_point) is a symbol
+   lookup, a linear search in big symbol tables: too slow for every
+   truncated walk.  It can only be TRUE for an address in a symbol that
+   starts at the entry point, or within 64 bytes of it when no symbol
+   covers it; so when every symbol at the entry point has a size (no
+   sizeless one, which libdwfl could pick for any address after it), the
+   answer is FALSE outside [entry, entry + max (largest size, 64)), and
+   only addresses inside need the lookup (memoized).  */
 static void
 find_entry_window (StRuleCache *c)
 {
