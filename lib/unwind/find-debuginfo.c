@@ -17,27 +17,43 @@
 /* Addresses of .text probed for call frame information.  */
 #define TEXT_PROBES 64
 
-/* The header of ELF's section NAME with contents, or FALSE.  */
-static gboolean
-find_section (Elf *elf, const char *name, GElf_Shdr *out)
+/* Whether ELF has a section NAME (with contents unless ANY; its header
+   in *OUT): 1 yes, 0 no.  A section header or name that cannot be read
+   is passed over, except with ANY: then -1 (unsure).  */
+static int
+section_named (Elf *elf, const char *name, gboolean any, GElf_Shdr *out)
 {
   size_t shstrndx;
   Elf_Scn *scn = NULL;
 
-  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
-    return FALSE;
+  if (elf == NULL || elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return -1;
   while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
       const char *n;
 
-      if (gelf_getshdr (scn, out) == NULL || out->sh_type == SHT_NOBITS
-          || out->sh_size == 0)
+      if (gelf_getshdr (scn, out) == NULL)
+        {
+          if (any)
+            return -1;
+          continue;
+        }
+      if (!any && (out->sh_type == SHT_NOBITS || out->sh_size == 0))
         continue;
       n = elf_strptr (elf, shstrndx, out->sh_name);
+      if (n == NULL && any)
+        return -1;
       if (n != NULL && strcmp (n, name) == 0)
-        return TRUE;
+        return 1;
     }
-  return FALSE;
+  return 0;
+}
+
+/* The header of ELF's section NAME with contents, or FALSE.  */
+static gboolean
+find_section (Elf *elf, const char *name, GElf_Shdr *out)
+{
+  return section_named (elf, name, FALSE, out) == 1;
 }
 
 /* Whether ELF's .eh_frame covers at least half of TEXT_PROBES addresses
@@ -129,28 +145,15 @@ st_find_debuginfo_prepare (StModule *m, void *user_data)
 }
 
 /* Whether ELF has a section that libdw could read as .debug_frame,
-   whatever its type or size (a conservative answer).  */
+   whatever its type or size; TRUE when unsure (a conservative
+   answer).  */
 static gboolean
 names_debug_frame (Elf *elf)
 {
-  size_t shstrndx;
-  Elf_Scn *scn = NULL;
+  GElf_Shdr shdr;
 
-  if (elf == NULL || elf_getshdrstrndx (elf, &shstrndx) != 0)
-    return TRUE;
-  while ((scn = elf_nextscn (elf, scn)) != NULL)
-    {
-      GElf_Shdr shdr;
-      const char *n;
-
-      if (gelf_getshdr (scn, &shdr) == NULL)
-        return TRUE;
-      n = elf_strptr (elf, shstrndx, shdr.sh_name);
-      if (n == NULL || strcmp (n, ".debug_frame") == 0
-          || strcmp (n, ".zdebug_frame") == 0)
-        return TRUE;
-    }
-  return FALSE;
+  return section_named (elf, ".debug_frame", TRUE, &shdr) != 0
+         || section_named (elf, ".zdebug_frame", TRUE, &shdr) != 0;
 }
 
 gboolean
