@@ -9,6 +9,7 @@
 #include "format/capture-types.h"
 #include "format/capture-writer.h"
 #include "format/domain.h"
+#include "popcount.h"
 
 /* The largest frame: u16 len rounded down to the 8-byte alignment.  */
 #define FRAME_MAX (ST_CAPTURE_FRAME_MAX & ~(ST_CAPTURE_ALIGN - 1))
@@ -179,7 +180,7 @@ event_reg (const StEvent *ev, unsigned r)
 
   if ((mask & (1ull << r)) == 0 || ev->stack.regs == NULL)
     return 0;
-  idx = (unsigned) __builtin_popcountll (mask & ((1ull << r) - 1));
+  idx = (unsigned) st_popcount64 (mask & ((1ull << r) - 1));
   return idx < ev->stack.n_regs ? ev->stack.regs[idx] : 0;
 }
 
@@ -187,7 +188,7 @@ gboolean
 st_capture_writer_stack_user (StCaptureWriter *w, const StEvent *ev)
 {
   uint64_t mask = frame_regs_mask (ev);
-  uint32_t n_regs = (uint32_t) __builtin_popcountll (mask);
+  uint32_t n_regs = (uint32_t) st_popcount64 (mask);
   uint64_t regs[64];
   size_t fixed = sizeof (StCaptureStackUser) + sizeof (StCaptureUserRegs)
                  + (size_t) n_regs * 8;

@@ -24,6 +24,7 @@
 #include "format/perf-reader.h"
 #include "format/perf-sample.h"
 #include "format/perf-types.h"
+#include "popcount.h"
 
 #define UNTIL_EOF G_MAXUINT64
 
@@ -65,12 +66,6 @@ struct StPerfReader
   StDamageHandler damage;     /* none: the first damage is an error */
   GError *feature_damage;     /* bad feature sections, reported by next() */
 };
-
-static int
-popcount64 (uint64_t v)
-{
-  return __builtin_popcountll (v);
-}
 
 
 
@@ -429,7 +424,7 @@ read_features (StPerfReader *r, GError **error)
   gboolean ok = TRUE;
 
   for (int w = 0; w < 4; w++)
-    n += popcount64 (h->adds_features[w]);
+    n += st_popcount64 (h->adds_features[w]);
   if (n == 0)
     return TRUE;
   if (table_off < h->data.offset || table_off > fsize
@@ -643,7 +638,7 @@ find_attr (StPerfReader *r, const uint8_t *rec, size_t size,
       if (st & ST_PERF_SAMPLE_IDENTIFIER)
         pos = 8;
       else if (st & ST_PERF_SAMPLE_ID)
-        pos = 8 + 8 * popcount64 (st & (ST_PERF_SAMPLE_IP
+        pos = 8 + 8 * st_popcount64 (st & (ST_PERF_SAMPLE_IP
                                         | ST_PERF_SAMPLE_TID
                                         | ST_PERF_SAMPLE_TIME
                                         | ST_PERF_SAMPLE_ADDR));
@@ -664,7 +659,7 @@ find_attr (StPerfReader *r, const uint8_t *rec, size_t size,
       if (st & ST_PERF_SAMPLE_IDENTIFIER)
         back = 8;
       else if (st & ST_PERF_SAMPLE_ID)
-        back = 8 * (1 + popcount64 (st & (ST_PERF_SAMPLE_STREAM_ID
+        back = 8 * (1 + st_popcount64 (st & (ST_PERF_SAMPLE_STREAM_ID
                                           | ST_PERF_SAMPLE_CPU)));
       else
         return first;
@@ -696,7 +691,7 @@ parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
   if (a == NULL || !(a->flags & ST_PERF_ATTR_FLAG_SAMPLE_ID_ALL))
     return TRUE;
   st = a->sample_type;
-  len = 8 * popcount64 (st & TRAILER_BITS);
+  len = 8 * st_popcount64 (st & TRAILER_BITS);
   if (len > size - body_min)
     return FALSE;
   t = rec + size - len;
@@ -1144,7 +1139,7 @@ read_tail_features (StPerfReader *r, GError **error)
     return 0;
   r->features_known = TRUE;
   for (int w = 0; w < 4; w++)
-    n += popcount64 (h->adds_features[w]);
+    n += st_popcount64 (h->adds_features[w]);
   if (n == 0)
     return 0;
   p = st_input_peek (r->in, n * sizeof *table, &avail, &local);

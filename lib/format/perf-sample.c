@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format/perf-sample.h"
+#include "popcount.h"
 
 typedef struct
 {
@@ -49,10 +50,10 @@ cur_skip_array (Cursor *c, uint64_t n, uint64_t item, const uint8_t **out)
 static gboolean
 skip_read_values (Cursor *c, uint64_t read_format)
 {
-  uint64_t extra = 8 * __builtin_popcountll (
+  uint64_t extra = 8 * st_popcount64 (
     read_format & (ST_PERF_FORMAT_TOTAL_TIME_ENABLED
                    | ST_PERF_FORMAT_TOTAL_TIME_RUNNING));
-  uint64_t per_value = 8 * (1 + __builtin_popcountll (
+  uint64_t per_value = 8 * (1 + st_popcount64 (
     read_format & (ST_PERF_FORMAT_ID | ST_PERF_FORMAT_LOST)));
   uint64_t nr;
 
@@ -131,7 +132,7 @@ st_perf_sample_parse (const StPerfAttr *a, const uint8_t *rec, size_t size,
   TAKE (ST_PERF_SAMPLE_REGS_USER, "REGS_USER", cur_u64 (&c, &s->abi));
   if ((st & ST_PERF_SAMPLE_REGS_USER) && s->abi != 0)
     {
-      s->n_regs = __builtin_popcountll (a->sample_regs_user);
+      s->n_regs = st_popcount64 (a->sample_regs_user);
       TAKE (ST_PERF_SAMPLE_REGS_USER, "REGS_USER",
             cur_skip_array (&c, s->n_regs, 8, &s->regs));
     }

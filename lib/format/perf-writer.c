@@ -9,6 +9,7 @@
 
 #include "format/domain.h"
 #include "format/perf-writer.h"
+#include "popcount.h"
 
 /* A record's size is a u16; records stay 8-aligned.  */
 #define RECORD_MAX 65528u
@@ -614,7 +615,7 @@ st_perf_writer_sample (StPerfWriter *w, uint64_t st, uint16_t misc,
   g_return_val_if_fail ((st & ~SYNTH_SAMPLE_BITS) == 0, FALSE);
 
   /* What must fit in a record besides the stack and the callchain.  */
-  fixed += 8 * __builtin_popcountll (st & (ST_PERF_SAMPLE_IDENTIFIER
+  fixed += 8 * st_popcount64 (st & (ST_PERF_SAMPLE_IDENTIFIER
                                            | ST_PERF_SAMPLE_IP
                                            | ST_PERF_SAMPLE_TID
                                            | ST_PERF_SAMPLE_TIME

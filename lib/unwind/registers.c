@@ -5,6 +5,7 @@
 #include <elf.h>
 
 #include "unwind/registers.h"
+#include "popcount.h"
 
 /* x86_64 perf: AX0 BX1 CX2 DX3 SI4 DI5 BP6 SP7 IP8 ... R8..R15 = 16..23.
    DWARF: rax rdx rcx rbx rsi rdi rbp rsp r8..r15.  */
@@ -56,18 +57,6 @@ st_register_layout_guess (const StEvent *ev)
     }
 }
 
-/* Bits set in V, without libgcc's out-of-line __popcountdi2 (the
-   baseline x86-64 has no popcnt instruction): three registers are read
-   this way per sample.  */
-static inline guint
-popcount64 (uint64_t v)
-{
-  v = v - ((v >> 1) & 0x5555555555555555ull);
-  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
-  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return (guint) ((v * 0x0101010101010101ull) >> 56);
-}
-
 gboolean
 st_event_register (const StEvent *ev, int perf_reg, uint64_t *value)
 {
@@ -75,7 +64,7 @@ st_event_register (const StEvent *ev, int perf_reg, uint64_t *value)
 
   if (perf_reg < 0 || perf_reg > 63 || !(mask & (1ull << perf_reg)))
     return FALSE;
-  guint index = popcount64 (mask & ((1ull << perf_reg) - 1));
+  guint index = st_popcount64 (mask & ((1ull << perf_reg) - 1));
   if (index >= ev->stack.n_regs)
     return FALSE;
   *value = ev->stack.regs[index];
