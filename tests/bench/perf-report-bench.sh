@@ -26,19 +26,10 @@
 set -u
 
 bench_dir=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$bench_dir/../.." && pwd)
-: "${BUILDDIR:=$top/build}"
-: "${STACKTRACE:=$BUILDDIR/src/stacktrace}"
 : "${BENCH_PROG:=deep-recursion}"
 : "${BENCH_MS:=5000}"
-export STACKTRACE
-
-TESTS_SRCDIR=$top/tests
-TESTS_BUILDDIR=$BUILDDIR/tests
-export TESTS_SRCDIR TESTS_BUILDDIR
-ST_KEEP_TMP=${BENCH_KEEP:-0}
-# shellcheck source=../test-lib.sh
-. "$top/tests/test-lib.sh"
+# shellcheck source=bench-env.sh
+. "$bench_dir/bench-env.sh"
 
 [ -x "$STACKTRACE" ] || die "no stacktrace at $STACKTRACE (build first: ./run-tests.sh --build-only)"
 command -v perf >/dev/null 2>&1 || die "perf is not installed"

@@ -20,16 +20,8 @@
 set -u
 
 bench_dir=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$bench_dir/../.." && pwd)
-: "${BUILDDIR:=$top/build}"
-: "${STACKTRACE:=$BUILDDIR/src/stacktrace}"
-export STACKTRACE
-TESTS_SRCDIR=$top/tests
-TESTS_BUILDDIR=$BUILDDIR/tests
-export TESTS_SRCDIR TESTS_BUILDDIR
-ST_KEEP_TMP=${BENCH_KEEP:-0}
-# shellcheck source=../test-lib.sh
-. "$top/tests/test-lib.sh"
+# shellcheck source=bench-env.sh
+. "$bench_dir/bench-env.sh"
 
 runs=5
 rounds=120
