@@ -4,14 +4,26 @@
 # in a scratch directory that is deleted afterwards (so the recorded path
 # exists nowhere and the tests must find the binary through --symfs),
 # convert the perf.data to a capture with raw stacks, and check both.
-# Usage: tests/make-fixture.sh [PATH-TO-STACKTRACE]
+# Usage: tests/make-fixture.sh [--lld] [PATH-TO-STACKTRACE]
 #   (default: $STACKTRACE, else build/src/stacktrace, else src/stacktrace)
-# Needs gcc with a static glibc (libc6-dev) and a working perf.
+#   --lld: the lld fixture instead (data/fixture-lld: the same program
+#   linked by lld as a static PIE, whose code segment starts in the file
+#   page where the read-only one ends)
+# Needs gcc with a static glibc (libc6-dev) and a working perf (and lld).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 dest=$here/data/fixture
+name=st-fixture
+link="-static"
+if [ "${1:-}" = --lld ]; then
+  shift
+  dest=$here/data/fixture-lld
+  name=st-fixture-lld
+  link="-static-pie -fuse-ld=lld"
+fi
+mkdir -p "$dest"
 st=${1:-${STACKTRACE:-}}
 if [ -z "$st" ]; then
   for c in "$top/build/src/stacktrace" "$top/src/stacktrace"; do
@@ -29,10 +41,11 @@ trap 'rm -rf "$work"' EXIT
 
 # Static and small (< 1 MB with -g for our code; glibc's libc.a has
 # symbols but no DWARF), no frame pointers: unwinding needs the CFI.
-gcc -static -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables \
+# shellcheck disable=SC2086
+gcc $link -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables \
   -ffunction-sections -fdata-sections -Wl,--gc-sections \
-  -ffile-prefix-map="$dest"=. \
-  -o "$work/st-fixture" "$dest/st-fixture.c"
+  -ffile-prefix-map="$here/data/fixture"=. \
+  -o "$work/$name" "$here/data/fixture/st-fixture.c"
 
 # ~300 samples: 150 ms at one sample per 0.5 ms of CPU.  A 2048-byte
 # stack copy covers the deepest path (about 1.5 KB from the leaf to
@@ -44,11 +57,11 @@ if command -v taskset >/dev/null 2>&1; then
   pin="taskset -c 0"
 fi
 $pin perf record -q -N -e cpu-clock -c 500000 --call-graph=dwarf,2048 \
-  -o "$work/fixture.data" -- "$work/st-fixture" 150
+  -o "$work/fixture.data" -- "$work/$name" 150
 
 "$st" -q -m passthru -f perf -i "$work/fixture.data" -o "$work/fixture.syscap"
 
-cp "$work/st-fixture" "$work/fixture.data" "$work/fixture.syscap" "$dest/"
+cp "$work/$name" "$work/fixture.data" "$work/fixture.syscap" "$dest/"
 chmod 644 "$dest/fixture.data" "$dest/fixture.syscap"
 ls -l "$dest"
 

@@ -214,6 +214,10 @@ check_chains ()
       } else if (prog == "uses-lib") {
         expect("st_lib_leaf",
                "st_lib_leaf st_lib_inner st_lib_outer st_call_lib main " start)
+      } else if (prog == "uses-lib-static") {
+        # uses-lib with the code of the library linked in (linker-matrix.sh).
+        expect("st_lib_leaf",
+               "st_lib_leaf st_lib_inner st_lib_outer st_call_lib main " static_start)
       } else if (prog == "plt-calls") {
         # The stub has no symbol: [plt-calls+0xOFF] (perf: st_lib_tiny@plt).
         expect("\\[plt-calls\\+0x[0-9a-f]+\\]",

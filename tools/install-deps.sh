@@ -8,6 +8,7 @@ packages=(
   build-essential autoconf automake libtool pkg-config
   libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
   elfutils debuginfod libsysprof-4-dev
+  binutils lld mold   # tests/linker-matrix.sh: bfd, gold, lld and mold
   linux-perf          # the perf integration tests (they skip without it)
   time python3        # make bench: peak RSS, a python capture
   clang libclang-rt-14-dev   # make fuzz (libFuzzer targets)

@@ -145,6 +145,12 @@ st_address_space_find (const StAddressSpace *as, uint64_t addr)
 }
 
 guint
+st_address_space_first_ending_after (const StAddressSpace *as, uint64_t addr)
+{
+  return lower_bound (as, addr);
+}
+
+guint
 st_address_space_size (const StAddressSpace *as)
 {
   return as->maps->len;

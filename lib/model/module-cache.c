@@ -482,25 +482,6 @@ st_module_cache_release (StModuleCache *c, StModule *m)
 
 /* --- reading ---------------------------------------------------------------- */
 
-gboolean
-st_module_bias (const StModule *m, const StMap *map, uint64_t *bias)
-{
-  const uint64_t page = 4096;
-
-  for (guint i = 0; i < m->n_loads; i++)
-    {
-      const StLoadSegment *s = &m->loads[i];
-      uint64_t seg_start = s->offset & ~(page - 1);
-      if (map->pgoff >= seg_start && map->pgoff < s->offset + MAX (s->filesz, 1))
-        {
-          /* vaddr - offset is the same for every byte of the segment.  */
-          *bias = map->start - map->pgoff - (s->vaddr - s->offset);
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
-
 Elf *
 st_module_elf_ref (const StModule *m)
 {

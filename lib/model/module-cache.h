@@ -44,6 +44,7 @@ typedef struct
   uint64_t offset;
   uint64_t filesz;
   uint64_t memsz;
+  uint32_t flags;          /* PF_R, PF_W, PF_X */
 } StLoadSegment;
 
 typedef struct StModuleCache StModuleCache;
@@ -59,6 +60,7 @@ struct StModule
   size_t size;
   int machine;             /* ELF e_machine */
   int elf_class;           /* ELFCLASS32/64 */
+  gboolean fixed_address;  /* ET_EXEC: loaded at its own addresses */
   uint8_t build_id[ST_BUILD_ID_MAX];
   uint8_t build_id_len;
   StLoadSegment *loads;
@@ -216,11 +218,6 @@ char *st_module_find_file (const StModule *module, StModuleFileKind kind);
    on the worker preparing MODULE: the cache's total takes the module's
    bytes when the module becomes READY.  */
 void st_module_account (StModule *module, gssize delta);
-
-/* The load bias of MODULE as mapped by MAP: runtime address minus ELF
-   virtual address.  FALSE when MAP's file offset is in no PT_LOAD.  */
-gboolean st_module_bias (const StModule *module, const StMap *map,
-                         uint64_t *bias);
 
 /* A new Elf handle on MODULE (its own reference), for libdwfl.  */
 Elf *st_module_elf_ref (const StModule *module);

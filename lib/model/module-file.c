@@ -30,6 +30,7 @@ inspect_elf (StModule *m)
   m->machine = ehdr.e_machine;
   m->elf_class = gelf_getclass (m->elf);
   m->entry = ehdr.e_entry;
+  m->fixed_address = ehdr.e_type == ET_EXEC;
   m->loads = g_new0 (StLoadSegment, MAX (phnum, 1));
   for (size_t i = 0; i < phnum; i++)
     {
@@ -40,7 +41,8 @@ inspect_elf (StModule *m)
         m->low_vaddr = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
       m->high_vaddr = MAX (m->high_vaddr, ph.p_vaddr + ph.p_memsz);
       m->loads[m->n_loads++] = (StLoadSegment) { ph.p_vaddr, ph.p_offset,
-                                                 ph.p_filesz, ph.p_memsz };
+                                                 ph.p_filesz, ph.p_memsz,
+                                                 ph.p_flags };
     }
   if (m->n_loads == 0)
     {

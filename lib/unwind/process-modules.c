@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/load-bias.h"
 #include "unwind/process-modules.h"
 
 void
@@ -75,7 +76,13 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
           g_ptr_array_add (pending, m);
           continue;
         }
-      if (m->elf == NULL || !st_module_bias (m, map, &bias))
+      /* Another mapping of a load already listed (a file's segments
+         after its first): nothing new, and no bias to work out.  */
+      gboolean covered = FALSE;
+      for (guint j = 0; j < n && !covered; j++)
+        covered = cands[j].module == m && cands[j].start <= map->start
+                  && map->end <= cands[j].end;
+      if (covered || m->elf == NULL || !st_load_bias (m, map, as, &bias))
         {
           st_module_cache_release (pm->cache, m);
           continue;

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Keep every st_ frame: no inlining, cloning (no .isra/.constprop
    names) or sibling calls, so each function keeps its own frame and
@@ -61,6 +62,16 @@ st_start (int argc, char **argv)
       CPU_ZERO (&set);
       CPU_SET (atoi (cpu), &set);
       sched_setaffinity (0, sizeof set, &set);
+    }
+  /* ST_READY_FD=N: one byte to fd N once main runs (every library is
+     mapped by then), for a test that inspects the running process.  */
+  const char *ready = getenv ("ST_READY_FD");
+  if (ready != NULL && *ready != '\0')
+    {
+      int fd = atoi (ready);
+      if (write (fd, "r", 1) != 1)
+        abort ();
+      close (fd);
     }
   if (argc > 1)
     ms = atoll (argv[1]);
