@@ -12,18 +12,15 @@
 
 enum { CFA_UNDEFINED, CFA_OFFSET, CFA_INVALID };
 
-/* The x86_64 backend's ABI CFI, as libdw 0.188 runs it before every
-   CIE.  */
+/* ARCH's ABI CFI, as libdw 0.188 runs it before every CIE.  */
 static void
-abi_state (StCfaState *s)
+abi_state (StCfaState *s, const StFastArch *arch)
 {
-  static const uint8_t same[] = { 0, 6, 12, 13, 14, 15, 16 };
-
   memset (s, 0, sizeof *s);
   s->cfa = CFA_UNDEFINED;
-  for (size_t i = 0; i < G_N_ELEMENTS (same); i++)
-    s->regs[same[i]].kind = ST_CFI_SAME;
-  s->regs[7].kind = ST_CFI_VAL_OFFSET;  /* rsp = CFA + 0 */
+  for (unsigned i = 0; i < arch->n_abi_same_value; i++)
+    s->regs[arch->abi_same_value[i]].kind = ST_CFI_SAME;
+  s->regs[arch->sp].kind = ST_CFI_VAL_OFFSET;  /* sp = CFA + 0 */
 }
 
 /* Sets register REGNO's rule; FALSE for a number beyond MAX_REGNO (left
@@ -263,11 +260,12 @@ run_program (Run *r, StCfaState *s, const uint8_t *p, const uint8_t *end,
 }
 
 gboolean
-st_cfa_run_cie (StCfaCie *cie, const uint8_t *p, const uint8_t *end)
+st_cfa_run_cie (StCfaCie *cie, const StFastArch *arch, const uint8_t *p,
+                const uint8_t *end)
 {
   Run r = { .cie = cie, .in_cie = TRUE };
 
-  abi_state (&cie->initial);
+  abi_state (&cie->initial, arch);
   return run_program (&r, &cie->initial, p, end, 0, p);
 }
 

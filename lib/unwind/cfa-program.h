@@ -3,10 +3,10 @@
    given as libdw would describe them (StCfiRow).  The facts it follows,
    each checked against libdw by tests/unit/test-eh-frame.c:
 
-   - the initial state is the x86_64 backend's ABI CFI (registers 0, 6,
-     12-16 same_value, rsp the CFA itself, the CFA undefined; any other
-     register undefined), then the CIE's initial instructions (which may
-     not advance or restore);
+   - the initial state is the architecture's ABI CFI (fast-arch.h; for
+     x86_64 registers 0, 6, 12-16 same_value, rsp the CFA itself, the
+     CFA undefined; any other register undefined), then the CIE's
+     initial instructions (which may not advance or restore);
    - def_cfa_register and def_cfa_offset make a CFA that is not
      register + offset invalid (libdw then gives no CFA);
    - remember_state saves the whole row, CFA included, and
@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "unwind/cfi-rules.h"
+#include "unwind/fast-arch.h"
 
 /* The rules while a program runs: what libdw's Dwarf_Frame holds, for
    the registers the fast engine tracks (the others cannot change its
@@ -51,10 +52,10 @@ typedef struct
                            from it, restore goes back to it */
 } StCfaCie;
 
-/* Runs the ABI's defaults, then the CIE's initial instructions [P, END)
-   into CIE->INITIAL; FALSE when left to libdw.  */
-gboolean st_cfa_run_cie (StCfaCie *cie, const uint8_t *p,
-                         const uint8_t *end);
+/* Runs ARCH's ABI defaults, then the CIE's initial instructions
+   [P, END) into CIE->INITIAL; FALSE when left to libdw.  */
+gboolean st_cfa_run_cie (StCfaCie *cie, const StFastArch *arch,
+                         const uint8_t *p, const uint8_t *end);
 
 /* Called for a row of an FDE: [START, END) and its rules.  */
 typedef void (*StCfiRowFunc) (uint64_t start, uint64_t end,

@@ -24,8 +24,9 @@
 #include "unwind/sample-memory.h"
 #include "unwind/unwind-result.h"
 
-/* Registers of a frame: enough for x86_64 (17), the one architecture
-   the fast engine walks (fast-arch.h).  */
+/* Registers of a frame: the most any architecture the fast engine
+   walks tracks (fast-arch.h; each arch/ file asserts its count fits):
+   x86_64's 17.  */
 #define ST_FRAME_MAX_REGS 17
 #define ST_RULE_MAX_REGS 12
 #define ST_RULE_NO_CFA 0xff   /* cfa_reg: the CFA cannot be computed */

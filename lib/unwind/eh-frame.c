@@ -115,7 +115,7 @@ parse_cie (const StEhFrame *f, size_t offset, Cie *c)
       || (c->cfa.fde_encoding & 0x0f) == ST_PE_ULEB128
       || (c->cfa.fde_encoding & 0x0f) == ST_PE_SLEB128)
     return FALSE;
-  c->state_ok = st_cfa_run_cie (&c->cfa, p, end);
+  c->state_ok = st_cfa_run_cie (&c->cfa, f->arch, p, end);
   return TRUE;
 }
 

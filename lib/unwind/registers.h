@@ -1,4 +1,6 @@
-/* perf user registers -> DWARF registers, per architecture.  */
+/* perf user registers -> DWARF registers, per architecture (the
+   tables: arch/, one file per architecture), and an event's registers
+   by perf number.  */
 #ifndef ST_REGISTERS_H
 #define ST_REGISTERS_H
 
@@ -24,7 +26,7 @@ typedef struct
 } StRegisterLayout;
 
 /* The layout for ELF machine MACHINE (EM_X86_64, EM_386, EM_AARCH64), or
-   NULL when unsupported.  */
+   NULL when unsupported (arch/arch.c).  */
 const StRegisterLayout *st_register_layout (int machine);
 
 /* The layout a raw-stack event's registers most likely follow, judged
