@@ -64,6 +64,7 @@ typedef struct
   KnownFrame *frames;     /* ascending stack address: the leaf first */
   uint32_t n_pending;
   PendingChain pending[PENDING_CHAINS];  /* oldest first */
+  uint32_t pending_units;  /* their room, in KnownFrame sizes */
   GList lru_link;         /* in StStitcher.lru; data = this entry */
 } Thread;
 
@@ -71,7 +72,8 @@ struct StStitcher
 {
   guint max_threads;
   guint max_frames;
-  guint n_frames;          /* known in all threads */
+  guint n_frames;          /* known in all threads, and the room of
+                              their waiting chains (in frames) */
   GHashTable *by_tid;      /* tid -> Thread* */
   GQueue lru;              /* most recently used first */
   KnownFrame scratch[ST_STITCH_THREAD_FRAMES];
@@ -122,20 +124,10 @@ find_thread (StStitcher *s, int32_t tid)
   return g_hash_table_lookup (s->by_tid, GINT_TO_POINTER (tid));
 }
 
-static uint32_t
-pending_frames (const Thread *t)
-{
-  uint32_t n = 0;
-
-  for (uint32_t i = 0; i < t->n_pending; i++)
-    n += t->pending[i].m;
-  return n;
-}
-
 static void
 drop_thread (StStitcher *s, Thread *t)
 {
-  s->n_frames -= t->n + pending_frames (t);
+  s->n_frames -= t->n + t->pending_units;
   g_queue_unlink (&s->lru, &t->lru_link);
   g_hash_table_remove (s->by_tid, GINT_TO_POINTER (t->tid));
 }
@@ -191,7 +183,6 @@ flush_pending (StStitcher *s, Thread *t)
   for (uint32_t i = 0; i < t->n_pending; i++)
     {
       PendingChain *c = &t->pending[i];
-      s->n_frames -= c->m;
       merge (s, t, NULL, c->ips, c->sps, c->m, TRUE);
     }
   t->n_pending = 0;
@@ -203,11 +194,10 @@ add_pending (StStitcher *s, Thread *t, const uint64_t *ips,
              const uint64_t *sps, uint32_t m)
 {
   while (t->n_pending > 0 && t->pending[t->n_pending - 1].sps[0] >= sps[0])
-    s->n_frames -= t->pending[--t->n_pending].m;
+    t->n_pending--;
   if (t->n_pending == PENDING_CHAINS)
     {
       PendingChain oldest = t->pending[0];
-      s->n_frames -= oldest.m;
       merge (s, t, NULL, oldest.ips, oldest.sps, oldest.m, TRUE);
       memmove (t->pending, t->pending + 1,
                (PENDING_CHAINS - 1) * sizeof *t->pending);
@@ -217,14 +207,20 @@ add_pending (StStitcher *s, Thread *t, const uint64_t *ips,
   PendingChain *c = &t->pending[t->n_pending++];
   if (c->cap < m)
     {
+      /* Counted in the bound by the room it takes (16 bytes a frame).  */
+      uint32_t units = (2 * sizeof (uint64_t) * c->cap
+                        + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
       c->cap = MAX (m, 32);
       c->ips = g_renew (uint64_t, c->ips, c->cap);
       c->sps = g_renew (uint64_t, c->sps, c->cap);
+      uint32_t grown = (2 * sizeof (uint64_t) * c->cap
+                        + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
+      t->pending_units += grown - units;
+      s->n_frames += grown - units;
     }
   memcpy (c->ips, ips, m * sizeof *ips);
   memcpy (c->sps, sps, m * sizeof *sps);
   c->m = m;
-  s->n_frames += m;
 }
 
 void
@@ -267,7 +263,7 @@ st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
   if (t->pid != pid || t->exec_count != exec_count)
     {
       /* Another process with this tid, or a new image: start afresh.  */
-      s->n_frames -= t->n + pending_frames (t);
+      s->n_frames -= t->n;
       t->n = 0;
       t->n_pending = 0;
       t->pid = pid;

@@ -18,9 +18,9 @@
    address or function pointer of another call path; locals that differ
    only tell activations of the same path apart).
 
-   Bounded: at most MAX_THREADS threads and MAX_FRAMES frames in all, the
-   least recently used threads evicted; ST_STITCH_THREAD_FRAMES per
-   thread.  */
+   Bounded: at most MAX_THREADS threads and MAX_FRAMES frames in all (the
+   memory of the waiting chains counted as frames), the least recently
+   used threads evicted; ST_STITCH_THREAD_FRAMES per thread.  */
 #ifndef ST_STITCHER_H
 #define ST_STITCHER_H
 
@@ -79,7 +79,8 @@ StStitchOutcome st_stitcher_stitch (StStitcher *s, int32_t pid, int32_t tid,
                                     uint32_t *n, uint32_t max);
 
 void st_stitcher_forget_thread (StStitcher *s, int32_t tid);
-/* Threads known, and frames known in all.  */
+/* Threads known, and frames held in all (complete chains waiting to be
+   learnt count by the room they take).  */
 guint st_stitcher_size (const StStitcher *s);
 guint st_stitcher_frames (const StStitcher *s);
 

@@ -214,10 +214,11 @@ test_frame_bound (void)
 
   for (int32_t tid = 1; tid <= 1000; tid++)
     {
-      st_stitcher_learn (s, 1, tid, 0, NULL, ips, sps, n, TRUE);
+      /* Complete chains wait (their room counts), cut ones are merged.  */
+      st_stitcher_learn (s, 1, tid, 0, NULL, ips, sps, n, tid % 2 == 0);
       g_assert_cmpuint (st_stitcher_frames (s), <=, ST_STITCH_THREAD_FRAMES);
     }
-  g_assert_cmpuint (st_stitcher_size (s), ==, 2);
+  g_assert_cmpuint (st_stitcher_size (s), <, 20);
   st_stitcher_free (s);
 }
 
