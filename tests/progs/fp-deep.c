@@ -29,20 +29,10 @@ st_fpd_rec (int depth, unsigned long n)
   return r + (unsigned long) depth;
 }
 
-/* CPU time, so that a loaded machine gives as many samples.  */
-static long long
-cpu_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 unsigned long
 st_fpd_run (long long ms)
 {
-  long long end = cpu_ms () + ms;
+  long long end = st_cpu_ms () + ms;
   unsigned long total = 0;
   unsigned int seed = 7;
 
@@ -52,7 +42,7 @@ st_fpd_run (long long ms)
       total += st_fpd_rec (10 + (int) ((seed >> 16) % 51), ST_SPIN_ITERATIONS);
       st_sink = total;
     }
-  while (cpu_ms () < end);
+  while (st_cpu_ms () < end);
   return total;
 }
 
