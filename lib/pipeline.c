@@ -33,8 +33,10 @@
 /* Damage messages printed one by one; later ones are only counted.  */
 #define ST_DAMAGE_MESSAGES_MAX 20
 
-/* Threads whose last complete chain is kept for stitching.  */
+/* Threads whose known stack is kept for stitching, and the frames known
+   in all (~40 bytes each: 10 MiB).  */
 #define ST_STITCH_MAX_THREADS 4096
+#define ST_STITCH_MAX_FRAMES (256u * 1024)
 
 /* Counters in the output: by default at most one set per second of
    sample time.  */
@@ -170,7 +172,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     }
   st_stats_set_priming (p->stats, &p->priming_stats);
   if (options->stitch)
-    p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
+    p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS,
+                                   ST_STITCH_MAX_FRAMES);
   st_reader_set_damage_handler (reader, &damage);
   return p;
 }
@@ -292,28 +295,37 @@ debug_line (StPipeline *p, const StEvent *ev, const StUnwindResult *r)
            r->detail ? r->detail : "");
 }
 
-/* Completes a chain cut by the end of the stack copy from the thread's
-   last complete chain, and remembers complete chains.  */
+/* Completes a chain cut by the end of the stack copy from what the
+   thread's stack was last seen to hold, and learns from every chain.  */
 static void
 stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
         StUnwindResult *r)
 {
+  if (r->n_ips == 0)
+    return;
+  StStackCopy copy = { p->sps[0], ev->stack.stack, ev->stack.stack_size };
   if (r->status == ST_UNWIND_TRUNCATED && r->cause == ST_CAUSE_STACK_END)
     {
       uint32_t n = r->n_ips;
-      r->n_stitched = st_stitcher_stitch (p->stitcher, ev->pid, ev->tid,
-                                          proc->exec_count, p->ips, p->sps,
-                                          &n, ST_UNWIND_MAX_FRAMES);
-      if (r->n_stitched > 0)
+      StStitchOutcome o = st_stitcher_stitch (p->stitcher, ev->pid, ev->tid,
+                                              proc->exec_count, &copy,
+                                              proc->maps, p->ips, p->sps, &n,
+                                              ST_UNWIND_MAX_FRAMES);
+      r->stitch_refused = o == ST_STITCH_REFUSED;
+      if (o == ST_STITCH_DONE)
         {
+          /* (At least one frame counts: the root may be the join.)  */
+          r->n_stitched = MAX (n - r->n_ips, 1);
           r->n_ips = n;
           r->status = ST_UNWIND_COMPLETE;
           r->cause = ST_CAUSE_NONE;
         }
     }
-  if (r->status == ST_UNWIND_COMPLETE)
-    st_stitcher_remember (p->stitcher, ev->pid, ev->tid, proc->exec_count,
-                          p->ips, p->sps, r->n_ips);
+  /* (Not the frame-pointer chain's frames: their stack addresses are
+     unknown.)  */
+  st_stitcher_learn (p->stitcher, ev->pid, ev->tid, proc->exec_count, &copy,
+                     p->ips, p->sps, r->n_ips - r->n_fp_chain,
+                     r->status == ST_UNWIND_COMPLETE && r->n_fp_chain == 0);
 }
 
 static Unwound *

@@ -243,6 +243,12 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
   put_u64 (&e, "truncated", t->truncated);
   put_u64 (&e, "failed", t->failed);
   put_u64 (&e, "stitched", t->stitched);
+  begin (&e, "sources", 0, FALSE);
+  put_u64 (&e, "dwarf", t->complete - t->stitched - t->fp_chain);
+  put_u64 (&e, "stitched", t->stitched);
+  put_u64 (&e, "frame_pointer_chain", t->fp_chain);
+  put_u64 (&e, "stitch_refused", t->stitch_refused);
+  end (&e, FALSE);
   put_u64 (&e, "unprimed", t->unprimed);
   put_percent (&e, "success_rate_percent", st_unwind_success_rate (t));
   put_u64 (&e, "user_frames", t->frames);

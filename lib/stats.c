@@ -91,6 +91,9 @@ count (StUnwindCounters *c, const StUnwindResult *r)
   c->frames += r->n_ips;
   if (r->n_stitched > 0)
     c->stitched++;
+  if (r->n_fp_chain > 0)
+    c->fp_chain++;
+  c->stitch_refused += r->stitch_refused;
   if (r->unprimed)
     c->unprimed++;
   switch (r->status)
@@ -250,6 +253,23 @@ print_counters (FILE *out, const char *label, const StUnwindCounters *c)
   fputc ('\n', out);
 }
 
+/* Where the complete chains came from: DWARF alone, stitched from the
+   thread's known stack, continued by the recorder's frame-pointer chain.  */
+static void
+print_sources (FILE *out, const StUnwindCounters *c)
+{
+  if (c->stitched + c->fp_chain + c->stitch_refused == 0)
+    return;
+  fprintf (out, "stacktrace: sources of complete chains: %" PRIu64
+           " by DWARF alone, %" PRIu64 " stitched from the thread's known "
+           "stack, %" PRIu64 " continued by the frame-pointer chain",
+           c->complete - c->stitched - c->fp_chain, c->stitched, c->fp_chain);
+  if (c->stitch_refused > 0)
+    fprintf (out, " (%" PRIu64 " not stitched: the stack differed from "
+             "what was known)", c->stitch_refused);
+  fputc ('\n', out);
+}
+
 /* With workers only: what they did, and what samples did meanwhile.  */
 static void
 print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t)
@@ -376,4 +396,5 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
              "stack as one sample)", s->joined);
   fputc ('\n', out);
   print_counters (out, "total", t);
+  print_sources (out, t);
 }

@@ -18,6 +18,9 @@ typedef struct
   uint64_t failed;      /* not even the sampled frame */
   uint64_t frames;      /* user frames written */
   uint64_t stitched;    /* reached the root thanks to stitching */
+  uint64_t fp_chain;    /* went on with the recorder's frame-pointer chain */
+  uint64_t stitch_refused;  /* the joining frame was known, but the copy's
+                               words there differed */
   uint64_t unprimed;    /* unwound before all their modules were ready
                            (JIT-style priming: drop, or defer's cap) */
   uint64_t by_cause[ST_CAUSE_N];

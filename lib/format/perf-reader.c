@@ -780,6 +780,13 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
       ev->kind = ST_EVENT_STACK_USER;
       ev->stack.callchain = n_kernel ? (const uint64_t *) s.ips : NULL;
       ev->stack.n_callchain = n_kernel;
+      /* The user part, for the unwinder to go on where the copy ends.  */
+      if (n_kernel + 1 < s.nr)
+        {
+          ev->stack.user_callchain = (const uint64_t *) (s.ips
+                                                         + 8 * (n_kernel + 1));
+          ev->stack.n_user_callchain = (uint32_t) (s.nr - n_kernel - 1);
+        }
       ev->stack.abi = (uint32_t) s.abi;
       ev->stack.regs_mask = a->sample_regs_user;
       ev->stack.regs = s.n_regs ? (const uint64_t *) s.regs : NULL;

@@ -77,6 +77,8 @@ st_event_copy_size (const StEvent *ev, StEventStable stable, void *user)
     case ST_EVENT_STACK_USER:
       extra += need (ev, stable, user, ev->stack.callchain,
                      ev->stack.n_callchain * sizeof (uint64_t))
+               + need (ev, stable, user, ev->stack.user_callchain,
+                       ev->stack.n_user_callchain * sizeof (uint64_t))
                + need (ev, stable, user, ev->stack.regs,
                        ev->stack.n_regs * sizeof (uint64_t))
                + need (ev, stable, user, ev->stack.stack,
@@ -131,6 +133,9 @@ st_event_copy_to (const StEvent *ev, void *dst, StEventStable stable,
       copy->stack.callchain =
         relocate (&c, ev->stack.callchain,
                   ev->stack.n_callchain * sizeof (uint64_t));
+      copy->stack.user_callchain =
+        relocate (&c, ev->stack.user_callchain,
+                  ev->stack.n_user_callchain * sizeof (uint64_t));
       copy->stack.regs = relocate (&c, ev->stack.regs,
                                    ev->stack.n_regs * sizeof (uint64_t));
       copy->stack.stack = relocate (&c, ev->stack.stack, ev->stack.stack_size);

@@ -74,13 +74,18 @@ typedef struct
     } sample;
 
     /* ST_EVENT_STACK_USER.  callchain is the kernel part recorded with the
-       sample (may be empty).  regs holds the registers of regs_mask, in
+       sample (may be empty), user_callchain the user part.  regs holds the registers of regs_mask, in
        ascending perf register number order (compacted, like perf's
        REGS_USER).  Only the first stack_size bytes of stack are valid.  */
     struct
     {
       const uint64_t *callchain;
       uint32_t n_callchain;
+      /* The user part the recorder's frame-pointer walk gave with the
+         sample (perf: after PERF_CONTEXT_USER, without the marker; the
+         sampled IP first, then return addresses), or NULL.  */
+      const uint64_t *user_callchain;
+      uint32_t n_user_callchain;
       uint32_t abi;           /* ST_REGS_ABI_* */
       uint64_t regs_mask;
       const uint64_t *regs;

@@ -1,9 +1,58 @@
-/* Stitcher: tid -> last complete chain, in an LRU list.  */
+/* Stitcher: tid -> the frames its stack was last seen to hold, sorted by
+   stack address, in an LRU list.  Frames rather than the stack words
+   themselves: ~40 bytes a frame instead of the whole stack (a 140-frame
+   recursion of 130-byte frames: 5.6 KiB against 18 KiB per thread), and
+   the same reach, since both only know what some chain or copy covered
+   (README.stacktrace, "Stitching").  */
 #include "config.h"
 
 #include <string.h>
 
 #include "unwind/stitcher.h"
+
+/* Words of each frame's stack memory kept, from its stack pointer up:
+   what a cut chain's copy must still hold there to borrow.  */
+#define KNOWN_WORDS 2
+
+/* Frames compared before borrowing: the joined one and a few below.  */
+#define CHECKED_FRAMES 4
+
+enum
+{
+  FRAME_LINKED = 1 << 0,  /* CALLER_PC at CALLER_SP called this frame */
+  FRAME_ROOT = 1 << 1,    /* the outermost frame of the thread */
+};
+
+typedef struct
+{
+  uint64_t sp;
+  uint64_t pc;
+  uint64_t caller_sp;     /* with FRAME_LINKED */
+  uint64_t caller_pc;
+  /* The PC the frame before this one at the same place, called from the
+     same caller, was at (so the same function), or 0: what that frame's
+     stale callees link to.  */
+  uint64_t alt_pc;
+  uint64_t words[KNOWN_WORDS];
+  uint8_t n_words;        /* of WORDS, those the copy held */
+  uint8_t flags;
+} KnownFrame;
+
+/* A chain that reached the root, not merged yet: learning costs a pass
+   over the frames, and a later chain whose leaf lies as deep or deeper
+   replaces all it would have taught.  So complete chains wait, the
+   newest with the shallowest leaf last, and are merged when a cut
+   chain needs the knowledge or when there are too many (without their
+   stack words then: only chains merged at once keep them).  */
+#define PENDING_CHAINS 8
+
+typedef struct
+{
+  uint32_t m;
+  uint32_t cap;
+  uint64_t *ips;
+  uint64_t *sps;
+} PendingChain;
 
 typedef struct
 {
@@ -11,35 +60,46 @@ typedef struct
   int32_t tid;
   uint32_t exec_count;
   uint32_t n;
-  uint32_t cap;        /* room in IPS and SPS: kept, chains vary */
-  uint64_t *ips;
-  uint64_t *sps;
-  GList *lru_link;     /* in StStitcher.lru; data = this entry */
-} Chain;
+  uint32_t cap;
+  KnownFrame *frames;     /* ascending stack address: the leaf first */
+  uint32_t n_pending;
+  PendingChain pending[PENDING_CHAINS];  /* oldest first */
+  uint32_t pending_units;  /* their room, in KnownFrame sizes */
+  GList lru_link;         /* in StStitcher.lru; data = this entry */
+} Thread;
 
 struct StStitcher
 {
   guint max_threads;
-  GHashTable *by_tid;  /* tid -> Chain* */
-  GQueue lru;          /* most recently used first */
+  guint max_frames;
+  guint n_frames;          /* known in all threads, and the room of
+                              their waiting chains (in frames) */
+  GHashTable *by_tid;      /* tid -> Thread* */
+  GQueue lru;              /* most recently used first */
+  KnownFrame scratch[ST_STITCH_THREAD_FRAMES];
 };
 
 static void
-chain_free (gpointer data)
+thread_free (gpointer data)
 {
-  Chain *c = data;
-  g_free (c->ips);
-  g_free (c->sps);
-  g_free (c);
+  Thread *t = data;
+  g_free (t->frames);
+  for (guint i = 0; i < PENDING_CHAINS; i++)
+    {
+      g_free (t->pending[i].ips);
+      g_free (t->pending[i].sps);
+    }
+  g_free (t);
 }
 
 StStitcher *
-st_stitcher_new (guint max_threads)
+st_stitcher_new (guint max_threads, guint max_frames)
 {
   StStitcher *s = g_new0 (StStitcher, 1);
   s->max_threads = MAX (max_threads, 1);
+  s->max_frames = MAX (max_frames, ST_STITCH_THREAD_FRAMES);
   s->by_tid = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                     chain_free);
+                                     thread_free);
   g_queue_init (&s->lru);
   return s;
 }
@@ -49,101 +109,416 @@ st_stitcher_free (StStitcher *s)
 {
   if (s == NULL)
     return;
-  g_queue_clear (&s->lru);
+  /* The list's links live in the threads: no g_queue_clear.  */
   g_hash_table_destroy (s->by_tid);
   g_free (s);
 }
 
-/* TID's chain or NULL; samples come in runs of one thread, and the
-   most recently remembered chain heads the LRU list.  */
-static Chain *
-find_chain (StStitcher *s, int32_t tid)
+/* TID's knowledge or NULL; samples come in runs of one thread, and the
+   most recently used heads the LRU list.  */
+static Thread *
+find_thread (StStitcher *s, int32_t tid)
 {
-  if (s->lru.head != NULL && ((Chain *) s->lru.head->data)->tid == tid)
+  if (s->lru.head != NULL && ((Thread *) s->lru.head->data)->tid == tid)
     return s->lru.head->data;
   return g_hash_table_lookup (s->by_tid, GINT_TO_POINTER (tid));
+}
+
+static void
+drop_thread (StStitcher *s, Thread *t)
+{
+  s->n_frames -= t->n + t->pending_units;
+  g_queue_unlink (&s->lru, &t->lru_link);
+  g_hash_table_remove (s->by_tid, GINT_TO_POINTER (t->tid));
 }
 
 void
 st_stitcher_forget_thread (StStitcher *s, int32_t tid)
 {
-  Chain *c = find_chain (s, tid);
-  if (c == NULL)
-    return;
-  g_queue_delete_link (&s->lru, c->lru_link);
-  g_hash_table_remove (s->by_tid, GINT_TO_POINTER (tid));
+  Thread *t = find_thread (s, tid);
+
+  if (t != NULL)
+    drop_thread (s, t);
+}
+
+/* The first frame of T at stack address SP or above.  */
+static uint32_t
+lower_bound (const Thread *t, uint64_t sp)
+{
+  uint32_t lo = 0, hi = t->n;
+
+  while (lo < hi)
+    {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (t->frames[mid].sp < sp)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The frame of T with PC at stack address SP, or NULL.  */
+static const KnownFrame *
+find_frame (const Thread *t, uint64_t pc, uint64_t sp, uint32_t *index)
+{
+  for (uint32_t j = lower_bound (t, sp); j < t->n && t->frames[j].sp == sp;
+       j++)
+    if (t->frames[j].pc == pc)
+      {
+        *index = j;
+        return &t->frames[j];
+      }
+  return NULL;
+}
+
+static void merge (StStitcher *s, Thread *t, const StStackCopy *copy,
+                   const uint64_t *ips, const uint64_t *sps, uint32_t m,
+                   gboolean rooted);
+
+/* Merges T's waiting chains, oldest first.  */
+static void
+flush_pending (StStitcher *s, Thread *t)
+{
+  for (uint32_t i = 0; i < t->n_pending; i++)
+    {
+      PendingChain *c = &t->pending[i];
+      merge (s, t, NULL, c->ips, c->sps, c->m, TRUE);
+    }
+  t->n_pending = 0;
+}
+
+/* Makes chain (IPS, SPS, M), rooted, wait; drops those it replaces.  */
+static void
+add_pending (StStitcher *s, Thread *t, const uint64_t *ips,
+             const uint64_t *sps, uint32_t m)
+{
+  while (t->n_pending > 0 && t->pending[t->n_pending - 1].sps[0] >= sps[0])
+    t->n_pending--;
+  if (t->n_pending == PENDING_CHAINS)
+    {
+      PendingChain oldest = t->pending[0];
+      merge (s, t, NULL, oldest.ips, oldest.sps, oldest.m, TRUE);
+      memmove (t->pending, t->pending + 1,
+               (PENDING_CHAINS - 1) * sizeof *t->pending);
+      t->pending[PENDING_CHAINS - 1] = oldest;
+      t->n_pending--;
+    }
+  PendingChain *c = &t->pending[t->n_pending++];
+  if (c->cap < m)
+    {
+      /* Counted in the bound by the room it takes (16 bytes a frame).  */
+      uint32_t units = (2 * sizeof (uint64_t) * c->cap
+                        + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
+      c->cap = MAX (m, 32);
+      c->ips = g_renew (uint64_t, c->ips, c->cap);
+      c->sps = g_renew (uint64_t, c->sps, c->cap);
+      uint32_t grown = (2 * sizeof (uint64_t) * c->cap
+                        + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
+      t->pending_units += grown - units;
+      s->n_frames += grown - units;
+    }
+  memcpy (c->ips, ips, m * sizeof *ips);
+  memcpy (c->sps, sps, m * sizeof *sps);
+  c->m = m;
 }
 
 void
-st_stitcher_remember (StStitcher *s, int32_t pid, int32_t tid,
-                      uint32_t exec_count, const uint64_t *ips,
-                      const uint64_t *sps, uint32_t n)
+st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
+                   uint32_t exec_count, const StStackCopy *copy,
+                   const uint64_t *ips, const uint64_t *sps, uint32_t n,
+                   gboolean rooted)
 {
-  Chain *c = find_chain (s, tid);
+  /* The walks check that known stack addresses never go down; an
+     unknown one (0) in the middle is rare (libdwfl without the SP): the
+     frames from there on are not learnt.  */
+  uint32_t m = MIN (n, ST_STITCH_THREAD_FRAMES);
+  if (m > 0 && (sps[0] == 0 || sps[m - 1] == 0))
+    {
+      uint32_t known = 0;
+      while (known < m && sps[known] != 0)
+        known++;
+      m = known;
+    }
+  if (m == 0)
+    return;
+  rooted = rooted && m == n;
 
-  if (c == NULL)
+  Thread *t = find_thread (s, tid);
+  if (t == NULL)
     {
       if (g_hash_table_size (s->by_tid) >= s->max_threads)
-        st_stitcher_forget_thread (s, ((Chain *) g_queue_peek_tail (&s->lru))->tid);
-      c = g_new0 (Chain, 1);
-      c->tid = tid;
-      g_queue_push_head (&s->lru, c);
-      c->lru_link = s->lru.head;
-      g_hash_table_insert (s->by_tid, GINT_TO_POINTER (tid), c);
+        drop_thread (s, g_queue_peek_tail (&s->lru));
+      t = g_new0 (Thread, 1);
+      t->tid = tid;
+      t->lru_link.data = t;
+      g_queue_push_head_link (&s->lru, &t->lru_link);
+      g_hash_table_insert (s->by_tid, GINT_TO_POINTER (tid), t);
     }
-  else if (s->lru.head != c->lru_link)
+  else if (s->lru.head != &t->lru_link)
     {
-      g_queue_unlink (&s->lru, c->lru_link);
-      g_queue_push_head_link (&s->lru, c->lru_link);
+      g_queue_unlink (&s->lru, &t->lru_link);
+      g_queue_push_head_link (&s->lru, &t->lru_link);
     }
-  c->pid = pid;
-  c->exec_count = exec_count;
-  if (c->cap < n || c->ips == NULL)
+  if (t->pid != pid || t->exec_count != exec_count)
     {
-      c->cap = MAX (n, 32);
-      c->ips = g_renew (uint64_t, c->ips, c->cap);
-      c->sps = g_renew (uint64_t, c->sps, c->cap);
+      /* Another process with this tid, or a new image: start afresh.  */
+      s->n_frames -= t->n;
+      t->n = 0;
+      t->n_pending = 0;
+      t->pid = pid;
+      t->exec_count = exec_count;
     }
-  c->n = n;
-  memcpy (c->ips, ips, n * sizeof *ips);
-  memcpy (c->sps, sps, n * sizeof *sps);
+
+  /* (A chain that went beyond its copy, stitched, is merged at once:
+     its frames are where later cut chains join.)  */
+  if (rooted && (copy == NULL || sps[m - 1] - copy->sp < copy->size))
+    add_pending (s, t, ips, sps, m);
+  else
+    {
+      flush_pending (s, t);
+      merge (s, t, copy, ips, sps, m, rooted);
+    }
+
+  while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)
+    drop_thread (s, g_queue_peek_tail (&s->lru));
 }
 
-uint32_t
-st_stitcher_stitch (StStitcher *s, int32_t pid, int32_t tid,
-                    uint32_t exec_count, uint64_t *ips, uint64_t *sps,
-                    uint32_t *n, uint32_t max)
+/* The frame of T that F links to (its PC, or ALT_PC, equal to F's
+   CALLER_PC at CALLER_SP): in *INDEX.  */
+static gboolean
+find_caller (const Thread *t, const KnownFrame *f, uint32_t *index)
 {
-  Chain *c = find_chain (s, tid);
+  for (uint32_t j = lower_bound (t, f->caller_sp);
+       j < t->n && t->frames[j].sp == f->caller_sp; j++)
+    if (t->frames[j].pc == f->caller_pc || t->frames[j].alt_pc == f->caller_pc)
+      {
+        *index = j;
+        return TRUE;
+      }
+  return FALSE;
+}
 
-  if (c == NULL || *n == 0 || c->pid != pid || c->exec_count != exec_count)
-    return 0;
+/* The words of COPY from SP up (at most KNOWN_WORDS, while it has them).  */
+static inline uint8_t
+copy_words (const StStackCopy *copy, uint64_t sp, uint64_t *words)
+{
+  uint8_t k = 0;
 
-  uint64_t pc = ips[*n - 1], sp = sps[*n - 1];
-  if (sp == 0)
+  if (copy == NULL || sp < copy->sp)
     return 0;
-  /* The stack grows down: the matching frame, if any, is the one at the
-     same stack address; search from the root end, callers are few.  */
-  for (uint32_t j = c->n; j-- > 0;)
+  if (sp - copy->sp < copy->size
+      && copy->size - (sp - copy->sp) >= 8 * KNOWN_WORDS)
     {
-      if (c->sps[j] < sp)
-        break;
-      if (c->sps[j] != sp || c->ips[j] != pc)
-        continue;
-      uint32_t added = 0;
-      for (uint32_t k = j + 1; k < c->n && *n < max; k++, added++)
-        {
-          ips[*n] = c->ips[k];
-          sps[*n] = c->sps[k];
-          (*n)++;
-        }
-      return added;
+      memcpy (words, copy->bytes + (sp - copy->sp), 8 * KNOWN_WORDS);
+      return KNOWN_WORDS;
     }
-  return 0;
+  for (; k < KNOWN_WORDS; k++)
+    {
+      uint64_t at = sp - copy->sp + 8 * (uint64_t) k;
+      if (at + 8 > copy->size || at + 8 < at)
+        break;
+      memcpy (&words[k], copy->bytes + at, 8);
+    }
+  return k;
+}
+
+/* Merges chain (IPS, SPS, M) into T's knowledge.  */
+static void
+merge (StStitcher *s, Thread *t, const StStackCopy *copy,
+       const uint64_t *ips, const uint64_t *sps, uint32_t m, gboolean rooted)
+{
+  /* The new chain replaces everything from its leaf to its outermost
+     frame; the frames below its leaf are stale (the thread returned past
+     them, though it may have built the same ones again: they serve only
+     through their links, see st_stitcher_stitch); the frames above it
+     stay, unless it reached the root.  In place: the replaced frames
+     are read from a copy.  */
+  uint32_t lo = lower_bound (t, sps[0]);
+  uint32_t hi = rooted ? t->n : lower_bound (t, sps[m - 1] + 1);
+  uint32_t n_new = m;
+
+  /* The outer frames known as they are now stay as they are (their
+     words too): the next sample of a thread mostly differs near the
+     leaf.  */
+  while (n_new > 0 && hi > lo)
+    {
+      const KnownFrame *o = &t->frames[hi - 1];
+      uint32_t i = n_new - 1;
+      if (o->sp != sps[i] || o->pc != ips[i])
+        break;
+      if (i + 1 < m ? !(o->flags & FRAME_LINKED) || o->caller_sp != sps[i + 1]
+                      || o->caller_pc != ips[i + 1]
+                    : o->flags != (rooted ? FRAME_ROOT : 0))
+        break;
+      n_new--;
+      hi--;
+    }
+
+  uint32_t n_old = hi - lo, old_n = t->n;
+  KnownFrame *old = s->scratch;
+  if (n_old > 0)
+    memcpy (old, t->frames + lo, n_old * sizeof *old);
+
+  /* Too many: the deepest stale frames go first, then the highest.  */
+  uint32_t n_above = t->n - hi;
+  uint32_t want = lo + n_new + n_above;
+  if (want > ST_STITCH_THREAD_FRAMES)
+    {
+      uint32_t drop = MIN (lo, want - ST_STITCH_THREAD_FRAMES);
+      memmove (t->frames, t->frames + drop,
+               (t->n - drop) * sizeof *t->frames);
+      lo -= drop;
+      hi -= drop;
+      n_above = MIN (n_above, ST_STITCH_THREAD_FRAMES - lo - n_new);
+    }
+  uint32_t new_n = lo + n_new + n_above;
+  if (t->cap < new_n)
+    {
+      t->cap = MIN (MAX (new_n, MAX (t->cap * 2, 32)),
+                    ST_STITCH_THREAD_FRAMES);
+      t->frames = g_renew (KnownFrame, t->frames, t->cap);
+    }
+  if (lo + n_new != hi)
+    memmove (t->frames + lo + n_new, t->frames + hi,
+             n_above * sizeof *t->frames);
+
+  for (uint32_t i = 0, j = 0; i < n_new; i++)
+    {
+      KnownFrame *f = &t->frames[lo + i];
+      f->sp = sps[i];
+      f->pc = ips[i];
+      f->flags = 0;
+      f->alt_pc = 0;
+      if (i + 1 < m)
+        {
+          f->flags = FRAME_LINKED;
+          f->caller_sp = sps[i + 1];
+          f->caller_pc = ips[i + 1];
+        }
+      else if (rooted)
+        f->flags = FRAME_ROOT;
+      f->n_words = copy_words (copy, f->sp, f->words);
+      while (j < n_old && old[j].sp < f->sp)
+        j++;
+      for (uint32_t q = j; q < n_old && old[q].sp == f->sp; q++)
+        {
+          const KnownFrame *o = &old[q];
+          if (!(o->flags & FRAME_LINKED) || !(f->flags & FRAME_LINKED)
+              || o->caller_sp != f->caller_sp || o->caller_pc != f->caller_pc)
+            continue;
+          /* The same caller at the same place: the same function.  */
+          f->alt_pc = o->pc != f->pc ? o->pc : o->alt_pc;
+          /* Beyond the copy (borrowed): the words last seen there.  */
+          if (o->pc == f->pc && o->n_words > f->n_words)
+            {
+              memcpy (f->words, o->words, sizeof f->words);
+              f->n_words = o->n_words;
+            }
+          break;
+        }
+    }
+  s->n_frames = s->n_frames - old_n + new_n;
+  t->n = new_n;
+
+}
+
+static gboolean
+is_code (const StAddressSpace *maps, uint64_t w)
+{
+  const StMap *m = st_address_space_find (maps, w);
+
+  return m != NULL && st_map_maybe_code (m);
+}
+
+/* Whether COPY holds at F what F remembers, as far as code addresses go
+   (any word when MAPS is NULL).  */
+static gboolean
+words_agree (const KnownFrame *f, const StStackCopy *copy,
+             const StAddressSpace *maps)
+{
+  uint64_t words[KNOWN_WORDS];
+  uint8_t n = MIN (copy_words (copy, f->sp, words), f->n_words);
+
+  for (uint8_t k = 0; k < n; k++)
+    if (words[k] != f->words[k]
+        && (maps == NULL || is_code (maps, words[k])
+            || is_code (maps, f->words[k])))
+      return FALSE;
+  return TRUE;
+}
+
+StStitchOutcome
+st_stitcher_stitch (StStitcher *s, int32_t pid, int32_t tid,
+                    uint32_t exec_count, const StStackCopy *copy,
+                    const StAddressSpace *maps, uint64_t *ips,
+                    uint64_t *sps, uint32_t *n, uint32_t max)
+{
+  Thread *t = find_thread (s, tid);
+  uint32_t j;
+
+  if (t == NULL || *n == 0 || sps[*n - 1] == 0 || t->pid != pid
+      || t->exec_count != exec_count)
+    return ST_STITCH_UNKNOWN;
+  flush_pending (s, t);
+
+  const KnownFrame *join = find_frame (t, ips[*n - 1], sps[*n - 1], &j);
+  if (join == NULL)
+    return ST_STITCH_UNKNOWN;
+
+  /* The borrowed frames must go on up to the thread's root, each one
+     the caller its callee last saw: stale frames too, but only where
+     they lead, frame by frame, to the frames the thread has now.  */
+  uint32_t path[ST_STITCH_THREAD_FRAMES];
+  uint32_t n_path = 0, at = j;
+  while (!(t->frames[at].flags & FRAME_ROOT))
+    {
+      const KnownFrame *f = &t->frames[at];
+      if (!(f->flags & FRAME_LINKED) || *n + n_path >= max
+          || n_path >= ST_STITCH_THREAD_FRAMES)
+        return (f->flags & FRAME_LINKED) ? ST_STITCH_TOO_DEEP
+                                         : ST_STITCH_UNROOTED;
+      if (!find_caller (t, f, &at))
+        return ST_STITCH_UNROOTED;
+      /* (The frame's PC as its callee saw it, which may be ALT_PC.)  */
+      path[n_path++] = at;
+      ips[*n + n_path - 1] = f->caller_pc;
+    }
+
+  /* What both hold must agree: the code addresses (return addresses,
+     function pointers: they tell call paths apart, where locals only
+     tell activations apart) in the remembered words of the joined frame
+     and of the frames below it known at the same place, against the
+     copy.  */
+  uint32_t checked = 0;
+  for (uint32_t i = *n; i-- > 1 && checked < CHECKED_FRAMES;)
+    {
+      uint32_t q;
+      const KnownFrame *f = i + 1 == *n ? join
+                            : find_frame (t, ips[i], sps[i], &q);
+      if (f == NULL)
+        continue;
+      checked++;
+      if (!words_agree (f, copy, maps))
+        return ST_STITCH_REFUSED;
+    }
+
+  for (uint32_t q = 0; q < n_path; q++)
+    {
+      sps[*n] = t->frames[path[q]].sp;
+      (*n)++;
+    }
+  return ST_STITCH_DONE;
 }
 
 guint
 st_stitcher_size (const StStitcher *s)
 {
   return g_hash_table_size (s->by_tid);
+}
+
+guint
+st_stitcher_frames (const StStitcher *s)
+{
+  return s->n_frames;
 }

@@ -57,7 +57,11 @@ typedef struct
   StUnwindStatus status;
   StUnwindCause cause;
   uint32_t n_ips;
-  uint32_t n_stitched;  /* frames borrowed from the thread's last chain */
+  uint32_t n_stitched;  /* frames borrowed from the thread's known stack */
+  uint32_t n_fp_chain;  /* frames taken from the recorder's frame-pointer
+                           chain (fp-chain.h) */
+  bool stitch_refused;  /* the known stack had the joining frame, but
+                           the copy's words there differed */
   const char *detail;   /* the engine's message when it failed, or NULL */
   StUnwindPath path;
   StFallbackReason fallback;

@@ -2,6 +2,7 @@
 
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/fast-unwinder.h"
+#include "unwind/fp-chain.h"
 #include "unwind/registers.h"
 #include "unwind/unwinder.h"
 
@@ -62,6 +63,25 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
       ips[0] = ip;
       sps[0] = st_event_register (ev, l->perf_sp, &sp) ? sp : 0;
       result->n_ips = 1;
+    }
+
+  /* DWARF stopped early: the recorder's frame-pointer chain may go on
+     from where both agree.  */
+  if (result->status == ST_UNWIND_TRUNCATED && !result->unprimed
+      && result->cause != ST_CAUSE_MAX_DEPTH
+      && ev->stack.n_user_callchain > 1)
+    {
+      uint32_t n = result->n_ips;
+      result->n_fp_chain =
+        st_fp_chain_continue (ev->stack.user_callchain,
+                              ev->stack.n_user_callchain, p->maps, ips, sps,
+                              &n, max_ips);
+      if (result->n_fp_chain > 0)
+        {
+          result->n_ips = n;
+          result->status = ST_UNWIND_COMPLETE;
+          result->cause = ST_CAUSE_NONE;
+        }
     }
 }
 

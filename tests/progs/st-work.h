@@ -44,6 +44,16 @@ st_now_ms (void)
   return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* CPU time, so that a busy machine gives as many samples per run.  */
+static inline long long
+st_cpu_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Start of main: returns the run time in ms from argv[1], or the
    default.  With ST_MIGRATE_CPU=N in the environment, first moves to CPU
    N: started under `taskset -c M`, the exec and the loader's mmaps are
