@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "format/perf-decompress.h"
+#include "format/perf-types.h"
 
 #define INITIAL_CAPACITY (256u << 10)
 #define ZSTD_TYPE        1              /* HEADER_COMPRESSED type */
@@ -130,9 +131,11 @@ starts_frame (const uint8_t *data, size_t len)
   return magic == FRAME_MAGIC;
 }
 
-char *
-st_perf_decompress_feed (StPerfDecompress *d, uint64_t offset,
-                         const uint8_t *data, size_t len, uint64_t *dropped)
+/* The LEN bytes of zstd data at DATA, of the record at OFFSET, into the
+   held bytes.  */
+static char *
+feed (StPerfDecompress *d, uint64_t offset, const uint8_t *data, size_t len,
+      uint64_t *dropped)
 {
   ZSTD_inBuffer in = { data, len, 0 };
   size_t before, most;
@@ -192,6 +195,30 @@ st_perf_decompress_feed (StPerfDecompress *d, uint64_t offset,
   return NULL;
 }
 
+char *
+st_perf_decompress_record (StPerfDecompress *d, uint64_t offset,
+                           const uint8_t *rec, size_t size,
+                           uint64_t *dropped)
+{
+  const size_t hdr = sizeof (StPerfEventHeader);
+  uint32_t type;
+  uint64_t len;
+
+  *dropped = 0;
+  g_return_val_if_fail (size >= hdr, NULL);
+  memcpy (&type, rec, 4);
+  if (type != ST_PERF_RECORD_COMPRESSED2)
+    return feed (d, offset, rec + hdr, size - hdr, dropped);
+  /* u64 data_size, then the data, padded to 8.  */
+  if (size < hdr + 8)
+    return g_strdup ("too short for its data size");
+  len = st_perf_get_u64 (rec + hdr);
+  if (len > size - hdr - 8)
+    return g_strdup_printf ("data size %" G_GUINT64_FORMAT " runs past the "
+                            "record", len);
+  return feed (d, offset, rec + hdr + 8, len, dropped);
+}
+
 const uint8_t *
 st_perf_decompress_held (const StPerfDecompress *d, size_t *len,
                          uint64_t *offset)
@@ -221,4 +248,43 @@ st_perf_decompress_consume (StPerfDecompress *d, size_t n)
       d->start = d->end = 0;
       g_array_set_size (d->segments, 0);
     }
+}
+
+/* Whether P, with ROOM bytes from it on, looks like the header of a
+   record the kernel writes into perf's data mmap: a kernel record type,
+   an 8-byte multiple.  */
+static gboolean
+plausible_kernel_record (const uint8_t *p, size_t room)
+{
+  StPerfEventHeader h;
+
+  if (room < sizeof h)
+    return FALSE;
+  memcpy (&h, p, sizeof h);
+  return h.type >= ST_PERF_RECORD_MMAP && h.type < ST_PERF_RECORD_KERNEL_MAX
+         && h.size >= sizeof h && h.size % 8 == 0 && h.size <= room;
+}
+
+size_t
+st_perf_decompress_skip_to_record (StPerfDecompress *d)
+{
+  const uint8_t *p = d->buf + d->start;
+  size_t held = d->end - d->start, skip = held;
+
+  for (size_t pos = 8; pos + sizeof (StPerfEventHeader) <= held; pos += 8)
+    {
+      StPerfEventHeader h;
+
+      if (!plausible_kernel_record (p + pos, held - pos))
+        continue;
+      memcpy (&h, p + pos, sizeof h);
+      if (pos + h.size == held
+          || plausible_kernel_record (p + pos + h.size, held - pos - h.size))
+        {
+          skip = pos;
+          break;
+        }
+    }
+  st_perf_decompress_consume (d, skip);
+  return skip;
 }

@@ -30,17 +30,18 @@ const char *st_perf_decompress_set_feature (StPerfDecompress *d,
 /* The most one compressed record may decompress to.  */
 uint64_t st_perf_decompress_limit (const StPerfDecompress *d);
 
-/* Decompresses the LEN bytes of the compressed record at input offset
-   OFFSET and appends what comes out to the held bytes.  Returns NULL, or
-   why the data could not be used (corrupt zstd data, more than the limit
-   when decompressed, a stream broken by an earlier record): then the
-   output of this record and the incomplete record held before it are
-   dropped (*DROPPED says how many held bytes that was), and the zstd
-   stream is reset, so that only a new zstd frame decodes again.  Free
-   the message with g_free.  */
-char *st_perf_decompress_feed (StPerfDecompress *d, uint64_t offset,
-                               const uint8_t *data, size_t len,
-                               uint64_t *dropped);
+/* Decompresses the data of the COMPRESSED or COMPRESSED2 record REC
+   (SIZE bytes, header included) at input offset OFFSET and appends what
+   comes out to the held bytes.  Returns NULL, or why the record could
+   not be used (a COMPRESSED2 data size past its end, corrupt zstd data,
+   more than the limit when decompressed, a stream broken by an earlier
+   record): then the output of this record and the incomplete record held
+   before it are dropped (*DROPPED says how many held bytes that was),
+   and the zstd stream is reset, so that only a new zstd frame decodes
+   again.  Free the message with g_free.  */
+char *st_perf_decompress_record (StPerfDecompress *d, uint64_t offset,
+                                 const uint8_t *rec, size_t size,
+                                 uint64_t *dropped);
 
 /* The decompressed bytes not taken yet (*LEN of them), and the input
    offset of the compressed record the first of them came from.  The
@@ -49,5 +50,11 @@ const uint8_t *st_perf_decompress_held (const StPerfDecompress *d,
                                         size_t *len, uint64_t *offset);
 /* Takes N held bytes.  */
 void st_perf_decompress_consume (StPerfDecompress *d, size_t n);
+/* After a bad record at the start of the held bytes: drops them up to
+   the next position, in steps of 8, where a kernel record (what perf
+   compresses) plausibly starts and is followed by another one or by the
+   end of what is held; all of them when there is none.  Returns how
+   many bytes were dropped.  */
+size_t st_perf_decompress_skip_to_record (StPerfDecompress *d);
 
 #endif /* ST_PERF_DECOMPRESS_H */

@@ -186,11 +186,21 @@ header_attr (StPerfOutput *o, const StEvent *ev)
   uint32_t size;
   size_t avail = ev->raw_len - sizeof (StPerfEventHeader);
 
+  /* One the reader could not take in (passed on as damage) is copied as
+     it is.  */
+  if (avail < ST_PERF_ATTR_SIZE_VER0)
+    {
+      st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
+      return;
+    }
   memcpy (&size, attr + ST_PERF_ATTR_SIZE, 4);
   if (size == 0)
     size = ST_PERF_ATTR_SIZE_VER0;
-  /* The reader checked that SIZE fits.  */
-  size = MIN (size, avail);
+  if (size < ST_PERF_ATTR_SIZE_VER0 || size > avail)
+    {
+      st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
+      return;
+    }
   add_attr (o, attr, size, (const uint64_t *) (attr + size),
             (avail - size) / 8);
 }

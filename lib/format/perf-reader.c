@@ -1350,23 +1350,10 @@ static int
 take_compressed (StPerfReader *r, const uint8_t *p,
                  const StPerfEventHeader *h, uint64_t off, GError **error)
 {
-  const uint8_t *data = p + sizeof *h;
-  uint64_t len = h->size - sizeof *h, dropped = 0;
-  g_autofree char *why = NULL;
+  uint64_t dropped = 0;
+  g_autofree char *why = st_perf_decompress_record (decompressor (r), off, p,
+                                                    h->size, &dropped);
 
-  if (h->type == ST_PERF_RECORD_COMPRESSED2)
-    {
-      /* u64 data_size, then the data, padded to 8.  */
-      if (h->size < sizeof *h + 8)
-        why = g_strdup ("too short for its data size");
-      else if ((len = st_perf_get_u64 (p + sizeof *h)) > h->size - 16u)
-        why = g_strdup_printf ("data size %" G_GUINT64_FORMAT " runs past "
-                               "the record", len);
-      data += 8;
-    }
-  if (why == NULL)
-    why = st_perf_decompress_feed (decompressor (r), off, data, len,
-                                   &dropped);
   if (why == NULL)
     return 0;
 
@@ -1378,42 +1365,6 @@ take_compressed (StPerfReader *r, const uint8_t *p,
   return st_damage_report (&r->damage, ST_DAMAGE_DROPPED, off,
                            h->size + dropped, ST_ERROR_FORMAT, msg, error)
          ? 0 : -1;
-}
-
-/* Whether P, with ROOM bytes from it on, looks like the header of a
-   record the kernel writes into perf's data mmap (what perf
-   compresses): a kernel record type, an 8-byte multiple.  */
-static gboolean
-plausible_decompressed (const uint8_t *p, size_t room)
-{
-  StPerfEventHeader h;
-
-  if (room < sizeof h)
-    return FALSE;
-  memcpy (&h, p, sizeof h);
-  return h.type >= ST_PERF_RECORD_MMAP && h.type < ST_PERF_RECORD_KERNEL_MAX
-         && h.size >= sizeof h && h.size % 8 == 0 && h.size <= room;
-}
-
-/* After a bad record at the start of the HELD decompressed bytes at P:
-   how many to skip to the next position, in steps of 8, where a record
-   plausibly starts and is followed by another one (or by the end of
-   what is held); all of them when there is none.  */
-static size_t
-decompressed_resync (const uint8_t *p, size_t held)
-{
-  for (size_t pos = 8; pos + sizeof (StPerfEventHeader) <= held; pos += 8)
-    {
-      StPerfEventHeader h;
-
-      if (!plausible_decompressed (p + pos, held - pos))
-        continue;
-      memcpy (&h, p + pos, sizeof h);
-      if (pos + h.size == held
-          || plausible_decompressed (p + pos + h.size, held - pos - h.size))
-        return pos;
-    }
-  return held;
 }
 
 /* The next whole record of the decompressed bytes into EV: 1, or 0 when
@@ -1451,13 +1402,12 @@ next_decompressed (StPerfReader *r, StEvent *ev, GError **error)
         why = "too short, or too large a data payload";
       if (why != NULL)
         {
-          size_t skip = decompressed_resync (p, held);
+          size_t skip = st_perf_decompress_skip_to_record (r->decomp);
           g_autofree char *msg = g_strdup_printf (
             "offset %" G_GUINT64_FORMAT ": bad perf record (type %u, size "
             "%u) in the data decompressed from this compressed record: %s; "
             "skipped %zu of the %zu decompressed bytes held", off, h.type,
             h.size, why, skip, held);
-          st_perf_decompress_consume (r->decomp, skip);
           if (!st_damage_report (&r->damage, ST_DAMAGE_SKIPPED, off, skip,
                                  ST_ERROR_FORMAT, msg, error))
             return -1;
