@@ -5,9 +5,10 @@
 #   z-cat    the same file through a pipe (the HEADER_COMPRESSED feature
 #            comes after the data: the default memory bound applies);
 #            chains identical to z-file
-#   z-inject perf inject's copy of it (perf 6.1 keeps the compressed
-#            records, a newer perf writes them decompressed); chains
-#            identical to z-file
+#   z-inject perf inject's copy of it, the "decompressed twin" of
+#            perf's own tests (perf 6.1 copies the compressed records
+#            as they are, in another file layout); chains identical to
+#            z-file
 #   z-pipe   perf record -z -o - | stacktrace -f perf, live
 #   plain    the same program recorded without -z
 # all with >= 99% whole known paths (check_chains), and perf itself
