@@ -129,11 +129,12 @@ parse_size (const char *option, const char *value, guint64 *out,
 
 static const char description[] =
   "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
-  "mode) and turns every raw user-stack sample (registers plus a copy of\n"
-  "the stack) into a callchain sample by unwinding it with DWARF CFI.\n"
-  "Every other frame passes through unchanged and in order.  Writes a\n"
-  "Sysprof capture or perf.data (--output-format perf: file mode on a\n"
-  "regular file, pipe mode otherwise), converting the format if needed.\n"
+  "mode, compressed by perf record -z or not, from any perf version) and\n"
+  "turns every raw user-stack sample (registers plus a copy of the stack)\n"
+  "into a callchain sample by unwinding it with DWARF CFI.  Every other\n"
+  "frame passes through unchanged and in order.  Writes a Sysprof capture\n"
+  "or perf.data (--output-format perf: file mode on a regular file, pipe\n"
+  "mode otherwise; never compressed), converting the format if needed.\n"
   "\n"
   "Modes:\n"
   "  none      read and check the input, write nothing\n"

@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   build-essential autoconf automake libtool pkg-config
   libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
+  libzstd-dev         # perf record -z (compressed perf.data)
+  zstd                # tests/fuzz/make-seeds.py: the compressed perf.data seeds
   elfutils debuginfod libsysprof-4-dev
   binutils lld mold   # tests/linker-matrix.sh: bfd, gold, lld and mold
   linux-perf          # the perf integration tests (they skip without it)

@@ -410,7 +410,7 @@ st_capture_reader_next (StCaptureReader *r, StEvent *ev, GError **error)
             ? "shorter than the 24-byte frame header"
             : "not a multiple of 8");
           if (!st_damage_resynchronize (&r->damage, r->in, offset,
-                                        G_MAXUINT64, frame_starts_here, r,
+                                        G_MAXUINT64, 8, frame_starts_here, r,
                                         why, error))
             return -1;
           continue;

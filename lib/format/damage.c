@@ -20,7 +20,7 @@ st_damage_report (const StDamageHandler *h, StDamageAction action,
 
 gboolean
 st_damage_resynchronize (const StDamageHandler *h, StInput *in,
-                         uint64_t offset, uint64_t limit,
+                         uint64_t offset, uint64_t limit, size_t step,
                          gboolean (*starts_here) (void *user), void *user,
                          const char *why, GError **error)
 {
@@ -33,11 +33,11 @@ st_damage_resynchronize (const StDamageHandler *h, StInput *in,
   for (;;)
     {
       uint64_t at = st_input_offset (in);
-      size_t step = (size_t) MIN ((uint64_t) 8, limit - at);
+      size_t n = (size_t) MIN ((uint64_t) step, limit - at);
 
-      if (step == 0)
+      if (n == 0)
         break;
-      if (st_input_peek (in, step, &avail, &local) == NULL)
+      if (st_input_peek (in, n, &avail, &local) == NULL)
         {
           if (local != NULL)
             {
@@ -47,8 +47,8 @@ st_damage_resynchronize (const StDamageHandler *h, StInput *in,
           st_input_consume (in, avail);
           break;
         }
-      st_input_consume (in, step);
-      if (step == 8 && at + 8 < limit && starts_here (user))
+      st_input_consume (in, n);
+      if (n == step && at + n < limit && starts_here (user))
         break;
     }
 

@@ -50,13 +50,15 @@ gboolean st_damage_report (const StDamageHandler *h, StDamageAction action,
                            const char *why, GError **error);
 
 /* After a framing error at OFFSET (WHY), where the next frame starts is
-   unknown: consumes IN in steps of 8 bytes (frames and records are 8-byte
-   multiples), up to input offset LIMIT (G_MAXUINT64: the end), until
-   STARTS_HERE (USER) says a frame plausibly starts at the position; then
-   reports the skipped bytes, from which offset to which.  Without a
-   handler, or on a read error, returns FALSE with ERROR.  */
+   unknown: consumes IN in steps of STEP bytes (8: frames and records are
+   8-byte multiples; 1 for perf streams that are not), up to input offset
+   LIMIT (G_MAXUINT64: the end), until STARTS_HERE (USER) says a frame
+   plausibly starts at the position; then reports the skipped bytes, from
+   which offset to which.  Without a handler, or on a read error, returns
+   FALSE with ERROR.  */
 gboolean st_damage_resynchronize (const StDamageHandler *h, StInput *in,
                                   uint64_t offset, uint64_t limit,
+                                  size_t step,
                                   gboolean (*starts_here) (void *user),
                                   void *user, const char *why,
                                   GError **error);

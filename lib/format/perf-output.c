@@ -138,7 +138,8 @@ carry_features (StPerfOutput *o)
       uint8_t *copy = NULL;
       size_t copy_size = size;
 
-      if (data == NULL)
+      /* The output is never compressed.  */
+      if (data == NULL || bit == ST_PERF_FEAT_COMPRESSED)
         continue;
       if (bit == ST_PERF_FEAT_EVENT_DESC && o->unwinding)
         {
@@ -185,11 +186,21 @@ header_attr (StPerfOutput *o, const StEvent *ev)
   uint32_t size;
   size_t avail = ev->raw_len - sizeof (StPerfEventHeader);
 
+  /* One the reader could not take in (passed on as damage) is copied as
+     it is.  */
+  if (avail < ST_PERF_ATTR_SIZE_VER0)
+    {
+      st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
+      return;
+    }
   memcpy (&size, attr + ST_PERF_ATTR_SIZE, 4);
   if (size == 0)
     size = ST_PERF_ATTR_SIZE_VER0;
-  /* The reader checked that SIZE fits.  */
-  size = MIN (size, avail);
+  if (size < ST_PERF_ATTR_SIZE_VER0 || size > avail)
+    {
+      st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
+      return;
+    }
   add_attr (o, attr, size, (const uint64_t *) (attr + size),
             (avail - size) / 8);
 }
@@ -216,6 +227,9 @@ pipe_header_record (StPerfOutput *o, const StEvent *ev)
 
         if (ev->raw_len < sizeof *f)
           break;
+        /* The output is never compressed.  */
+        if (f->feat_id == ST_PERF_FEAT_COMPRESSED)
+          return FALSE;
         /* Without data: perf's end-of-features mark, a pipe thing.  */
         if (file && (body_len == 0 || f->feat_id >= ST_PERF_FEATURE_BITS))
           return body_len == 0;
@@ -236,12 +250,19 @@ pipe_header_record (StPerfOutput *o, const StEvent *ev)
       return TRUE;
 
     case ST_PERF_RECORD_HEADER_TRACING_DATA:
-      if (!file)
-        break;
-      st_perf_writer_feature (o->writer, ST_PERF_FEAT_TRACING_DATA,
-                              ev->raw + sizeof (StPerfTracingData),
-                              ev->raw_len - sizeof (StPerfTracingData));
-      return TRUE;
+      {
+        /* The payload follows the record, whose size is 12 (perf 4.x)
+           or 16: written again the way perf 6.1 writes it (a 16-byte
+           record in pipe mode, the feature section of a file).  */
+        uint16_t size;
+
+        memcpy (&size, ev->raw + 6, 2);
+        if (size > ev->raw_len)
+          break;
+        st_perf_writer_feature (o->writer, ST_PERF_FEAT_TRACING_DATA,
+                                ev->raw + size, ev->raw_len - size);
+        return TRUE;
+      }
 
     case ST_PERF_RECORD_HEADER_EVENT_TYPE:
       /* Obsolete; a file has no place for it.  */
@@ -269,6 +290,10 @@ perf_event (StPerfOutput *o, const StEvent *ev)
         st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
       return TRUE;
     }
+  /* perf 6.1 stops at a user record type it does not know (newer
+     perf's, anyone's): those are left out, and counted.  */
+  if (type > ST_PERF_RECORD_FINISHED_INIT)
+    return FALSE;
   if (st_perf_reader_is_pipe (o->perf_in)
       && type >= ST_PERF_RECORD_HEADER_ATTR)
     return pipe_header_record (o, ev);

@@ -111,6 +111,11 @@ typedef enum
   ST_PERF_RECORD_HEADER_FEATURE     = 80,
   ST_PERF_RECORD_COMPRESSED         = 81,
   ST_PERF_RECORD_FINISHED_INIT      = 82,
+  ST_PERF_RECORD_COMPRESSED2        = 83,   /* newer perf than 6.1 */
+  ST_PERF_RECORD_BPF_METADATA       = 84,
+  ST_PERF_RECORD_SCHEDSTAT_CPU      = 85,
+  ST_PERF_RECORD_SCHEDSTAT_DOMAIN   = 86,
+  ST_PERF_RECORD_USER_LAST          = 86,   /* the last type known here */
 } StPerfRecordType;
 
 /* perf_event_attr.sample_type bits.  */
@@ -341,8 +346,10 @@ typedef struct __attribute__ ((packed))
 } StPerfLost;
 static_assert (sizeof (StPerfLost) == 24, "lost");
 
-/* HEADER_TRACING_DATA: SIZE bytes of tracing data follow the record
-   (outside header.size).  */
+/* HEADER_TRACING_DATA: SIZE bytes of tracing data (a multiple of 8)
+   follow the record, outside header.size.  perf 4.x writes the record
+   without PAD: header.size 12.  */
+#define ST_PERF_TRACING_DATA_SIZE_OLD 12
 typedef struct __attribute__ ((packed))
 {
   StPerfEventHeader header;

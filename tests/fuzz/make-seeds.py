@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Writes the small seed corpora of the fuzz targets (tests/fuzz/seeds/)
 from the committed fixture (tests/data/fixture): the first frames of the
-capture, the first records of the perf.data in file and pipe form, and
+capture, the first records of the perf.data in file and pipe form (also
+compressed as perf record -z writes them, with the zstd command), and
 the registers and stacks of a few raw-stack samples.  Run it again when
 the fixture changes:  python3 tests/fuzz/make-seeds.py"""
 import os
 import struct
+import subprocess
 
 here = os.path.dirname(os.path.abspath(__file__))
 fixture = os.path.join(here, '..', 'data', 'fixture')
@@ -75,6 +77,34 @@ for a in range(attrs_size // attr_size):
     ids = perf[ids_off:ids_off + ids_size]
     pipe += struct.pack('<IHH', 64, 0, 8 + len(attr) + len(ids)) + attr + ids
 put('perf-pipe', 'fixture-start', pipe + data)
+
+
+# perf record -z: the same records as one zstd frame (zstd command),
+# cut into compressed records of at most 300 bytes at any point, as
+# COMPRESSED (perf 6.1) and COMPRESSED2 (data size, data padded to 8).
+def compressed(v2):
+    frame = subprocess.run(['zstd', '-1', '-c', '--no-check', '-q'],
+                           input=data, stdout=subprocess.PIPE,
+                           check=True).stdout
+    out = b''
+    for at in range(0, len(frame), 300):
+        chunk = frame[at:at + 300]
+        if v2:
+            body = struct.pack('<Q', len(chunk)) + chunk
+            body += b'\0' * (-len(body) % 8)
+            out += struct.pack('<IHH', 83, 0, 8 + len(body)) + body
+        else:
+            out += struct.pack('<IHH', 81, 0, 8 + len(chunk)) + chunk
+    return out
+
+
+# HEADER_COMPRESSED (feature 27): version, zstd, level, ratio, mmap_len.
+comp_feature = struct.pack('<IHHQIIIII', 80, 0, 36, 27, 0, 1, 1, 4, 528384)
+put('perf-pipe', 'compressed', pipe + comp_feature + compressed(False))
+put('perf-pipe', 'compressed2', pipe + comp_feature + compressed(True))
+zdata = compressed(False)
+struct.pack_into('<QQ', header, 40, data_off, len(zdata))
+put('perf-file', 'compressed', bytes(header) + zdata)
 
 # .eh_frame of the fixture program: its first entries (a CIE and some
 # FDEs, cut at an entry's end, then the zero terminator), alone (mode 0)

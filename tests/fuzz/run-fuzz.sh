@@ -28,7 +28,7 @@ if [ ! -f "$work/build/config.status" ]; then
 fi
 make -s -C "$work/build/lib" -j2 || exit 1
 
-pkgs="glib-2.0 libdw libelf libdebuginfod"
+pkgs="glib-2.0 libdw libelf libdebuginfod libzstd"
 for t in $FUZZ_TARGETS; do
   # shellcheck disable=SC2046
   $FUZZ_CC $cflags -fsanitize=fuzzer -I"$top_srcdir/lib" -I"$work/build" \

@@ -77,8 +77,14 @@ end_record (GByteArray *b, guint start)
 void
 put_attr (GByteArray *b, const AttrSpec *a)
 {
-  uint8_t raw[ATTR_BYTES] = { 0 };
-  uint32_t type = 1, size = ATTR_BYTES;
+  put_attr_sized (b, a, ATTR_BYTES);
+}
+
+void
+put_attr_sized (GByteArray *b, const AttrSpec *a, uint32_t size)
+{
+  uint8_t raw[256] = { 0 };
+  uint32_t type = 1;
   uint64_t config = 0, period = 4000;
 
   memcpy (raw + ST_PERF_ATTR_TYPE, &type, 4);
@@ -91,7 +97,14 @@ put_attr (GByteArray *b, const AttrSpec *a)
   memcpy (raw + ST_PERF_ATTR_BRANCH_SAMPLE_TYPE, &a->branch_sample_type, 8);
   memcpy (raw + ST_PERF_ATTR_SAMPLE_REGS_USER, &a->regs_user, 8);
   memcpy (raw + ST_PERF_ATTR_SAMPLE_STACK_USER, &a->stack_user, 4);
-  put (b, raw, sizeof raw);
+  g_assert (size >= ST_PERF_ATTR_SIZE_VER0 && size <= sizeof raw);
+  /* What an older perf's attribute does not have is not there; what a
+     newer perf's has beyond ours is a pattern.  */
+  if (size < ST_PERF_ATTR_SIZE_VER7)
+    memset (raw + size, 0, sizeof raw - size);
+  for (uint32_t i = ST_PERF_ATTR_SIZE_VER7; i < size; i++)
+    raw[i] = (uint8_t) (0xa0 + i);
+  put (b, raw, size);
 }
 
 void
@@ -458,6 +471,20 @@ copy_u64s (Ev *e, guint at, const uint64_t *p, uint32_t n)
     e->u64s[at + i] = p[i];
 }
 
+/* Whether the record at OFFSET of SRC is a compressed one (the events
+   from it are not in SRC as they are).  */
+static gboolean
+in_compressed (const GByteArray *src, uint64_t offset)
+{
+  uint32_t type;
+
+  if (offset + 4 > src->len)
+    return FALSE;
+  memcpy (&type, src->data + offset, 4);
+  return type == ST_PERF_RECORD_COMPRESSED
+         || type == ST_PERF_RECORD_COMPRESSED2;
+}
+
 static void
 copy_event (Ev *e, const StEvent *ev, const GByteArray *src)
 {
@@ -471,7 +498,7 @@ copy_event (Ev *e, const StEvent *ev, const GByteArray *src)
   e->time = ev->time;
   e->raw_len = ev->raw_len;
   memcpy (&e->raw_type, ev->raw, 4);
-  if (src != NULL)
+  if (src != NULL && !in_compressed (src, ev->offset))
     {
       g_assert_cmpuint (ev->offset + ev->raw_len, <=, src->len);
       g_assert (memcmp (ev->raw, src->data + ev->offset, ev->raw_len) == 0);
@@ -599,6 +626,16 @@ ev_at (const Result *res, guint i)
 {
   g_assert_cmpuint (i, <, res->evs->len);
   return &g_array_index (res->evs, Ev, i);
+}
+
+guint
+count_type (const Result *res, uint32_t type)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < res->evs->len; i++)
+    n += ev_at (res, i)->raw_type == type;
+  return n;
 }
 
 /* Same events apart from build-ids (which may come from the features).  */

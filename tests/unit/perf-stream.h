@@ -125,6 +125,10 @@ void end_record (GByteArray *b, guint start);
 
 /* Records of attribute A (the sample_id trailer T as A says).  */
 void put_attr (GByteArray *b, const AttrSpec *a);
+/* The same as SIZE bytes (64 and up), as perf versions with that
+   perf_event_attr write it: fields past SIZE cut off, bytes past our
+   128 filled with 0xa0 + their offset.  */
+void put_attr_sized (GByteArray *b, const AttrSpec *a, uint32_t size);
 void put_trailer (GByteArray *b, const AttrSpec *a, const Trailer *t);
 void put_sample (GByteArray *b, const AttrSpec *a, const SampleSpec *s);
 void put_mmap (GByteArray *b, const AttrSpec *a, const Trailer *t,
@@ -166,6 +170,8 @@ Result *read_bytes (const GByteArray *bytes, gboolean pipe_input);
 extern DamageLog *recovery;
 void result_free (Result *res);
 const Ev *ev_at (const Result *res, guint i);
+/* How many of the events are records of TYPE.  */
+guint count_type (const Result *res, uint32_t type);
 /* Same events apart from build-ids (which may come from the features).  */
 void assert_same_events (const Result *a, const Result *b,
                          gboolean build_ids);

@@ -35,16 +35,6 @@ bytes_to_array (GBytes *b)
   return g_bytes_unref_to_array (b);
 }
 
-static guint
-count_type (const Result *res, uint32_t type)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < res->evs->len; i++)
-    n += ev_at (res, i)->raw_type == type;
-  return n;
-}
-
 static const uint8_t *
 raw_at (const Result *res, guint i, gsize *len)
 {
