@@ -244,7 +244,8 @@ pass (StPipeline *p, const StEvent *ev)
     {
       written = st_writer_event (p->writer, ev);
       if (!written)
-        st_stats_no_counterpart (p->stats, st_record_type_name (ev));
+        st_stats_no_counterpart (p->stats, ev->kind,
+                                 st_record_type_name (ev));
     }
   st_stats_event (p->stats, ev, written);
 }

@@ -16,6 +16,7 @@ struct StStats
   uint64_t by_kind_in[ST_EVENT_LOST + 1];
   GHashTable *no_counterpart;  /* type name -> count (in the pointer) */
   uint64_t n_no_counterpart;
+  uint64_t data_left_out;      /* of those: samples, maps, comms */
   uint64_t lost_by_recorder;   /* records the recorder said it lost */
   uint64_t joined;             /* kernel parts joined to their raw stack */
   uint64_t damage[ST_DAMAGE_N];        /* damaged spots, per action */
@@ -74,14 +75,24 @@ st_stats_joined (StStats *s)
   s->joined++;
 }
 
+/* Whether an event of KIND carries data a profile is made of (the
+   others are the format's bookkeeping: rounds, ids, features).  */
+static gboolean
+carries_data (StEventKind kind)
+{
+  return kind == ST_EVENT_SAMPLE || kind == ST_EVENT_STACK_USER
+         || kind == ST_EVENT_MAP || kind == ST_EVENT_PROCESS;
+}
+
 void
-st_stats_no_counterpart (StStats *s, const char *type_name)
+st_stats_no_counterpart (StStats *s, StEventKind kind, const char *type_name)
 {
   gpointer n = g_hash_table_lookup (s->no_counterpart, type_name);
 
   g_hash_table_insert (s->no_counterpart, (gpointer) type_name,
                        GSIZE_TO_POINTER (GPOINTER_TO_SIZE (n) + 1));
   s->n_no_counterpart++;
+  s->data_left_out += carries_data (kind);
 }
 
 static void
@@ -332,10 +343,27 @@ print_no_counterpart (const StStats *s, FILE *out)
   g_ptr_array_unref (names);
 }
 
-void
-st_stats_print (const StStats *s, FILE *out, gboolean per_process)
+/* The last line: how unwinding went, or why nothing was unwound.  */
+static void
+print_total (const StStats *s, FILE *out)
 {
-  if (per_process)
+  const StUnwindCounters *t = &s->total;
+  uint64_t raw = s->by_kind_in[ST_EVENT_STACK_USER];
+
+  if (raw == 0 && t->samples == 0)
+    fprintf (out, "stacktrace: no raw-stack samples in this input: record "
+             "with --call-graph=dwarf\n");
+  else if (t->samples == 0)
+    fprintf (out, "stacktrace: %" PRIu64 " raw-stack samples passed through "
+             "(not unwound)\n", raw);
+  else
+    print_counters (out, "total", t);
+}
+
+void
+st_stats_print (const StStats *s, FILE *out, gboolean verbose)
+{
+  if (verbose)
     {
       GPtrArray *list = st_hash_table_values (s->by_pid);
       g_ptr_array_sort (list, by_samples_desc);
@@ -368,7 +396,9 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
     fprintf (out, "stacktrace: %" PRIu64 " user frames in the unwound "
              "samples (%.1f per sample)\n", t->frames,
              (double) t->frames / (double) t->samples);
-  if (s->n_no_counterpart > 0)
+  /* Bookkeeping records of the input format are no loss: only -v lists
+     them, unless data went with them.  */
+  if (s->n_no_counterpart > 0 && (verbose || s->data_left_out > 0))
     print_no_counterpart (s, out);
   if (s->lost_by_recorder > 0)
     fprintf (out, "stacktrace: the recorder lost %" PRIu64 " record(s) "
@@ -395,6 +425,6 @@ st_stats_print (const StStats *s, FILE *out, gboolean per_process)
     fprintf (out, " (%" PRIu64 " kernel part(s) written with their raw "
              "stack as one sample)", s->joined);
   fputc ('\n', out);
-  print_counters (out, "total", t);
+  print_total (s, out);
   print_sources (out, t);
 }

@@ -67,9 +67,10 @@ void st_stats_free (StStats *s);
 
 /* Counts one input event and whether it was written.  */
 void st_stats_event (StStats *s, const StEvent *ev, gboolean written);
-/* Counts an event that has no counterpart in the output format, by the
-   name of its frame or record type (a string that outlives S).  */
-void st_stats_no_counterpart (StStats *s, const char *type_name);
+/* Counts an event of KIND that has no counterpart in the output format,
+   by the name of its frame or record type (a string that outlives S).  */
+void st_stats_no_counterpart (StStats *s, StEventKind kind,
+                              const char *type_name);
 /* Counts a kernel-only SAMPLE frame that became the kernel part of the
    raw-stack sample after it (the two are written as one).  */
 void st_stats_joined (StStats *s);
@@ -97,7 +98,9 @@ uint64_t st_stats_events_out (const StStats *s);
 /* Share of samples unwound to the root, 0..100 (100 when none).  */
 double st_unwind_success_rate (const StUnwindCounters *c);
 
-/* Prints the summary: with PER_PROCESS, a line per process.  */
-void st_stats_print (const StStats *s, FILE *out, gboolean per_process);
+/* Prints the summary.  VERBOSE adds a line per process and the input's
+   records that have no counterpart in the output format (without it,
+   that line comes only when samples, maps or comms were among them).  */
+void st_stats_print (const StStats *s, FILE *out, gboolean verbose);
 
 #endif /* ST_STATS_H */

@@ -240,7 +240,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples to stderr", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
-      "Per-process statistics and the resources used (peak RSS, open "
+      "Per-process statistics, the input's records with no counterpart "
+      "in the output, and the resources used (peak RSS, open "
       "descriptors) in the final summary", NULL },
     { "debug", 0, 0, G_OPTION_ARG_NONE, &opts->debug,
       "One diagnostic line per sample not unwound to the root", NULL },

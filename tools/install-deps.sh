@@ -15,6 +15,7 @@ packages=(
   time python3        # make bench: peak RSS, a python capture
   clang libclang-rt-14-dev   # make fuzz (libFuzzer targets)
   valgrind            # tests/valgrind-fixture.sh (skips without it), callgrind in make bench
+  hotspot             # tests/hotspot-parser.sh: hotspot's own perf.data parser
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

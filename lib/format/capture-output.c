@@ -6,10 +6,20 @@
 
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "format/capture-output.h"
 #include "format/capture-types.h"
 #include "format/capture-writer.h"
+#include "format/perf-recording.h"
+
+/* Frames a pipe output holds back while its header waits for the first
+   timed event (perf's synthesized records, time 0, come first).  */
+#define HEADER_HOLD_MAX (64u << 20)
+
+/* The COMM perf gives the child it forks for `perf record -- prog`
+   before the child execs the program.  */
+#define PERF_EXEC_COMM "perf-exec"
 
 /* Sysprof shows LOG severities as GLogLevelFlags.  */
 #define LOST_SEVERITY G_LOG_LEVEL_WARNING
@@ -54,6 +64,12 @@ typedef struct
   uint64_t *chain;      /* scratch for unwound samples */
   size_t chain_cap;
   gboolean counters_defined;
+
+  /* A fresh header (perf.data input) describes the recording.  */
+  StPerfRecording recording;
+  int64_t input_mtime_ns;   /* the input file's, 0 if not a file */
+  gboolean start_pending;   /* the header waits for a timed event */
+  int32_t workload_pid;     /* the pid perf named "perf-exec", or 0 */
 } CaptureOutput;
 
 void *
@@ -62,6 +78,8 @@ st_capture_output_new (StOutput *out, StReader *reader)
   CaptureOutput *o = g_new0 (CaptureOutput, 1);
   const uint8_t *header = reader != NULL ? st_reader_capture_header (reader)
                                          : NULL;
+  StPerfReader *perf = reader != NULL ? st_reader_perf (reader) : NULL;
+  struct stat st;
 
   o->writer = st_capture_writer_new (out);
   if (header != NULL)
@@ -69,18 +87,75 @@ st_capture_output_new (StOutput *out, StReader *reader)
       memcpy (o->template_header, header, ST_CAPTURE_HEADER_SIZE);
       o->has_template = TRUE;
     }
+  if (perf != NULL)
+    st_perf_recording_from_reader (&o->recording, perf);
+  if (reader != NULL && fstat (st_reader_fd (reader), &st) == 0
+      && S_ISREG (st.st_mode))
+    o->input_mtime_ns = (int64_t) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000)
+                        + st.st_mtim.tv_nsec;
   return o;
 }
 
-static void
-ensure_header (CaptureOutput *o, int64_t start_time)
+/* "Recorded At" for a recording that started at START (ns of the
+   samples' clock): from perf's CLOCK_DATA, else from the input file's
+   modification time (when perf finished writing it) less the span of
+   the samples; NULL when neither is known (the conversion time stays).  */
+static char *
+recorded_at (const CaptureOutput *o, int64_t start)
 {
-  if (st_capture_writer_has_header (o->writer))
-    return;
-  if (o->has_template)
-    st_capture_writer_file_header (o->writer, o->template_header, 0);
+  const StPerfRecording *rec = &o->recording;
+  int64_t wall_ns;
+
+  if (rec->has_clock)
+    wall_ns = (int64_t) rec->wall_clock_ns
+              + (start > 0 ? start - (int64_t) rec->clock_ns : 0);
+  else if (o->input_mtime_ns > 0)
+    wall_ns = o->input_mtime_ns - (rec->last_sample - rec->first_sample);
   else
-    st_capture_writer_file_header (o->writer, NULL, start_time);
+    return NULL;
+
+  GDateTime *t = g_date_time_new_from_unix_utc (wall_ns / 1000000000);
+  if (t == NULL)
+    return NULL;
+  char *iso = g_date_time_format (t, "%Y-%m-%dT%H:%M:%SZ");
+  g_date_time_unref (t);
+  return iso;
+}
+
+static void
+set_start (CaptureOutput *o, int64_t start)
+{
+  g_autofree char *iso = recorded_at (o, start);
+
+  st_capture_writer_set_start (o->writer, start, iso);
+  o->start_pending = FALSE;
+}
+
+/* A fresh header starts where the recording does: at perf's first
+   sample time when the input says, else at the first event with a time
+   (perf's synthesized records have none); until then it is held.  */
+static void
+ensure_header (CaptureOutput *o, int64_t time)
+{
+  if (!st_capture_writer_has_header (o->writer))
+    {
+      if (o->has_template)
+        {
+          st_capture_writer_file_header (o->writer, o->template_header, 0);
+          return;
+        }
+      st_capture_writer_file_header (o->writer, NULL, 0);
+      if (o->recording.first_sample > 0)
+        {
+          set_start (o, o->recording.first_sample);
+          st_capture_writer_set_end (o->writer, o->recording.last_sample);
+          return;
+        }
+      o->start_pending = TRUE;
+      st_capture_writer_hold_header (o->writer, HEADER_HOLD_MAX);
+    }
+  if (o->start_pending && time > 0)
+    set_start (o, time);
 }
 
 /* Length of the kernel part of a callchain: everything before a
@@ -99,6 +174,31 @@ static gboolean
 file_backed (const char *filename)
 {
   return filename != NULL && filename[0] == '/' && filename[1] != '/';
+}
+
+/* Sysprof names a process by its first PROCESS frame: perf's placeholder
+   for the child of `perf record -- prog` must not be it.  Its exec COMM
+   gets the full command line when perf's CMDLINE says it.  */
+static gboolean
+convert_comm (CaptureOutput *o, const StEvent *ev)
+{
+  const char *comm = ev->process.comm;
+  g_autofree char *command = NULL;
+
+  if (!ev->process.exec && g_strcmp0 (comm, PERF_EXEC_COMM) == 0)
+    {
+      /* Stands in for the exec COMM that follows: not lost.  */
+      o->workload_pid = ev->pid;
+      return TRUE;
+    }
+  if (ev->process.exec && ev->pid == o->workload_pid)
+    {
+      command = st_perf_recording_command (&o->recording, comm);
+      o->workload_pid = 0;
+    }
+  st_capture_writer_process (o->writer, ev->cpu, ev->pid, ev->time,
+                             command != NULL ? command : comm);
+  return TRUE;
 }
 
 static gboolean
@@ -140,9 +240,7 @@ convert (CaptureOutput *o, const StEvent *ev)
       return TRUE;
 
     case ST_EVENT_PROCESS:
-      st_capture_writer_process (w, ev->cpu, ev->pid, ev->time,
-                                 ev->process.comm);
-      return TRUE;
+      return convert_comm (o, ev);
 
     case ST_EVENT_FORK:
       /* A capture only knows new processes, not new threads.  */
@@ -180,8 +278,9 @@ capture_event (void *impl, const StEvent *ev)
 {
   CaptureOutput *o = impl;
 
-  /* A fresh header starts at the first event's time (0 if unknown).  */
   ensure_header (o, ev->time);
+  if (ev->source == ST_FORMAT_PERF && ev->kind == ST_EVENT_OTHER)
+    st_perf_recording_feature_record (&o->recording, ev->raw, ev->raw_len);
   if (ev->source == ST_FORMAT_SYSPROF)
     {
       st_capture_writer_raw (o->writer, ev->raw, ev->raw_len, ev->time);
@@ -302,6 +401,7 @@ capture_free (void *impl)
   if (o == NULL)
     return;
   st_capture_writer_free (o->writer);
+  st_perf_recording_clear (&o->recording);
   g_free (o->chain);
   g_free (o);
 }

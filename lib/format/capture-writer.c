@@ -19,9 +19,12 @@ struct StCaptureWriter
 {
   StOutput *out;
   gboolean has_header;
-  gboolean can_patch;     /* end_time can be pwrite()n at header_pos */
+  gboolean can_patch;     /* the header can be pwrite()n at header_pos */
   uint64_t header_pos;    /* absolute file offset of the file header */
-  int64_t template_end;
+  uint64_t header_offset; /* its offset in the output stream */
+  StCaptureFileHeader header;   /* as written or to be patched */
+  gboolean header_changed;      /* to be pwrite()n by finish */
+  int64_t end_at_least;   /* the template's end_time, or a known end */
   int64_t max_time;
 };
 
@@ -80,7 +83,7 @@ st_capture_writer_file_header (StCaptureWriter *w,
   if (template_header != NULL)
     {
       memcpy (&h, template_header, sizeof h);
-      w->template_end = h.end_time;
+      w->end_at_least = h.end_time;
     }
   else
     {
@@ -99,8 +102,44 @@ st_capture_writer_file_header (StCaptureWriter *w,
     }
 
   locate_header (w);
+  w->header = h;
+  w->header_offset = st_output_offset (w->out);
   st_output_write (w->out, &h, sizeof h);
   w->has_header = TRUE;
+}
+
+void
+st_capture_writer_hold_header (StCaptureWriter *w, size_t max_bytes)
+{
+  g_return_if_fail (w->has_header);
+  if (!w->can_patch)
+    st_output_hold (w->out, max_bytes);
+}
+
+gboolean
+st_capture_writer_set_start (StCaptureWriter *w, int64_t start_time,
+                             const char *capture_time)
+{
+  g_return_val_if_fail (w->has_header, FALSE);
+  w->header.time = start_time;
+  if (capture_time != NULL)
+    g_strlcpy (w->header.capture_time, capture_time,
+               sizeof w->header.capture_time);
+  if (w->can_patch)
+    {
+      w->header_changed = TRUE;   /* finish writes it with end_time */
+      return TRUE;
+    }
+  gboolean patched = st_output_patch (w->out, w->header_offset, &w->header,
+                                      sizeof w->header);
+  st_output_release (w->out);
+  return patched;
+}
+
+void
+st_capture_writer_set_end (StCaptureWriter *w, int64_t end_time)
+{
+  w->end_at_least = MAX (w->end_at_least, end_time);
 }
 
 /* Starts a frame of LEN bytes (padded later by the caller).  A frame
@@ -385,13 +424,18 @@ st_capture_writer_set_counters (StCaptureWriter *w, int cpu, int32_t pid,
 gboolean
 st_capture_writer_finish (StCaptureWriter *w, GError **error)
 {
+  st_output_release (w->out);
   if (!st_output_flush (w->out, error))
     return FALSE;
   if (!w->has_header || !w->can_patch)
     return TRUE;
 
-  int64_t end_time = MAX (w->template_end, w->max_time);
-  return st_output_pwrite (w->out, &end_time, sizeof end_time,
+  w->header.end_time = MAX (w->end_at_least, w->max_time);
+  if (w->header_changed)
+    return st_output_pwrite (w->out, &w->header, sizeof w->header,
+                             w->header_pos, error);
+  return st_output_pwrite (w->out, &w->header.end_time,
+                           sizeof w->header.end_time,
                            w->header_pos
                            + G_STRUCT_OFFSET (StCaptureFileHeader, end_time),
                            error);

@@ -20,6 +20,18 @@ void st_capture_writer_file_header (StCaptureWriter *w,
                                     const uint8_t *template_header,
                                     int64_t start_time);
 gboolean st_capture_writer_has_header (const StCaptureWriter *w);
+/* Keeps the header changeable by st_capture_writer_set_start: on a
+   regular file it is rewritten by st_capture_writer_finish; on a pipe,
+   the output is held in memory (at most MAX_BYTES) until then.  */
+void st_capture_writer_hold_header (StCaptureWriter *w, size_t max_bytes);
+/* Sets the header's start time and, unless NULL, its capture_time (ISO
+   8601, "Recorded At" in Sysprof); releases a held output.  FALSE when
+   the header has already gone down a pipe.  */
+gboolean st_capture_writer_set_start (StCaptureWriter *w, int64_t start_time,
+                                      const char *capture_time);
+/* The header's end_time will be at least END_TIME (it is the latest frame
+   time otherwise).  */
+void st_capture_writer_set_end (StCaptureWriter *w, int64_t end_time);
 
 /* A frame exactly as given (LEN includes the frame header).  */
 void st_capture_writer_raw (StCaptureWriter *w, const uint8_t *frame,
@@ -62,7 +74,7 @@ void st_capture_writer_set_counters (StCaptureWriter *w, int cpu,
                                      const uint64_t *values, guint n);
 
 /* Flushes; when the output is a regular file, stores the latest frame
-   time seen as the header's end_time.  */
+   time seen as the header's end_time (and the header's changes).  */
 gboolean st_capture_writer_finish (StCaptureWriter *w, GError **error);
 
 #endif /* ST_CAPTURE_WRITER_H */

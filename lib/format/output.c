@@ -16,6 +16,8 @@ struct StOutput
   int fd;
   uint8_t *buf;
   size_t len;
+  size_t cap;        /* ST_OUTPUT_BUFFER, more while held */
+  size_t hold_max;   /* 0, or the bytes the buffer may grow to */
   uint64_t offset;   /* bytes written to the fd so far */
   int error;         /* first errno seen, 0 if none */
 };
@@ -26,6 +28,7 @@ st_output_new (int fd)
   StOutput *out = g_new0 (StOutput, 1);
   out->fd = fd;
   out->buf = g_malloc (ST_OUTPUT_BUFFER);
+  out->cap = ST_OUTPUT_BUFFER;
   return out;
 }
 
@@ -68,13 +71,23 @@ st_output_write (StOutput *out, const void *data, size_t len)
     return;
   while (len > 0)
     {
-      size_t n = MIN (len, ST_OUTPUT_BUFFER - out->len);
+      size_t n = MIN (len, out->cap - out->len);
       memcpy (out->buf + out->len, p, n);
       out->len += n;
       p += n;
       len -= n;
-      if (out->len == ST_OUTPUT_BUFFER)
-        drain (out);
+      if (out->len < out->cap)
+        continue;
+      if (out->cap < out->hold_max)
+        {
+          out->cap = MIN (2 * out->cap, out->hold_max);
+          out->buf = g_realloc (out->buf, out->cap);
+        }
+      else
+        {
+          out->hold_max = 0;   /* the bound: what is held goes out */
+          drain (out);
+        }
       if (out->error != 0)
         return;
     }
@@ -116,9 +129,39 @@ report (const StOutput *out, GError **error)
   return FALSE;
 }
 
+void
+st_output_hold (StOutput *out, size_t max_bytes)
+{
+  out->hold_max = max_bytes;
+}
+
+void
+st_output_release (StOutput *out)
+{
+  out->hold_max = 0;
+}
+
+gboolean
+st_output_holding (const StOutput *out)
+{
+  return out->hold_max > 0;
+}
+
+gboolean
+st_output_patch (StOutput *out, uint64_t offset, const void *data,
+                 size_t len)
+{
+  if (offset < out->offset || offset + len > out->offset + out->len)
+    return FALSE;
+  memcpy (out->buf + (offset - out->offset), data, len);
+  return TRUE;
+}
+
 gboolean
 st_output_flush (StOutput *out, GError **error)
 {
+  if (out->hold_max > 0)
+    return report (out, error);
   if (out->error == 0 && out->len > 0)
     drain (out);
   return report (out, error);

@@ -17,6 +17,16 @@ void st_output_write (StOutput *out, const void *data, size_t len);
 void st_output_pad (StOutput *out, size_t len);
 /* Bytes written so far (buffered ones included).  */
 uint64_t st_output_offset (const StOutput *out);
+/* Keeps everything written from now on in memory (st_output_flush does
+   not write it) until st_output_release, or until MAX_BYTES are held:
+   then it goes out as usual.  For a header that can still change.  */
+void st_output_hold (StOutput *out, size_t max_bytes);
+void st_output_release (StOutput *out);
+gboolean st_output_holding (const StOutput *out);
+/* Overwrites LEN bytes at absolute OFFSET if they are still in memory
+   (not yet handed to the fd); FALSE otherwise.  */
+gboolean st_output_patch (StOutput *out, uint64_t offset, const void *data,
+                          size_t len);
 /* Returns FALSE with ERROR set if any write so far failed.  */
 gboolean st_output_flush (StOutput *out, GError **error);
 /* Whether the fd supports pwrite at an absolute offset (a regular file).  */

@@ -243,13 +243,16 @@ static_assert (__builtin_offsetof (StPerfEventAttr, sample_stack_user)
 #define ST_PERF_FEAT_TRACING_DATA  1
 #define ST_PERF_FEAT_BUILD_ID      2
 #define ST_PERF_FEAT_ARCH          6
+#define ST_PERF_FEAT_CMDLINE       11
 #define ST_PERF_FEAT_EVENT_DESC    12
 #define ST_PERF_FEAT_BRANCH_STACK  15
 #define ST_PERF_FEAT_AUXTRACE      18
 #define ST_PERF_FEAT_STAT          19
 #define ST_PERF_FEAT_CACHE         20
+#define ST_PERF_FEAT_SAMPLE_TIME   21
 #define ST_PERF_FEAT_DIR_FORMAT    24
 #define ST_PERF_FEAT_COMPRESSED    27
+#define ST_PERF_FEAT_CLOCK_DATA    29
 /* HEADER_LAST_FEATURE of perf 6.1: in pipe mode, perf 6.1 refuses a
    HEADER_FEATURE record with a higher feature id.  */
 #define ST_PERF_FEAT_LAST_6_1      32

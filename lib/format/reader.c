@@ -130,6 +130,12 @@ st_reader_perf (const StReader *r)
   return r->perf;
 }
 
+int
+st_reader_fd (const StReader *r)
+{
+  return st_input_fd (r->input);
+}
+
 void
 st_reader_set_wait_func (StReader *r, unsigned interval_ms,
                          StInputWaitFunc func, void *user)

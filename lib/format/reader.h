@@ -31,6 +31,8 @@ const uint8_t *st_reader_capture_header (const StReader *reader);
 /* The perf.data reader behind READER (for a perf writer copying its
    attributes and features), or NULL for other formats.  */
 struct StPerfReader *st_reader_perf (const StReader *reader);
+/* The input's file descriptor.  */
+int st_reader_fd (const StReader *reader);
 /* See st_input_set_wait_func.  */
 void st_reader_set_wait_func (StReader *reader, unsigned interval_ms,
                               StInputWaitFunc func, void *user);

@@ -35,7 +35,7 @@ run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
   g_assert_true (st_pipeline_run (p, &error));
   g_assert_no_error (error);
   mem = open_memstream (&text, &len);
-  st_stats_print (st_pipeline_stats (p), mem, FALSE);
+  st_stats_print (st_pipeline_stats (p), mem, TRUE);
   fclose (mem);
   if (total != NULL)
     *total = *st_stats_total (st_pipeline_stats (p));

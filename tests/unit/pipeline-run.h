@@ -6,8 +6,8 @@
 #include "pipeline.h"
 
 /* Reads IN_FD (format detected), writes OUT_FD in OPTS->output_format;
-   asserts success.  Returns the final statistics as text (free with
-   g_free).  */
+   asserts success.  Returns the final statistics as text, as -v prints
+   them (free with g_free).  */
 char *run_pipeline (int in_fd, int out_fd, const StPipelineOptions *opts);
 
 /* Same, also copying the final counters into TOTAL and priming's figures

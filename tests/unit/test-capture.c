@@ -21,6 +21,8 @@
 #include "format/domain.h"
 #include "format/input.h"
 #include "format/output.h"
+#include "format/perf-recording.h"
+#include "format/perf-types.h"
 #include "format/reader.h"
 
 #include "damage-log.h"
@@ -551,6 +553,19 @@ expect_sample (StCaptureReader *r, int32_t pid, int32_t tid, int64_t time,
   g_assert_cmpmem (ev.sample.ips, ev.sample.n_ips * 8, ips, n * 8);
 }
 
+/* Finishes and frees capture output IMPL on OUT; what SINK received.  */
+static GBytes *
+finish_output (void *impl, StOutput *out, Sink *sink)
+{
+  GError *error = NULL;
+
+  g_assert_true (st_capture_output_ops.finish (impl, &error));
+  g_assert_no_error (error);
+  st_capture_output_ops.free (impl);
+  st_output_free (out);
+  return sink_close (sink);
+}
+
 static void
 test_convert_perf (void)
 {
@@ -651,11 +666,7 @@ test_convert_perf (void)
   ev.time = 8250;
   ops->unwound (impl, &ev, NULL, 0);
 
-  g_assert_true (ops->finish (impl, &error));
-  g_assert_no_error (error);
-  ops->free (impl);
-  st_output_free (out);
-  GBytes *bytes = sink_close (&sink);
+  GBytes *bytes = finish_output (impl, out, &sink);
 
   /* Read it back.  */
   const uint8_t *all = g_bytes_get_data (bytes, NULL);
@@ -737,6 +748,177 @@ test_convert_perf (void)
   st_input_free (in);
   source_close (&src);
   g_bytes_unref (bytes);
+}
+
+/* A pipe-mode HEADER_FEATURE record with perf's CMDLINE: ARGS.  */
+static GByteArray *
+cmdline_feature (const char *const *args)
+{
+  static const uint8_t zeros[64];
+  GByteArray *b = g_byte_array_new ();
+  uint32_t u32;
+  uint64_t u64;
+  guint n = g_strv_length ((char **) args);
+
+  g_byte_array_append (b, zeros, 8);
+  u64 = ST_PERF_FEAT_CMDLINE;
+  g_byte_array_append (b, (const guint8 *) &u64, 8);
+  u32 = n;
+  g_byte_array_append (b, (const guint8 *) &u32, 4);
+  for (guint i = 0; i < n; i++)
+    {
+      /* Padded to 64 with NULs, as perf writes them.  */
+      u32 = 64;
+      g_byte_array_append (b, (const guint8 *) &u32, 4);
+      g_byte_array_append (b, (const guint8 *) args[i], strlen (args[i]));
+      g_byte_array_append (b, zeros, 64 - strlen (args[i]));
+    }
+
+  StPerfEventHeader h = { ST_PERF_RECORD_HEADER_FEATURE, 0, (uint16_t) b->len };
+  memcpy (b->data, &h, sizeof h);
+  return b;
+}
+
+/* A pipe-mode HEADER_FEATURE record with perf's CLOCK_DATA: the samples'
+   clock read CLOCK_NS when the wall clock read WALL_NS.  */
+static GByteArray *
+clock_feature (uint64_t wall_ns, uint64_t clock_ns)
+{
+  GByteArray *b = g_byte_array_new ();
+  StPerfEventHeader h = { ST_PERF_RECORD_HEADER_FEATURE, 0, 16 + 24 };
+  uint64_t u64 = ST_PERF_FEAT_CLOCK_DATA;
+  uint32_t version = 1, clockid = 1;
+
+  g_byte_array_append (b, (const guint8 *) &h, sizeof h);
+  g_byte_array_append (b, (const guint8 *) &u64, 8);
+  g_byte_array_append (b, (const guint8 *) &version, 4);
+  g_byte_array_append (b, (const guint8 *) &clockid, 4);
+  g_byte_array_append (b, (const guint8 *) &wall_ns, 8);
+  g_byte_array_append (b, (const guint8 *) &clock_ns, 8);
+  return b;
+}
+
+/* A capture converted from `perf record -k 1 -- /bin/prog arg`: the
+   header starts at the first timed event (not at perf's time-0
+   synthesized records), its capture time is CLOCK_DATA's wall-clock
+   time at that event, the program's one PROCESS frame names it by its
+   command line (perf's "perf-exec" placeholder is not written); on a
+   file the header ends at the last frame, on a pipe the frames wait for
+   the header.  */
+static void
+test_recording_header (void)
+{
+  static const char *const args[] = { "/usr/bin/perf", "record", "-g", "--",
+                                      "/bin/prog", "arg", NULL };
+  static const uint64_t ips[] = { ST_CONTEXT_USER, 0x401000 };
+
+  for (int to_file = 0; to_file <= 1; to_file++)
+    {
+      GError *error = NULL;
+      GByteArray *feature = cmdline_feature (args);
+      /* 2023-11-14T22:13:20Z at clock time 4000.  */
+      GByteArray *clock = clock_feature (G_GUINT64_CONSTANT (1700000000)
+                                         * 1000000000u, 4000);
+      Sink sink;
+      StEvent ev;
+
+      sink_open (&sink, to_file);
+      StOutput *out = st_output_new (sink.fd);
+      void *impl = st_capture_output_new (out, NULL);
+      const StWriterOps *ops = &st_capture_output_ops;
+
+      ev = perf_event (ST_EVENT_OTHER, -1, -1, 0);
+      ev.raw = feature->data;
+      ev.raw_len = feature->len;
+      g_assert_false (ops->event (impl, &ev));
+      ev.raw = clock->data;
+      ev.raw_len = clock->len;
+      g_assert_false (ops->event (impl, &ev));
+      ev = perf_event (ST_EVENT_PROCESS, 30, 30, 0);
+      ev.process.comm = "perf-exec";
+      g_assert_true (ops->event (impl, &ev));
+      ev = perf_event (ST_EVENT_PROCESS, 40, 40, 0);
+      ev.process.comm = "bash";
+      g_assert_true (ops->event (impl, &ev));
+      /* The handover to the fd while the header waits writes nothing.  */
+      g_assert_true (st_output_flush (out, NULL));
+      ev = perf_event (ST_EVENT_PROCESS, 30, 30, 5000);
+      ev.process.comm = "prog";
+      ev.process.exec = true;
+      g_assert_true (ops->event (impl, &ev));
+      ev = perf_event (ST_EVENT_SAMPLE, 30, 30, 6000);
+      ev.sample.ips = ips;
+      ev.sample.n_ips = G_N_ELEMENTS (ips);
+      g_assert_true (ops->event (impl, &ev));
+      GBytes *bytes = finish_output (impl, out, &sink);
+      const uint8_t *all = g_bytes_get_data (bytes, NULL);
+      Source src;
+
+      check_header (all, 5000, to_file ? 6000 : 0);
+      g_assert_cmpstr ((const char *) all
+                       + G_STRUCT_OFFSET (StCaptureFileHeader, capture_time),
+                       ==, "2023-11-14T22:13:20Z");
+      source_open (&src, bytes, TRUE);
+      StInput *in = st_input_new (src.fd);
+      StCaptureReader *r = st_capture_reader_new (in, &error);
+      g_assert_no_error (error);
+      next_ok (r, &ev);
+      g_assert_cmpint (ev.kind, ==, ST_EVENT_PROCESS);
+      g_assert_cmpint (ev.pid, ==, 40);
+      g_assert_cmpstr (ev.process.comm, ==, "bash");
+      next_ok (r, &ev);
+      g_assert_cmpint (ev.kind, ==, ST_EVENT_PROCESS);
+      g_assert_cmpint (ev.pid, ==, 30);
+      g_assert_cmpstr (ev.process.comm, ==, "/bin/prog arg");
+      expect_sample (r, 30, 30, 6000, ips, G_N_ELEMENTS (ips));
+      next_eof (r);
+      st_capture_reader_free (r);
+      st_input_free (in);
+      source_close (&src);
+      g_bytes_unref (bytes);
+      g_byte_array_free (feature, TRUE);
+      g_byte_array_free (clock, TRUE);
+    }
+}
+
+/* perf's CMDLINE names the recorded program by the arguments after
+   "--", else by the first argument that is the program (as the kernel
+   cuts its name to 15 characters).  */
+static void
+test_recording_command (void)
+{
+  static const char *const dashes[] = { "perf", "record", "-o", "prog.data",
+                                        "--", "./prog", "-x", NULL };
+  static const char *const plain[] = { "perf", "record", "-g",
+                                       "/opt/a-very-long-program-name", "1",
+                                       NULL };
+  StPerfRecording rec = { 0 };
+  char *cmd;
+
+  rec.argv = g_strdupv ((char **) dashes);
+  cmd = st_perf_recording_command (&rec, "prog");
+  g_assert_cmpstr (cmd, ==, "./prog -x");
+  g_free (cmd);
+  g_assert_null (st_perf_recording_command (&rec, "sh"));
+  st_perf_recording_clear (&rec);
+
+  rec.argv = g_strdupv ((char **) plain);
+  cmd = st_perf_recording_command (&rec, "a-very-long-pro");
+  g_assert_cmpstr (cmd, ==, "/opt/a-very-long-program-name 1");
+  g_free (cmd);
+  g_assert_null (st_perf_recording_command (&rec, "a-very-long"));
+  st_perf_recording_clear (&rec);
+
+  /* Damaged: a string longer than the section.  */
+  static const uint8_t bad[] = { 1, 0, 0, 0, 200, 0, 0, 0, 'p', 0 };
+  st_perf_recording_feature (&rec, ST_PERF_FEAT_CMDLINE, bad, sizeof bad);
+  g_assert_null (rec.argv);
+  /* SAMPLE_TIME of a pipe (zeros) is unknown.  */
+  static const uint64_t zeros[2] = { 0, 0 };
+  st_perf_recording_feature (&rec, ST_PERF_FEAT_SAMPLE_TIME,
+                             (const uint8_t *) zeros, sizeof zeros);
+  g_assert_cmpint (rec.first_sample, ==, 0);
+  st_perf_recording_clear (&rec);
 }
 
 /* Finishing without any event still gives a valid (empty) capture.  */
@@ -1482,6 +1664,8 @@ main (int argc, char **argv)
   g_test_add_func ("/capture/passthrough-empty", test_passthrough_empty);
   g_test_add_func ("/capture/convert-perf", test_convert_perf);
   g_test_add_func ("/capture/output-empty", test_output_empty);
+  g_test_add_func ("/capture/recording-header", test_recording_header);
+  g_test_add_func ("/capture/recording-command", test_recording_command);
   g_test_add_func ("/capture/writer-limits", test_writer_limits);
   g_test_add_func ("/capture/reader-lenient", test_reader_lenient);
   g_test_add_func ("/capture/reader-unaligned-regs",

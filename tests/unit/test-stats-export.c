@@ -220,6 +220,56 @@ test_empty (void)
   st_stats_free (s);
 }
 
+static char *
+summary (const StStats *s, gboolean verbose)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&buf, &len);
+
+  st_stats_print (s, out, verbose);
+  fclose (out);
+  return buf;
+}
+
+/* The summary says what happened: no raw stacks at all, raw stacks
+   passed through, and the input's bookkeeping records (no counterpart
+   in the output) only with -v unless data went with them.  */
+static void
+test_summary_wording (void)
+{
+  StStats *s = st_stats_new ();
+  StEvent ev = { .kind = ST_EVENT_SAMPLE };
+  char *text;
+
+  st_stats_event (s, &ev, TRUE);
+  st_stats_no_counterpart (s, ST_EVENT_OTHER, "FINISHED_ROUND");
+  text = summary (s, FALSE);
+  g_assert_nonnull (strstr (text, "stacktrace: no raw-stack samples in this "
+                            "input: record with --call-graph=dwarf\n"));
+  g_assert_null (strstr (text, "total:"));
+  g_assert_null (strstr (text, "no counterpart"));
+  free (text);
+  text = summary (s, TRUE);
+  g_assert_nonnull (strstr (text, "1 event(s) have no counterpart in the "
+                            "output format and were not written: "
+                            "FINISHED_ROUND=1\n"));
+  free (text);
+
+  ev.kind = ST_EVENT_STACK_USER;
+  st_stats_event (s, &ev, TRUE);
+  st_stats_event (s, &ev, TRUE);
+  st_stats_no_counterpart (s, ST_EVENT_MAP, "MMAP");
+  text = summary (s, FALSE);
+  g_assert_nonnull (strstr (text, "stacktrace: 2 raw-stack samples passed "
+                            "through (not unwound)\n"));
+  g_assert_nonnull (strstr (text, "2 event(s) have no counterpart in the "
+                            "output format and were not written: "
+                            "FINISHED_ROUND=1, MMAP=1\n"));
+  free (text);
+  st_stats_free (s);
+}
+
 /* A decimal comma locale must not leak into the numbers.  */
 static void
 test_locale (void)
@@ -248,5 +298,6 @@ main (int argc, char **argv)
   g_test_add_func ("/stats-export/empty", test_empty);
   g_test_add_func ("/stats-export/priming", test_priming);
   g_test_add_func ("/stats-export/locale", test_locale);
+  g_test_add_func ("/stats-export/summary-wording", test_summary_wording);
   return g_test_run ();
 }
