@@ -16,13 +16,16 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "capture-mounts.h"
 #include "format/domain.h"
 #include "format/record-names.h"
+#include "model/file-report.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "pipeline.h"
 #include "priming.h"
 #include "report/chain-dump.h"
+#include "unwind/registers.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
 #include "reorder.h"
@@ -68,6 +71,8 @@ struct StPipeline
   StDebuginfod *debuginfod;   /* NULL when off */
   StUnwinder *unwinder;
   StStitcher *stitcher;       /* NULL when stitching is off */
+  StCaptureMounts *mounts;    /* a capture's mount tables, to the
+                                 file resolver */
 
   /* The held-back kernel-only SAMPLE (a copy in HELD_BUF), or NULL.  */
   StEvent *held;
@@ -138,7 +143,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   if (options->callgraph || options->chains != NULL)
     p->symbolizer = st_symbolizer_new ();
   p->processes = st_process_table_new ();
-  p->modules = st_module_cache_new (options->symfs);
+  p->modules = st_module_cache_new_with_resolver
+    (st_file_resolver_new (options->symfs, options->buildid_dir));
   if (options->finder != NULL)
     st_module_cache_set_finder (p->modules, options->finder,
                                 options->finder_data);
@@ -150,6 +156,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                   p->debuginfod);
     }
   p->unwinder = st_unwinder_new (options->engine, p->modules);
+  p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
   p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
   if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
     {
@@ -169,6 +176,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
       p->wait_offset = G_MAXUINT64;
     }
   st_stats_set_priming (p->stats, &p->priming_stats);
+  st_stats_set_file_report (p->stats,
+                            st_module_cache_file_report (p->modules));
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS);
   st_reader_set_damage_handler (reader, &damage);
@@ -186,6 +195,7 @@ st_pipeline_free (StPipeline *p)
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_unwinder_free (p->unwinder);
+  st_capture_mounts_free (p->mounts);
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
@@ -316,6 +326,29 @@ stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
                           p->ips, p->sps, r->n_ips);
 }
 
+/* A sample stopped at a PC in no usable module: when the PC lies in a
+   mapping whose file could not be used, that file cost the sample.  */
+static void
+charge_unusable_file (StPipeline *p, StProcess *proc, const StEvent *ev,
+                      const StUnwindResult *r)
+{
+  uint64_t pc = r->no_module_pc;
+
+  if (pc == 0)
+    {
+      const StRegisterLayout *layout = st_register_layout_guess (ev);
+      if (layout == NULL || !st_event_register (ev, layout->perf_ip, &pc))
+        return;
+    }
+  const StMap *map = st_address_space_find (proc->maps, pc);
+  if (map == NULL || !st_map_is_module (map))
+    return;
+  StModule *m = st_module_cache_get (p->modules, map);
+  if (st_module_ready (m) && m->elf == NULL)
+    st_file_report_cost (st_module_cache_file_report (p->modules),
+                         st_module_identity (m));
+}
+
 static Unwound *
 unwind (StPipeline *p, const StEvent *raw_ev)
 {
@@ -336,6 +369,8 @@ unwind (StPipeline *p, const StEvent *raw_ev)
     }
   st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
                            ST_UNWIND_MAX_FRAMES, &r);
+  if (r.cause == ST_CAUSE_NO_MODULE)
+    charge_unusable_file (p, proc, ev, &r);
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
@@ -587,6 +622,9 @@ priming_progress (StPipeline *p)
 static void
 handle (StPipeline *p, const StEvent *ev)
 {
+  /* Mount tables before the mappings that need them, as read.  */
+  if (ev->kind == ST_EVENT_OTHER)
+    st_capture_mounts_feed (p->mounts, ev);
   /* First sight of a module: as read, before time order holds it.  */
   if (p->priming && ev->kind == ST_EVENT_MAP)
     st_priming_see (p->modules, ev);

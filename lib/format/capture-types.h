@@ -151,6 +151,20 @@ typedef struct __attribute__ ((packed))
 } StCaptureLog;
 static_assert (sizeof (StCaptureLog) == 64, "log");
 
+/* FILE_CHUNK: a piece of a file the recorder copied (Sysprof: a
+   process's /proc/PID/mountinfo, /proc/mounts...); a file longer than one
+   frame comes in several, the last with IS_LAST.  */
+typedef struct __attribute__ ((packed))
+{
+  StCaptureFrame frame;
+  uint32_t is_last : 1;
+  uint32_t padding1 : 15;
+  uint32_t len : 16;
+  char path[256];
+  uint8_t data[];
+} StCaptureFileChunk;
+static_assert (sizeof (StCaptureFileChunk) == 284, "file chunk");
+
 /* STACK_USER: the stack copy, then (at 40 + size) the register block.  */
 typedef struct __attribute__ ((packed))
 {

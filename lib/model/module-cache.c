@@ -1,5 +1,5 @@
-/* Module cache: one StModule per file, found under --symfs, at its path
-   or through the fallback finder, checked against the recorded build-id,
+/* Module cache: one StModule per file, found by the file resolver or
+   through the fallback finder, verified against what was recorded,
    bounded with LRU eviction of the modules no process state uses, and
    prepared inline or on worker threads.
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model/module-cache.h"
+#include "model/file-report.h"
 #include "model/module-file.h"
 #include "model/worker-pool.h"
 
@@ -23,9 +24,15 @@ typedef struct
   const char *filename;     /* interned ref string (held): compared by
                                pointer */
   uint64_t inode;
+  uint32_t dev_major;
+  uint32_t dev_minor;
   uint8_t build_id_len;
   uint8_t build_id[ST_BUILD_ID_MAX];
 } Recorded;
+
+/* Descriptors a cache keeps open at most for files pinned through their
+   process (file-resolver.h), until their modules are prepared.  */
+#define MAX_PINNED_FILES 256
 
 struct StModuleCache
 {
@@ -44,6 +51,8 @@ struct StModuleCache
   gboolean reads_wait;      /* st_module_cache_get_ready waits */
   uint64_t ready_generation;
   guint64 prepared_by_workers;
+  gint pinned;              /* atomic: descriptors of pinned files open */
+  StFileReport *report;     /* what every module's file was */
 };
 
 /* A preparation handed to a worker: the module and a copy of the
@@ -71,6 +80,7 @@ recorded_equal (gconstpointer a, gconstpointer b)
   const Recorded *x = a, *y = b;
 
   return x->filename == y->filename && x->inode == y->inode
+         && x->dev_major == y->dev_major && x->dev_minor == y->dev_minor
          && x->build_id_len == y->build_id_len
          && memcmp (x->build_id, y->build_id, x->build_id_len) == 0;
 }
@@ -93,6 +103,7 @@ module_free (gpointer data)
     m->tables_free (m->tables);
   if (m->elf != NULL)
     elf_end (m->elf);
+  st_file_pins_close (&m->pins);
   g_ref_string_release ((char *) m->name);
   g_free (m->path);
   g_free (m->loads);
@@ -113,10 +124,18 @@ job_free (gpointer data)
 StModuleCache *
 st_module_cache_new (const char *symfs)
 {
+  return st_module_cache_new_with_resolver (st_file_resolver_new (symfs,
+                                                                  NULL));
+}
+
+StModuleCache *
+st_module_cache_new_with_resolver (StFileResolver *resolver)
+{
   StModuleCache *c = g_new0 (StModuleCache, 1);
 
   elf_version (EV_CURRENT);
-  st_module_sources_init (&c->src, symfs);
+  st_module_sources_init (&c->src, resolver);
+  c->report = st_file_report_new ();
   c->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                      module_free);
   c->by_recorded = g_hash_table_new_full (recorded_hash, recorded_equal,
@@ -138,6 +157,7 @@ st_module_cache_free (StModuleCache *c)
   g_hash_table_destroy (c->by_recorded);
   g_hash_table_destroy (c->by_key);
   st_module_sources_clear (&c->src);
+  st_file_report_free (c->report);
   g_free (c);
 }
 
@@ -246,6 +266,11 @@ static void
 prepare (StModuleCache *c, StModule *m, const StMap *map)
 {
   st_module_file_open (&c->src, m, map);
+  if (st_file_pins_any (&m->pins))
+    {
+      g_atomic_int_dec_and_test (&c->pinned);
+      st_file_pins_close (&m->pins);
+    }
   /* The [vdso] copy is shared and not counted.  */
   st_module_account (m, m->data != c->src.vdso ? m->size : 0);
   if (m->elf != NULL && c->prepare != NULL)
@@ -269,6 +294,10 @@ finish (StModuleCache *c, StModule *m)
     c->prepared_by_workers++;
   m->preparing = FALSE;
   m->counted = TRUE;
+  st_file_report_module (c->report, m->key, m->name, m->path, m->source,
+                         m->verification, m->problem, m->error,
+                         /* keyed by the build-id the stream recorded */
+                         g_str_has_prefix (m->key, "b:"));
   c->bytes += m->bytes;
   c->ready_generation++;
   if (m->users == 0)
@@ -387,7 +416,8 @@ st_module_cache_wake_fd (const StModuleCache *c)
 static StModule *
 lookup (StModuleCache *c, const StMap *map)
 {
-  Recorded rec = { map->filename, map->inode, map->build_id_len };
+  Recorded rec = { map->filename, map->inode, map->dev_major,
+                   map->dev_minor, map->build_id_len };
   memcpy (rec.build_id, map->build_id, map->build_id_len);
 
   StModule *m = g_hash_table_lookup (c->by_recorded, &rec);
@@ -406,6 +436,15 @@ lookup (StModuleCache *c, const StMap *map)
       m->key = key;
       m->lru.data = m;
       m->cache = c;
+      m->pins = ST_FILE_PINS_NONE;
+      /* First sight: the process may still be there to ask for its own
+         files.  */
+      if (g_atomic_int_get (&c->pinned) < MAX_PINNED_FILES)
+        {
+          st_file_pins_open (&m->pins, map);
+          if (st_file_pins_any (&m->pins))
+            g_atomic_int_inc (&c->pinned);
+        }
       g_hash_table_insert (c->by_key, m->key, m);
       if (c->workers != NULL)
         {
@@ -518,6 +557,18 @@ st_module_read (const StModule *m, uint64_t offset, void *buf, size_t len)
     return FALSE;
   memcpy (buf, m->data + offset, len);
   return TRUE;
+}
+
+StFileReport *
+st_module_cache_file_report (const StModuleCache *c)
+{
+  return c->report;
+}
+
+StFileResolver *
+st_module_cache_resolver (const StModuleCache *c)
+{
+  return c->src.resolver;
 }
 
 guint

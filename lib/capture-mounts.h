@@ -1,0 +1,24 @@
+/* The mount tables a Sysprof capture carries, fed to the file resolver:
+   Sysprof copies each process's /proc/PID/mountinfo and its own
+   /proc/mounts into FILE_CHUNK frames (a file in several frames, the
+   last one flagged), so that a path in a process's mount namespace (a
+   Flatpak, Toolbox or Podman container) can be found on the host.  */
+#ifndef ST_CAPTURE_MOUNTS_H
+#define ST_CAPTURE_MOUNTS_H
+
+#include "model/event.h"
+#include "model/file-resolver.h"
+
+/* Bytes of one file gathered at most; a longer one is dropped.  */
+#define ST_CAPTURE_MOUNTS_MAX_FILE ((size_t) 1 << 20)
+
+typedef struct StCaptureMounts StCaptureMounts;
+
+/* RESOLVER is borrowed; it must outlive the result.  */
+StCaptureMounts *st_capture_mounts_new (StFileResolver *resolver);
+void st_capture_mounts_free (StCaptureMounts *m);
+
+/* Takes in EV if it is a FILE_CHUNK frame of a mount table.  */
+void st_capture_mounts_feed (StCaptureMounts *m, const StEvent *ev);
+
+#endif /* ST_CAPTURE_MOUNTS_H */
