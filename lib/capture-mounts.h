@@ -1,8 +1,10 @@
-/* The mount tables a Sysprof capture carries, fed to the file resolver:
-   Sysprof copies each process's /proc/PID/mountinfo and its own
-   /proc/mounts into FILE_CHUNK frames (a file in several frames, the
-   last one flagged), so that a path in a process's mount namespace (a
-   Flatpak, Toolbox or Podman container) can be found on the host.  */
+/* What a Sysprof capture tells of each process's mount namespace, fed to
+   the file resolver, so that a path in a process's namespace (a
+   Flatpak, Toolbox or Podman container) can be found on the host:
+   FILE_CHUNK frames (a file in several frames, the last one flagged) of
+   its /proc/PID/mountinfo, of the recorder's /proc/mounts and of a
+   Flatpak's /proc/PID/root/.flatpak-info, and OVERLAY frames (Podman's
+   overlay layers).  */
 #ifndef ST_CAPTURE_MOUNTS_H
 #define ST_CAPTURE_MOUNTS_H
 
@@ -18,7 +20,7 @@ typedef struct StCaptureMounts StCaptureMounts;
 StCaptureMounts *st_capture_mounts_new (StFileResolver *resolver);
 void st_capture_mounts_free (StCaptureMounts *m);
 
-/* Takes in EV if it is a FILE_CHUNK frame of a mount table.  */
+/* Takes in EV if it is one of those frames.  */
 void st_capture_mounts_feed (StCaptureMounts *m, const StEvent *ev);
 
 #endif /* ST_CAPTURE_MOUNTS_H */

@@ -155,6 +155,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
       st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
                                   p->debuginfod);
     }
+  /* Downloads only for the files samples need (see unwind_fetching).  */
+  st_module_cache_set_lazy_fetch (p->modules, TRUE);
   p->unwinder = st_unwinder_new (options->engine, p->modules);
   p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
   p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
@@ -326,11 +328,11 @@ stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
                           p->ips, p->sps, r->n_ips);
 }
 
-/* A sample stopped at a PC in no usable module: when the PC lies in a
-   mapping whose file could not be used, that file cost the sample.  */
-static void
-charge_unusable_file (StPipeline *p, StProcess *proc, const StEvent *ev,
-                      const StUnwindResult *r)
+/* The module of PROC's mapping at the PC where the walk R found no usable
+   module (*MAP: the mapping), or NULL.  */
+static StModule *
+module_at_stop (StPipeline *p, StProcess *proc, const StEvent *ev,
+                const StUnwindResult *r, const StMap **map)
 {
   uint64_t pc = r->no_module_pc;
 
@@ -338,19 +340,63 @@ charge_unusable_file (StPipeline *p, StProcess *proc, const StEvent *ev,
     {
       const StRegisterLayout *layout = st_register_layout_guess (ev);
       if (layout == NULL || !st_event_register (ev, layout->perf_ip, &pc))
-        return;
+        return NULL;
     }
-  const StMap *map = st_address_space_find (proc->maps, pc);
-  if (map == NULL || !st_map_is_module (map))
-    return;
-  StModule *m = st_module_cache_get (p->modules, map);
-  if (st_module_ready (m) && m->elf == NULL)
-    st_file_report_cost (st_module_cache_file_report (p->modules),
-                         st_module_identity (m));
+  *map = st_address_space_find (proc->maps, pc);
+  if (*map == NULL || !st_map_is_module (*map))
+    return NULL;
+  return st_module_cache_get (p->modules, *map);
 }
 
+/* Times a sample is unwound again after fetching files it needs (each
+   time another module).  */
+#define ST_FETCH_RETRIES 4
+
+/* Unwinds EV of PROC into R.  A walk stopped at a PC in a module whose
+   file is still to be fetched (lazy debuginfod) fetches it: inline, then
+   the sample is unwound again; on a worker, then the sample waits when
+   MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
+   defer's cap).  A module that stays unusable is charged the sample.  */
+static gboolean
+unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
+                 gboolean may_wait, StUnwindResult *r)
+{
+  for (guint tries = 0;; tries++)
+    {
+      st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
+                          ST_UNWIND_MAX_FRAMES, r);
+      const StMap *map = NULL;
+      StModule *m = r->cause == ST_CAUSE_NO_MODULE
+                    ? module_at_stop (p, proc, ev, r, &map) : NULL;
+      if (m == NULL || !st_module_ready (m) || m->elf != NULL)
+        return TRUE;
+      if (tries == ST_FETCH_RETRIES
+          || !st_module_cache_fetch (p->modules, m, map))
+        {
+          st_file_report_cost (st_module_cache_file_report (p->modules),
+                               st_module_identity (m));
+          return TRUE;
+        }
+      if (st_module_ready (m))
+        continue;                     /* fetched inline */
+      if (may_wait)
+        return FALSE;
+      if (!p->finishing)
+        {
+          /* With defer, the cap sent it on before the download.  */
+          if (p->options.priming == ST_PRIMING_DEFER)
+            p->priming_stats.forced++;
+          r->unprimed = TRUE;
+          return TRUE;
+        }
+      st_module_cache_wait_for (p->modules, m);
+    }
+}
+
+/* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
+   being fetched (MAY_WAIT).  */
 static Unwound *
-unwind (StPipeline *p, const StEvent *raw_ev)
+unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
 {
   StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
   StUnwindResult r;
@@ -367,10 +413,8 @@ unwind (StPipeline *p, const StEvent *raw_ev)
       cut.stack.stack_size = p->options.truncate_stack;
       ev = &cut;
     }
-  st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
-                           ST_UNWIND_MAX_FRAMES, &r);
-  if (r.cause == ST_CAUSE_NO_MODULE)
-    charge_unusable_file (p, proc, ev, &r);
+  if (!unwind_fetching (p, proc, ev, may_wait, &r))
+    return NULL;
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
@@ -457,20 +501,36 @@ static void *
 process_event (const StEvent *ev, gboolean force, void *user)
 {
   StPipeline *p = user;
+  gboolean resumed = FALSE;
 
   if (ev->kind == ST_EVENT_STACK_USER && p->priming
       && p->options.priming == ST_PRIMING_DEFER)
     {
       if (sample_waits (p, ev, force))
         return ST_REORDER_LATER;
-      if (p->resuming)
-        p->priming_stats.deferred++;
+      resumed = p->resuming;
     }
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
-    return unwind (p, ev);
+    {
+      gboolean may_wait = p->priming && p->options.priming == ST_PRIMING_DEFER
+                          && !force && !p->finishing;
+      Unwound *u = unwind (p, ev, may_wait);
+      if (u != NULL)
+        {
+          p->priming_stats.deferred += resumed;
+          return u;
+        }
+      /* A file it needs is being fetched: it waits, as in sample_waits.  */
+      if (ev->offset != p->wait_offset)
+        {
+          p->wait_offset = ev->offset;
+          p->priming_stats.waits++;
+        }
+      return ST_REORDER_LATER;
+    }
   return NULL;
 }
 

@@ -165,6 +165,20 @@ typedef struct __attribute__ ((packed))
 } StCaptureFileChunk;
 static_assert (sizeof (StCaptureFileChunk) == 284, "file chunk");
 
+/* OVERLAY: a layer of a process's overlay root (Podman): the host
+   directory SRC is seen at DST in the process (DATA: SRC, NUL, DST, NUL);
+   layer 0 first.  */
+typedef struct __attribute__ ((packed))
+{
+  StCaptureFrame frame;
+  uint32_t layer : 8;
+  uint32_t padding : 24;
+  uint32_t src_len : 16;
+  uint32_t dst_len : 16;
+  char data[];
+} StCaptureOverlay;
+static_assert (sizeof (StCaptureOverlay) == 32, "overlay");
+
 /* STACK_USER: the stack copy, then (at 40 + size) the register block.  */
 typedef struct __attribute__ ((packed))
 {

@@ -51,22 +51,29 @@ st_file_report_module (StFileReport *r, const char *key, const char *name,
                        StFileProblem problem, const char *detail,
                        gboolean has_build_id)
 {
-  if (g_hash_table_contains (r->by_key, key))
-    return;
-  if (g_hash_table_size (r->by_key) >= ST_FILE_REPORT_MAX)
+  StFileEntry *e = g_hash_table_lookup (r->by_key, key);
+
+  if (e == NULL)
     {
-      r->not_listed++;
-      return;
+      if (g_hash_table_size (r->by_key) >= ST_FILE_REPORT_MAX)
+        {
+          r->not_listed++;
+          return;
+        }
+      e = g_new0 (StFileEntry, 1);
+      e->name = g_strdup (name);
+      g_hash_table_insert (r->by_key, g_strdup (key), e);
     }
-  StFileEntry *e = g_new0 (StFileEntry, 1);
-  e->name = g_strdup (name);
+  /* Again (fetched later, or opened again after an eviction): the
+     latest word, the samples counted so far kept.  */
+  g_free (e->path);
+  g_free (e->detail);
   e->path = problem == ST_FILE_OK ? g_strdup (path) : NULL;
   e->detail = problem != ST_FILE_OK ? g_strdup (detail) : NULL;
   e->source = source;
   e->verification = verification;
   e->problem = problem;
   e->has_build_id = has_build_id;
-  g_hash_table_insert (r->by_key, g_strdup (key), e);
 }
 
 void

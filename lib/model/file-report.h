@@ -44,8 +44,8 @@ typedef struct StFileReport StFileReport;
 StFileReport *st_file_report_new (void);
 void st_file_report_free (StFileReport *r);
 
-/* A module became ready (again, after an eviction: KEY is its identity,
-   counted once).  */
+/* A module became ready: KEY is its identity, listed once (what a later
+   call says, after an eviction or a fetch, replaces what it said).  */
 void st_file_report_module (StFileReport *r, const char *key,
                             const char *name, const char *path,
                             StFileSource source,

@@ -19,12 +19,21 @@ typedef struct
   char *source;
 } Mount;
 
+/* A directory of the recorder seen elsewhere by a process.  */
+typedef struct
+{
+  char *inside;
+  char *host;
+  guint order;
+} Prefix;
+
 struct StFileResolver
 {
   char *symfs;                /* NULL: none */
   GPtrArray *buildid_dirs;    /* char*, those that exist */
   GHashTable *mounts;         /* pid -> GArray of Mount; pid 0: the
                                  recorder's own table */
+  GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
   GMutex mounts_lock;         /* tables come in while workers read */
 };
 
@@ -107,6 +116,15 @@ mount_clear (gpointer data)
 }
 
 static void
+prefix_clear (gpointer data)
+{
+  Prefix *p = data;
+
+  g_free (p->inside);
+  g_free (p->host);
+}
+
+static void
 mounts_free (gpointer data)
 {
   g_array_unref (data);
@@ -138,6 +156,8 @@ st_file_resolver_new (const char *symfs, const char *buildid_dir)
     g_ptr_array_add (r->buildid_dirs, dir);
   r->mounts = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                      mounts_free);
+  r->prefixes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                       mounts_free);
   g_mutex_init (&r->mounts_lock);
   return r;
 }
@@ -150,6 +170,7 @@ st_file_resolver_free (StFileResolver *r)
   g_free (r->symfs);
   g_ptr_array_unref (r->buildid_dirs);
   g_hash_table_destroy (r->mounts);
+  g_hash_table_destroy (r->prefixes);
   g_mutex_clear (&r->mounts_lock);
   g_free (r);
 }
@@ -238,6 +259,39 @@ st_file_resolver_add_mountinfo (StFileResolver *r, int32_t pid,
   g_mutex_unlock (&r->mounts_lock);
 }
 
+static gint
+by_order (gconstpointer a, gconstpointer b)
+{
+  const Prefix *x = a, *y = b;
+
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void
+st_file_resolver_add_prefix (StFileResolver *r, int32_t pid,
+                             const char *inside, const char *host,
+                             guint order)
+{
+  if (inside[0] != '/' || host[0] != '/')
+    return;
+  g_mutex_lock (&r->mounts_lock);
+  GArray *list = g_hash_table_lookup (r->prefixes, GINT_TO_POINTER (pid));
+  if (list == NULL
+      && g_hash_table_size (r->prefixes) < ST_FILE_RESOLVER_MAX_TABLES)
+    {
+      list = g_array_new (FALSE, TRUE, sizeof (Prefix));
+      g_array_set_clear_func (list, prefix_clear);
+      g_hash_table_insert (r->prefixes, GINT_TO_POINTER (pid), list);
+    }
+  if (list != NULL && list->len < ST_FILE_RESOLVER_MAX_PREFIXES)
+    {
+      Prefix p = { g_strdup (inside), g_strdup (host), order };
+      g_array_append_val (list, p);
+      g_array_sort (list, by_order);
+    }
+  g_mutex_unlock (&r->mounts_lock);
+}
+
 /* Whether PATH lies under directory DIR; *REST is what follows (starting
    with '/' or empty).  */
 static gboolean
@@ -312,15 +366,38 @@ translate_locked (const StFileResolver *r, int32_t pid, const char *path)
   return NULL;
 }
 
-static char *
-translate_path (const StFileResolver *r, int32_t pid, const char *path)
+static void
+add (GArray *list, StFileSource source, char *path, int fd)
+{
+  StFileCandidate c = { source, path, fd };
+
+  g_array_append_val (list, c);
+}
+
+/* Adds the candidates of PATH in the mount namespace of process PID:
+   through its mount table, then its prefixes (overlay layers, Flatpak).  */
+static void
+add_translated (const StFileResolver *r, GArray *list, int32_t pid,
+                const char *path)
 {
   GMutex *lock = &((StFileResolver *) r)->mounts_lock;
 
+  if (pid <= 0)
+    return;
   g_mutex_lock (lock);
   char *host_path = translate_locked (r, pid, path);
+  if (host_path != NULL)
+    add (list, ST_FILE_SOURCE_MOUNTS, host_path, -1);
+  GArray *prefixes = g_hash_table_lookup (r->prefixes, GINT_TO_POINTER (pid));
+  for (guint i = 0; prefixes != NULL && i < prefixes->len; i++)
+    {
+      const Prefix *p = &g_array_index (prefixes, Prefix, i);
+      const char *rest;
+      if (under (path, p->inside, &rest))
+        add (list, ST_FILE_SOURCE_MOUNTS,
+             g_build_filename (p->host, rest, NULL), -1);
+    }
   g_mutex_unlock (lock);
-  return host_path;
 }
 
 /* --- candidates -------------------------------------------------------- */
@@ -363,14 +440,6 @@ st_file_pins_close (StFilePins *pins)
   *pins = ST_FILE_PINS_NONE;
 }
 
-static void
-add (GArray *list, StFileSource source, char *path, int fd)
-{
-  StFileCandidate c = { source, path, fd };
-
-  g_array_append_val (list, c);
-}
-
 /* perf's build-id cache under DIR: .build-id/NN/REST is a link to the
    file's directory (holding "elf") or, in older perf, to the file.  */
 static char *
@@ -411,9 +480,7 @@ st_file_resolver_candidates (const StFileResolver *r, const StMap *map,
          g_strdup_printf ("/proc/%d/map_files/%" G_GINT64_MODIFIER "x-%"
                           G_GINT64_MODIFIER "x", (int) map->pid, map->start,
                           map->end), pins->map_fd);
-  char *translated = translate_path (r, map->pid, path);
-  if (translated != NULL)
-    add (list, ST_FILE_SOURCE_MOUNTS, translated, -1);
+  add_translated (r, list, map->pid, path);
   if (map->build_id_len > 0)
     {
       g_autofree char *hex = st_build_id_hex (map->build_id,

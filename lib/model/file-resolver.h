@@ -9,8 +9,10 @@
         a chroot or container where PATH names another file than on the
         host): /proc/PID/root/PATH, then /proc/PID/map_files/START-END
         (also a file deleted or replaced since it was mapped);
-     3. PATH translated through the mount table a Sysprof capture
-        carries for the process (its /proc/PID/mountinfo);
+     3. PATH translated through what a Sysprof capture tells of the
+        process's mount namespace: its /proc/PID/mountinfo (with the
+        recorder's /proc/mounts), its overlay layers (OVERLAY frames,
+        Podman), its /.flatpak-info (app-path, runtime-path);
      4. perf's build-id cache by build-id: --buildid-dir DIR, then
         $PERF_BUILDID_DIR or ~/.debug (DIR/.build-id/NN/REST[/elf], as
         perf record and an unpacked perf archive leave them);
@@ -103,6 +105,15 @@ const char *st_file_resolver_symfs (const StFileResolver *r);
    thread; a module of PID opened before it came does not use it.  */
 void st_file_resolver_add_mountinfo (StFileResolver *r, int32_t pid,
                                      const char *text, size_t len);
+
+/* A directory HOST of the recorder seen at INSIDE in process PID (an
+   overlay layer, a Flatpak's /app and /usr): tried for a path under
+   INSIDE, lowest ORDER first.  At most ST_FILE_RESOLVER_MAX_PREFIXES per
+   process.  Any thread.  */
+#define ST_FILE_RESOLVER_MAX_PREFIXES 64
+void st_file_resolver_add_prefix (StFileResolver *r, int32_t pid,
+                                  const char *inside, const char *host,
+                                  guint order);
 
 /* The process's own files, opened at a mapping's first sight.  */
 typedef struct

@@ -52,6 +52,8 @@ struct StModuleCache
   uint64_t ready_generation;
   guint64 prepared_by_workers;
   gint pinned;              /* atomic: descriptors of pinned files open */
+  gboolean lazy_fetch;      /* the finder waits for a sample's need */
+  uint64_t retry_generation;
   StFileReport *report;     /* what every module's file was */
 };
 
@@ -61,6 +63,7 @@ typedef struct
 {
   StModule *module;
   StMap map;
+  gboolean fetch;           /* only ask the finder (st_module_cache_fetch) */
 } Job;
 
 static guint
@@ -263,9 +266,12 @@ st_module_account (StModule *m, gssize delta)
 /* Opens and prepares M: everything slow about a module.  Touches only M
    (on a worker thread, or inline).  */
 static void
-prepare (StModuleCache *c, StModule *m, const StMap *map)
+prepare (StModuleCache *c, StModule *m, const StMap *map, gboolean fetch)
 {
-  st_module_file_open (&c->src, m, map);
+  if (fetch)
+    st_module_file_fetch (&c->src, m, map);
+  else
+    st_module_file_open (&c->src, m, map, !c->lazy_fetch);
   if (st_file_pins_any (&m->pins))
     {
       g_atomic_int_dec_and_test (&c->pinned);
@@ -283,7 +289,7 @@ prepare_job (void *data, gboolean cancelled, void *user)
   Job *j = data;
 
   if (!cancelled)
-    prepare (user, j->module, &j->map);
+    prepare (user, j->module, &j->map, j->fetch);
 }
 
 /* On the main thread: M is prepared and READY from now on.  */
@@ -448,7 +454,7 @@ lookup (StModuleCache *c, const StMap *map)
       g_hash_table_insert (c->by_key, m->key, m);
       if (c->workers != NULL)
         {
-          Job *j = g_new (Job, 1);
+          Job *j = g_new0 (Job, 1);
           j->module = m;
           j->map = *map;
           g_ref_string_acquire ((char *) map->filename);
@@ -457,7 +463,7 @@ lookup (StModuleCache *c, const StMap *map)
         }
       else
         {
-          prepare (c, m, map);
+          prepare (c, m, map, FALSE);
           finish (c, m);
         }
     }
@@ -466,6 +472,56 @@ lookup (StModuleCache *c, const StMap *map)
   g_ref_string_acquire ((char *) rec.filename);
   g_hash_table_insert (c->by_recorded, g_memdup2 (&rec, sizeof rec), m);
   return m;
+}
+
+void
+st_module_cache_set_lazy_fetch (StModuleCache *c, gboolean lazy)
+{
+  c->lazy_fetch = lazy;
+}
+
+gboolean
+st_module_cache_fetch (StModuleCache *c, StModule *m, const StMap *map)
+{
+  if (m->preparing || !m->fetch_deferred)
+    return FALSE;
+  m->fetch_deferred = FALSE;
+  c->retry_generation++;
+  if (c->workers == NULL)
+    {
+      /* Bytes and report as in finish, without its LRU move.  */
+      c->bytes -= m->bytes;
+      m->counted = FALSE;
+      prepare (c, m, map, TRUE);
+      m->counted = TRUE;
+      c->bytes += m->bytes;
+      c->ready_generation++;
+      st_file_report_module (c->report, m->key, m->name, m->path, m->source,
+                             m->verification, m->problem, m->error,
+                             g_str_has_prefix (m->key, "b:"));
+      fit_bytes (c, m);
+      return TRUE;
+    }
+  /* PREPARING again: out of the LRU list and the byte total until a
+     worker is done with it (finish).  */
+  if (m->users == 0)
+    g_queue_unlink (&c->lru, &m->lru);
+  c->bytes -= m->bytes;
+  m->counted = FALSE;
+  m->preparing = TRUE;
+  Job *j = g_new0 (Job, 1);
+  j->module = m;
+  j->map = *map;
+  j->map.filename = g_ref_string_new_intern (map->filename);
+  j->fetch = TRUE;
+  st_worker_pool_push (c->workers, j);
+  return TRUE;
+}
+
+uint64_t
+st_module_cache_retry_generation (const StModuleCache *c)
+{
+  return c->retry_generation;
 }
 
 StModule *

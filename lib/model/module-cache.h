@@ -74,6 +74,9 @@ struct StModule
   StFileSource source;
   StFileVerification verification;
   StFileProblem problem;
+  gboolean fetch_deferred; /* no local file; the finder (a download,
+                              maybe) waits until a sample needs it:
+                              st_module_cache_fetch */
 
   /* What the PREPARE hook built (unwind tables), freed with
      TABLES_FREE; TABLES_BYTES counts towards the cache's byte bound.  */
@@ -137,6 +140,24 @@ void st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,
                                   void *user_data);
 void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
                                  void *user_data);
+
+/* Lazy fetching: from now on (before the first lookup), a module whose
+   file no local candidate gives and whose build-id is known does not ask
+   the finder when prepared: it is READY but unusable, with
+   FETCH_DEFERRED, until st_module_cache_fetch.  So downloads are made
+   for the modules samples need, not for every mapping seen.  */
+void st_module_cache_set_lazy_fetch (StModuleCache *c, gboolean lazy);
+
+/* A sample needs MODULE (READY, FETCH_DEFERRED; MAP one of its
+   mappings): asks the finder for its file now -- inline without
+   workers, else on a worker (MODULE is PREPARING again until
+   collected).  FALSE when there is nothing to fetch.  */
+gboolean st_module_cache_fetch (StModuleCache *c, StModule *module,
+                                const StMap *map);
+
+/* Changes whenever modules were sent to fetch their file: lists that
+   left them out as unusable must be rebuilt.  */
+uint64_t st_module_cache_retry_generation (const StModuleCache *c);
 
 /* The module of MAP's file (prepared, or queued for preparation, on
    first use).  Never NULL; check st_module_ready, then ->elf for

@@ -276,7 +276,8 @@ note_problem (StModule *m, StFileProblem problem, char **why)
 }
 
 void
-st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map)
+st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map,
+                     gboolean ask_finder)
 {
   const char *name = map->filename;
 
@@ -313,45 +314,60 @@ st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map)
         }
       note_problem (m, problem, &why);
     }
-  g_autofree char *tried = looked_in (where);
-  st_file_candidates_free (where);
-
-  if (s->finder != NULL)
-    {
-      g_autofree char *why = NULL;
-      /* Maybe a download: the main thread may look (st_module_fetching).  */
-      g_atomic_int_inc (&m->fetching);
-      g_autofree char *found = s->finder (ST_MODULE_FILE_EXECUTABLE, path,
-                                          map->build_id, map->build_id_len,
-                                          &why, s->finder_data);
-      g_atomic_int_dec_and_test (&m->fetching);
-      if (found != NULL)
-        {
-          StFileCandidate c = { ST_FILE_SOURCE_DEBUGINFOD, found, -1 };
-          char *bad = NULL;
-          StFileProblem problem = try_open (m, map, &c, &bad);
-          if (problem == ST_FILE_OK)
-            {
-              g_free (bad);
-              g_clear_pointer (&m->error, g_free);
-              m->problem = ST_FILE_OK;
-              return;
-            }
-          note_problem (m, problem, &bad);
-        }
-      else if (why != NULL)
-        {
-          /* Say why the fallback did not help either.  */
-          char *both = g_strdup_printf ("%s; %s", m->error, why);
-          g_free (m->error);
-          m->error = both;
-        }
-    }
   if (m->problem == ST_FILE_MISSING)
     {
       /* Name the recorded path, not the last candidate's.  */
+      g_autofree char *tried = looked_in (where);
       g_free (m->error);
       m->error = g_strdup_printf ("%s: missing (looked in: %s)", path, tried);
+    }
+  st_file_candidates_free (where);
+
+  if (s->finder == NULL)
+    return;
+  if (!ask_finder && map->build_id_len > 0)
+    {
+      /* A download, maybe: only once a sample needs the file.  */
+      m->fetch_deferred = TRUE;
+      return;
+    }
+  st_module_file_fetch (s, m, map);
+}
+
+void
+st_module_file_fetch (const StModuleSources *s, StModule *m, const StMap *map)
+{
+  g_autofree char *path = local_path (map->filename);
+  g_autofree char *why = NULL;
+
+  m->fetch_deferred = FALSE;
+  /* Maybe a download: the main thread may look (st_module_fetching).  */
+  g_atomic_int_inc (&m->fetching);
+  g_autofree char *found = s->finder (ST_MODULE_FILE_EXECUTABLE, path,
+                                      map->build_id, map->build_id_len,
+                                      &why, s->finder_data);
+  g_atomic_int_dec_and_test (&m->fetching);
+  if (found != NULL)
+    {
+      StFileCandidate c = { ST_FILE_SOURCE_DEBUGINFOD, found, -1 };
+      char *bad = NULL;
+      StFileProblem problem = try_open (m, map, &c, &bad);
+      if (problem == ST_FILE_OK)
+        {
+          g_free (bad);
+          g_clear_pointer (&m->error, g_free);
+          m->problem = ST_FILE_OK;
+          return;
+        }
+      note_problem (m, problem, &bad);
+    }
+  else if (why != NULL)
+    {
+      /* Say why the fallback did not help either.  */
+      char *both = g_strdup_printf ("%s; %s", m->error != NULL ? m->error
+                                                  : path, why);
+      g_free (m->error);
+      m->error = both;
     }
 }
 

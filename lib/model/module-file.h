@@ -33,9 +33,16 @@ char *st_module_file_key (const StModuleSources *s, const StMap *map);
 /* Finds and opens the file of MAP into M (path, elf, data, size, machine,
    loads, build-id, source, verification), or sets M->error and
    M->problem: the resolver's candidates in order (file-resolver.h),
-   then the finder (which may download).  No descriptor stays open but
-   M's pins, which the caller closes.  */
+   then the finder (which may download) -- unless ASK_FINDER is FALSE
+   and MAP has a build-id: then M->fetch_deferred is set instead, for
+   st_module_file_fetch once a sample needs M.  No descriptor stays open
+   but M's pins, which the caller closes.  */
 void st_module_file_open (const StModuleSources *s, StModule *m,
-                          const StMap *map);
+                          const StMap *map, gboolean ask_finder);
+
+/* Asks the finder for the file of MAP, which no local candidate gave,
+   and opens it into M (or says why not in M->error).  */
+void st_module_file_fetch (const StModuleSources *s, StModule *m,
+                           const StMap *map);
 
 #endif /* ST_MODULE_FILE_H */
