@@ -393,6 +393,23 @@ unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
     }
 }
 
+/* A walk stopped at the last frame of R, in a module whose file has no
+   CFI: that file cost the sample.  */
+static void
+charge_no_unwind_data (StPipeline *p, StProcess *proc,
+                       const StUnwindResult *r)
+{
+  const StMap *map = st_address_space_find (proc->maps,
+                                            p->ips[r->n_ips - 1]);
+
+  if (map == NULL || !st_map_is_module (map))
+    return;
+  StModule *m = st_module_cache_get (p->modules, map);
+  if (st_module_ready (m) && m->elf != NULL && m->no_unwind_sections)
+    st_file_report_no_unwind_data (st_module_cache_file_report (p->modules),
+                                   st_module_identity (m));
+}
+
 /* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
    being fetched (MAY_WAIT).  */
 static Unwound *
@@ -415,6 +432,12 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
     }
   if (!unwind_fetching (p, proc, ev, may_wait, &r))
     return NULL;
+  /* Stopped in a file without CFI: whatever the frame-pointer attempt
+     then met (unreadable memory, a loop), the want of CFI is why.  */
+  if (r.status != ST_UNWIND_COMPLETE && r.n_ips > 0
+      && r.cause != ST_CAUSE_NO_MODULE && r.cause != ST_CAUSE_STACK_END
+      && r.cause != ST_CAUSE_MAX_DEPTH)
+    charge_no_unwind_data (p, proc, &r);
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);

@@ -12,7 +12,7 @@
 # - a missing library, a rebuilt one (file mode, pipe mode with
 #   --buildid-mmap, pipe mode by inode) and a FIFO in its place: each named
 #   with its cause and the samples it cost, and a rebuilt file never
-#   unwinds.
+#   unwinds; a library without CFI named as "no unwind data".
 . "$(dirname "$0")/test-lib.sh"
 
 need_stacktrace
@@ -189,5 +189,17 @@ else
 fi
 rm -f "$bad/libstcallee.so" && mkfifo "$bad/libstcallee.so" || die "mkfifo failed"
 expect fifo 'not a regular file' "$tmp/bad.data"
+
+# A library without any CFI (progs/nocfi): used, but walks stop there.
+nocfi=$tmp/nocfi
+mkdir -p "$nocfi" && cp progs/uses-lib progs/nocfi/libstcallee.so "$nocfi/" \
+  || die "cannot copy the programs"
+# shellcheck disable=SC2086
+$ST_PERF_RECORD -o "$tmp/nocfi.data" -- "$nocfi/uses-lib" \
+  ${ST_PROG_MS:+"$ST_PROG_MS"} >"$tmp/nocfi.record.log" 2>&1 \
+  || die "perf record failed"
+run_st nocfi -i "$tmp/nocfi.data" -m naive -o /dev/null || fail "nocfi: failed"
+grep -E "^stacktrace:   $nocfi/libstcallee.so: no unwind data, [1-9][0-9]* sample" \
+  "$tmp/nocfi.err" || fail "nocfi: the library was not named"
 
 finish

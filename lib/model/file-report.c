@@ -88,6 +88,27 @@ st_file_report_cost (StFileReport *r, const char *key)
 }
 
 void
+st_file_report_no_unwind_data (StFileReport *r, const char *key)
+{
+  StFileEntry *e = g_hash_table_lookup (r->by_key, key);
+
+  if (e == NULL)
+    {
+      r->not_listed_samples++;
+      return;
+    }
+  if (e->problem == ST_FILE_OK)
+    {
+      e->problem = ST_FILE_NO_UNWIND_DATA;
+      g_free (e->detail);
+      e->detail = g_strdup_printf ("%s: no .eh_frame or .debug_frame, and "
+                                   "no debug file with one was found",
+                                   e->path);
+    }
+  e->samples++;
+}
+
+void
 st_file_report_totals (const StFileReport *r, StFileReportTotals *t)
 {
   GHashTableIter it;

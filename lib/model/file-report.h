@@ -54,6 +54,10 @@ void st_file_report_module (StFileReport *r, const char *key,
                             gboolean has_build_id);
 /* A sample stopped at code of the unusable module KEY.  */
 void st_file_report_cost (StFileReport *r, const char *key);
+/* A sample stopped, without call frame information, in module KEY, whose
+   file has none (st_module no_unwind_sections): from now on KEY is
+   listed as unusable for unwinding (ST_FILE_NO_UNWIND_DATA).  */
+void st_file_report_no_unwind_data (StFileReport *r, const char *key);
 
 void st_file_report_totals (const StFileReport *r, StFileReportTotals *t);
 /* The unusable files, most samples first (then by name); borrowed

@@ -74,6 +74,9 @@ struct StModule
   StFileSource source;
   StFileVerification verification;
   StFileProblem problem;
+  gboolean no_unwind_sections;  /* neither .eh_frame nor .debug_frame:
+                                   unwinding through it needs its
+                                   separate debug file */
   gboolean fetch_deferred; /* no local file; the finder (a download,
                               maybe) waits until a sample needs it:
                               st_module_cache_fetch */

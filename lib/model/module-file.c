@@ -14,6 +14,31 @@
 
 #include "model/module-file.h"
 
+/* Whether ELF has a section holding call frame information (.eh_frame,
+   .debug_frame, compressed or not), by name.  */
+static gboolean
+has_unwind_sections (Elf *elf)
+{
+  size_t shstrndx;
+  Elf_Scn *scn = NULL;
+
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return TRUE;          /* cannot tell: do not blame the file */
+  while ((scn = elf_nextscn (elf, scn)) != NULL)
+    {
+      GElf_Shdr shdr;
+      const char *name;
+      if (gelf_getshdr (scn, &shdr) != NULL && shdr.sh_type != SHT_NOBITS
+          && shdr.sh_size > 0
+          && (name = elf_strptr (elf, shstrndx, shdr.sh_name)) != NULL
+          && (strcmp (name, ".eh_frame") == 0
+              || strcmp (name, ".debug_frame") == 0
+              || strcmp (name, ".zdebug_frame") == 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Reads the program headers and build-id of M->elf.  */
 static gboolean
 inspect_elf (StModule *m)
@@ -48,6 +73,7 @@ inspect_elf (StModule *m)
       return FALSE;
     }
 
+  m->no_unwind_sections = !has_unwind_sections (m->elf);
   const void *id = NULL;
   ssize_t len = dwelf_elf_gnu_build_id (m->elf, &id);
   if (len > 0)
