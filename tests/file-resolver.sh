@@ -5,7 +5,8 @@
 #   run with chroot and recorded through a pipe with --buildid-mmap:
 #   unwound live from the process's own root, >= 99% along the known
 #   path; offline, after it ended, the decoys are refused and named, and
-#   with the saved root as --symfs the chains are right again;
+#   with the saved root as --symfs the chains are right again; the same
+#   without build-ids (verified by inode, decoys refused as replaced);
 # - a perf archive round trip: record, perf archive, the binaries moved
 #   away, the archive unpacked into a directory given as --buildid-dir:
 #   the same chains as before;
@@ -75,6 +76,32 @@ run_st symfs -f perf -i "$tmp/live.data" -m naive --symfs "$root" \
   --chains "$tmp/symfs.chains" -o /dev/null || fail "symfs: stacktrace failed"
 check_chains symfs uses-lib "$tmp/symfs.chains" \
   || fail "symfs: the saved root was not used"
+
+# Without build-ids (no --buildid-mmap): live, the container's files are
+# found through the process's root and verified by inode; offline, the
+# decoys on the same device are refused as replaced.
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH=$app $ST_PERF_RECORD -o - -- \
+  chroot "$root" "$app/prog" ${ST_PROG_MS:+"$ST_PROG_MS"} \
+  2>"$tmp/live-ino.record.log" | tee "$tmp/live-ino.data" \
+  | "$STACKTRACE" -f perf -m naive -v --chains "$tmp/live-ino.chains" \
+      -o /dev/null 2>"$tmp/live-ino.err" || fail "live-ino: stacktrace failed"
+grep '^stacktrace: total:' "$tmp/live-ino.err" | sed 's/^/live-ino: /'
+check_chains live-ino uses-lib "$tmp/live-ino.chains" \
+  || fail "live-ino: the container's files were not used"
+if grep -q "^stacktrace:   $app/libstcallee.so: .*(process-root, inode)" \
+     "$tmp/live-ino.err"; then
+  run_st offline-ino -f perf -i "$tmp/live-ino.data" -m naive \
+    --chains "$tmp/offline-ino.chains" -o /dev/null \
+    || fail "offline-ino: stacktrace failed"
+  grep -E "^stacktrace:   $app/libstcallee.so: replaced since recorded, [1-9][0-9]* sample" \
+    "$tmp/offline-ino.err" || fail "offline-ino: the decoy library was not named"
+  if grep -q 'st_lib_leaf' "$tmp/offline-ino.chains"; then
+    fail "offline-ino: a decoy was used to unwind"
+  fi
+else
+  echo "live-ino: the file system does not show the recorded device; offline part skipped"
+fi
 
 # --- perf archive ----------------------------------------------------------
 # perf archive packs the files that sampled IPs hit (perf buildid-list

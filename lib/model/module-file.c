@@ -122,10 +122,11 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
 
   if (fd < 0)
     {
+      int open_errno = errno;
       *why = g_strdup_printf ("%s: cannot open: %s", c->path,
-                              g_strerror (errno));
-      return errno == ENOENT || errno == ENOTDIR ? ST_FILE_MISSING
-                                                 : ST_FILE_NOT_REGULAR;
+                              g_strerror (open_errno));
+      return open_errno == ENOENT || open_errno == ENOTDIR
+             ? ST_FILE_MISSING : ST_FILE_NOT_REGULAR;
     }
   /* Only a regular file can hold ELF, and not one smaller than an ELF
      header (/proc and /sys files claim a size of 0 or 4096).  */
