@@ -16,13 +16,16 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "capture-mounts.h"
 #include "format/domain.h"
 #include "format/record-names.h"
+#include "model/file-report.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "pipeline.h"
 #include "priming.h"
 #include "report/chain-dump.h"
+#include "unwind/registers.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
 #include "reorder.h"
@@ -70,6 +73,8 @@ struct StPipeline
   StDebuginfod *debuginfod;   /* NULL when off */
   StUnwinder *unwinder;
   StStitcher *stitcher;       /* NULL when stitching is off */
+  StCaptureMounts *mounts;    /* a capture's mount tables, to the
+                                 file resolver */
 
   /* The held-back kernel-only SAMPLE (a copy in HELD_BUF), or NULL.  */
   StEvent *held;
@@ -140,7 +145,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   if (options->callgraph || options->chains != NULL)
     p->symbolizer = st_symbolizer_new ();
   p->processes = st_process_table_new ();
-  p->modules = st_module_cache_new (options->symfs);
+  p->modules = st_module_cache_new_with_resolver
+    (st_file_resolver_new (options->symfs, options->buildid_dir));
   if (options->finder != NULL)
     st_module_cache_set_finder (p->modules, options->finder,
                                 options->finder_data);
@@ -151,7 +157,10 @@ st_pipeline_new (StReader *reader, StWriter *writer,
       st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
                                   p->debuginfod);
     }
+  /* Downloads only for the files samples need (see unwind_fetching).  */
+  st_module_cache_set_lazy_fetch (p->modules, TRUE);
   p->unwinder = st_unwinder_new (options->engine, p->modules);
+  p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
   p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
   if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
     {
@@ -171,6 +180,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
       p->wait_offset = G_MAXUINT64;
     }
   st_stats_set_priming (p->stats, &p->priming_stats);
+  st_stats_set_file_report (p->stats,
+                            st_module_cache_file_report (p->modules));
   if (options->stitch)
     p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS,
                                    ST_STITCH_MAX_FRAMES);
@@ -189,6 +200,7 @@ st_pipeline_free (StPipeline *p)
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_unwinder_free (p->unwinder);
+  st_capture_mounts_free (p->mounts);
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
@@ -329,8 +341,92 @@ stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
                      r->status == ST_UNWIND_COMPLETE && r->n_fp_chain == 0);
 }
 
+/* The module of PROC's mapping at the PC where the walk R found no usable
+   module (*MAP: the mapping), or NULL.  */
+static StModule *
+module_at_stop (StPipeline *p, StProcess *proc, const StEvent *ev,
+                const StUnwindResult *r, const StMap **map)
+{
+  uint64_t pc = r->no_module_pc;
+
+  if (pc == 0)
+    {
+      const StRegisterLayout *layout = st_register_layout_guess (ev);
+      if (layout == NULL || !st_event_register (ev, layout->perf_ip, &pc))
+        return NULL;
+    }
+  *map = st_address_space_find (proc->maps, pc);
+  if (*map == NULL || !st_map_is_module (*map))
+    return NULL;
+  return st_module_cache_get (p->modules, *map);
+}
+
+/* Times a sample is unwound again after fetching files it needs (each
+   time another module).  */
+#define ST_FETCH_RETRIES 4
+
+/* Unwinds EV of PROC into R.  A walk stopped at a PC in a module whose
+   file is still to be fetched (lazy debuginfod) fetches it: inline, then
+   the sample is unwound again; on a worker, then the sample waits when
+   MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
+   defer's cap).  A module that stays unusable is charged the sample.  */
+static gboolean
+unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
+                 gboolean may_wait, StUnwindResult *r)
+{
+  for (guint tries = 0;; tries++)
+    {
+      st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
+                          ST_UNWIND_MAX_FRAMES, r);
+      const StMap *map = NULL;
+      StModule *m = r->cause == ST_CAUSE_NO_MODULE
+                    ? module_at_stop (p, proc, ev, r, &map) : NULL;
+      if (m == NULL || !st_module_ready (m) || m->elf != NULL)
+        return TRUE;
+      if (tries == ST_FETCH_RETRIES
+          || !st_module_cache_fetch (p->modules, m, map))
+        {
+          st_file_report_cost (st_module_cache_file_report (p->modules),
+                               st_module_identity (m));
+          return TRUE;
+        }
+      if (st_module_ready (m))
+        continue;                     /* fetched inline */
+      if (may_wait)
+        return FALSE;
+      if (!p->finishing)
+        {
+          /* With defer, the cap sent it on before the download.  */
+          if (p->options.priming == ST_PRIMING_DEFER)
+            p->priming_stats.forced++;
+          r->unprimed = TRUE;
+          return TRUE;
+        }
+      st_module_cache_wait_for (p->modules, m);
+    }
+}
+
+/* A walk stopped at the last frame of R, in a module whose file has no
+   CFI: that file cost the sample.  */
+static void
+charge_no_unwind_data (StPipeline *p, StProcess *proc,
+                       const StUnwindResult *r)
+{
+  const StMap *map = st_address_space_find (proc->maps,
+                                            p->ips[r->n_ips - 1]);
+
+  if (map == NULL || !st_map_is_module (map))
+    return;
+  StModule *m = st_module_cache_get (p->modules, map);
+  if (st_module_ready (m) && m->elf != NULL && m->no_unwind_sections)
+    st_file_report_no_unwind_data (st_module_cache_file_report (p->modules),
+                                   st_module_identity (m));
+}
+
+/* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
+   being fetched (MAY_WAIT).  */
 static Unwound *
-unwind (StPipeline *p, const StEvent *raw_ev)
+unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
 {
   StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
   StUnwindResult r;
@@ -347,8 +443,14 @@ unwind (StPipeline *p, const StEvent *raw_ev)
       cut.stack.stack_size = p->options.truncate_stack;
       ev = &cut;
     }
-  st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
-                           ST_UNWIND_MAX_FRAMES, &r);
+  if (!unwind_fetching (p, proc, ev, may_wait, &r))
+    return NULL;
+  /* Stopped in a file without CFI: whatever the frame-pointer attempt
+     then met (unreadable memory, a loop), the want of CFI is why.  */
+  if (r.status != ST_UNWIND_COMPLETE && r.n_ips > 0
+      && r.cause != ST_CAUSE_NO_MODULE && r.cause != ST_CAUSE_STACK_END
+      && r.cause != ST_CAUSE_MAX_DEPTH)
+    charge_no_unwind_data (p, proc, &r);
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
@@ -435,20 +537,36 @@ static void *
 process_event (const StEvent *ev, gboolean force, void *user)
 {
   StPipeline *p = user;
+  gboolean resumed = FALSE;
 
   if (ev->kind == ST_EVENT_STACK_USER && p->priming
       && p->options.priming == ST_PRIMING_DEFER)
     {
       if (sample_waits (p, ev, force))
         return ST_REORDER_LATER;
-      if (p->resuming)
-        p->priming_stats.deferred++;
+      resumed = p->resuming;
     }
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
-    return unwind (p, ev);
+    {
+      gboolean may_wait = p->priming && p->options.priming == ST_PRIMING_DEFER
+                          && !force && !p->finishing;
+      Unwound *u = unwind (p, ev, may_wait);
+      if (u != NULL)
+        {
+          p->priming_stats.deferred += resumed;
+          return u;
+        }
+      /* A file it needs is being fetched: it waits, as in sample_waits.  */
+      if (ev->offset != p->wait_offset)
+        {
+          p->wait_offset = ev->offset;
+          p->priming_stats.waits++;
+        }
+      return ST_REORDER_LATER;
+    }
   return NULL;
 }
 
@@ -600,6 +718,9 @@ priming_progress (StPipeline *p)
 static void
 handle (StPipeline *p, const StEvent *ev)
 {
+  /* Mount tables before the mappings that need them, as read.  */
+  if (ev->kind == ST_EVENT_OTHER)
+    st_capture_mounts_feed (p->mounts, ev);
   /* First sight of a module: as read, before time order holds it.  */
   if (p->priming && ev->kind == ST_EVENT_MAP)
     st_priming_see (p->modules, ev);

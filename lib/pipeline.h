@@ -24,6 +24,7 @@ typedef struct
   StMode mode;
   StEngine engine;            /* how raw stacks are unwound */
   const char *symfs;          /* may be NULL */
+  const char *buildid_dir;    /* an unpacked perf archive, may be NULL */
   FILE *chains;               /* --chains output, may be NULL */
   FILE *debug;                /* per-sample diagnostics, may be NULL */
   FILE *messages;             /* damaged-input reports; NULL: only counted */

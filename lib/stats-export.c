@@ -198,6 +198,44 @@ put_top_offenders (Emitter *e, const StStats *stats)
   g_ptr_array_unref (procs);
 }
 
+/* The files that could not be used, most samples lost first.  */
+static void
+put_files (Emitter *e, const StFileReport *files)
+{
+  StFileReportTotals t = { 0 };
+  GPtrArray *bad = files != NULL ? st_file_report_unusable (files)
+                                 : g_ptr_array_new ();
+  guint n = MIN (bad->len, ST_STATS_UNUSABLE_FILES);
+
+  if (files != NULL)
+    st_file_report_totals (files, &t);
+  begin (e, "files", 0, FALSE);
+  put_u64 (e, "modules", t.modules);
+  put_u64 (e, "verified_build_id", t.verified_build_id);
+  put_u64 (e, "verified_inode", t.verified_inode);
+  put_u64 (e, "unverified", t.unverified);
+  put_u64 (e, "unusable", t.unusable);
+  put_u64 (e, "unusable_samples", t.unusable_samples);
+  if (is_text (e))
+    put_u64 (e, "unusable_list.count", n);
+  begin (e, "unusable_list", 0, TRUE);
+  for (guint i = 0; i < n; i++)
+    {
+      const StFileEntry *f = bad->pdata[i];
+      begin (e, NULL, i + 1, FALSE);
+      put_string (e, "path", f->name);
+      put_string (e, "reason", st_file_problem_name (f->problem));
+      put_string (e, "detail", f->detail != NULL ? f->detail : "");
+      put_u64 (e, "samples", f->samples);
+      put_string (e, "advice", st_file_problem_advice (f->problem,
+                                                       f->has_build_id));
+      end (e, FALSE);
+    }
+  end (e, TRUE);
+  end (e, FALSE);
+  g_ptr_array_unref (bad);
+}
+
 static void
 put_time (Emitter *e, int64_t wall_time_ms)
 {
@@ -277,6 +315,7 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
   put_u64 (&e, "held_bytes", pr->held);
   put_u64 (&e, "cap_bytes", pr->cap);
   end (&e, FALSE);
+  put_files (&e, st_stats_file_report (stats));
   put_u64 (&e, "sampled_processes", procs->len);
   put_top_offenders (&e, stats);
   if (!is_text (&e))

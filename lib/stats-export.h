@@ -16,6 +16,8 @@
 
 /* Processes listed as top offenders.  */
 #define ST_STATS_TOP_OFFENDERS 10
+/* Unusable files listed (files.unusable_list), most samples lost first.  */
+#define ST_STATS_UNUSABLE_FILES 10
 
 typedef enum
 {

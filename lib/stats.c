@@ -25,6 +25,7 @@ struct StStats
   StProcessStats others;       /* processes beyond ST_STATS_MAX_PROCESSES */
   StProcessStats *last;        /* of the last st_stats_unwind (in BY_PID) */
   StPrimingStats priming;
+  const StFileReport *files;  /* NULL: none */
 };
 
 static void
@@ -222,6 +223,18 @@ st_stats_set_priming (StStats *s, const StPrimingStats *priming)
   s->priming = *priming;
 }
 
+void
+st_stats_set_file_report (StStats *s, const StFileReport *files)
+{
+  s->files = files;
+}
+
+const StFileReport *
+st_stats_file_report (const StStats *s)
+{
+  return s->files;
+}
+
 const StPrimingStats *
 st_stats_priming (const StStats *s)
 {
@@ -392,6 +405,8 @@ st_stats_print (const StStats *s, FILE *out, gboolean verbose)
     }
   print_engine (out, t);
   print_priming (out, &s->priming, t);
+  if (s->files != NULL)
+    st_file_report_print (s->files, out, verbose);
   if (t->samples > 0)
     fprintf (out, "stacktrace: %" PRIu64 " user frames in the unwound "
              "samples (%.1f per sample)\n", t->frames,

@@ -8,6 +8,7 @@
 
 #include "format/damage.h"
 #include "model/event.h"
+#include "model/file-report.h"
 #include "unwind/unwind-result.h"
 
 typedef struct
@@ -89,6 +90,10 @@ const StUnwindCounters *st_stats_total (const StStats *s);
 /* Priming's figures: set by the pipeline whenever they change.  */
 void st_stats_set_priming (StStats *s, const StPrimingStats *priming);
 const StPrimingStats *st_stats_priming (const StStats *s);
+/* What became of every module's file (set by the pipeline; FILES must
+   outlive S's use), or NULL.  */
+void st_stats_set_file_report (StStats *s, const StFileReport *files);
+const StFileReport *st_stats_file_report (const StStats *s);
 /* Every process's statistics (const StProcessStats*), in no order; free
    the array with g_ptr_array_unref.  */
 GPtrArray *st_stats_processes (const StStats *s);
@@ -98,9 +103,10 @@ uint64_t st_stats_events_out (const StStats *s);
 /* Share of samples unwound to the root, 0..100 (100 when none).  */
 double st_unwind_success_rate (const StUnwindCounters *c);
 
-/* Prints the summary.  VERBOSE adds a line per process and the input's
-   records that have no counterpart in the output format (without it,
-   that line comes only when samples, maps or comms were among them).  */
+/* Prints the summary.  VERBOSE adds a line per process (and every
+   module's file) and the input's records that have no counterpart in
+   the output format (without it, that line comes only when samples,
+   maps or comms were among them).  */
 void st_stats_print (const StStats *s, FILE *out, gboolean verbose);
 
 #endif /* ST_STATS_H */

@@ -152,8 +152,15 @@ static const char description[] =
   "  second one kills); SIGUSR1 prints the statistics so far; a reader\n"
   "  closing the output ends the run with one message (exit status 1).\n"
   "  A capture output carries counters (category \"Unwinding\") once per\n"
-  "  second of sample time.  Files missing locally, or only as another\n"
-  "  build, are fetched by build-id from DEBUGINFOD_URLS.\n"
+  "  second of sample time.\n"
+  "\n"
+  "Files (each mapped file is looked for in this order, and used only if\n"
+  "its build-id, or else its device and inode, match the recording):\n"
+  "  --symfs DIR; the process's own /proc/PID/root/PATH and\n"
+  "  /proc/PID/map_files while it runs; a capture's mount tables; perf's\n"
+  "  build-id cache (--buildid-dir DIR, then ~/.debug); the recorded\n"
+  "  path; debuginfod by build-id (DEBUGINFOD_URLS).  Files that could not\n"
+  "  be used are listed after the run with the samples they cost.\n"
   "\n"
   "Priming (when a module -- an ELF file, its CFI, maybe a download -- is\n"
   "prepared; worker threads prepare it from its first MAP record on):\n"
@@ -212,6 +219,9 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Unwinding engine: fast (default) or dwfl", "ENGINE" },
     { "symfs", 0, 0, G_OPTION_ARG_FILENAME, &opts->symfs,
       "Look for mapped files under DIR (DIR/PATH, then DIR/BASENAME)", "DIR" },
+    { "buildid-dir", 0, 0, G_OPTION_ARG_FILENAME, &opts->buildid_dir,
+      "Look for files by build-id in DIR/.build-id (an unpacked perf "
+      "archive), before ~/.debug", "DIR" },
     { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
       "Write one text line per unwound sample to PATH", "PATH" },
     { "no-stitch", 0, 0, G_OPTION_ARG_NONE, &opts->no_stitch,
@@ -316,6 +326,7 @@ st_options_clear (StOptions *opts)
   g_free (opts->input);
   g_free (opts->output);
   g_free (opts->symfs);
+  g_free (opts->buildid_dir);
   g_free (opts->chains);
   g_free (opts->stats_file);
 }

@@ -19,6 +19,7 @@ typedef struct
   StMode mode;
   StEngine engine;
   char *symfs;
+  char *buildid_dir;
   char *chains;
   gboolean summary;
   gboolean verbose;

@@ -165,6 +165,7 @@ main (int argc, char **argv)
     .engine = opts.engine,
     .output_format = opts.output_format,
     .symfs = opts.symfs,
+    .buildid_dir = opts.buildid_dir,
     .chains = chains,
     .debug = opts.debug ? stderr : NULL,
     .messages = stderr,

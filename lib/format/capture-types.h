@@ -151,6 +151,34 @@ typedef struct __attribute__ ((packed))
 } StCaptureLog;
 static_assert (sizeof (StCaptureLog) == 64, "log");
 
+/* FILE_CHUNK: a piece of a file the recorder copied (Sysprof: a
+   process's /proc/PID/mountinfo, /proc/mounts...); a file longer than one
+   frame comes in several, the last with IS_LAST.  */
+typedef struct __attribute__ ((packed))
+{
+  StCaptureFrame frame;
+  uint32_t is_last : 1;
+  uint32_t padding1 : 15;
+  uint32_t len : 16;
+  char path[256];
+  uint8_t data[];
+} StCaptureFileChunk;
+static_assert (sizeof (StCaptureFileChunk) == 284, "file chunk");
+
+/* OVERLAY: a layer of a process's overlay root (Podman): the host
+   directory SRC is seen at DST in the process (DATA: SRC, NUL, DST, NUL);
+   layer 0 first.  */
+typedef struct __attribute__ ((packed))
+{
+  StCaptureFrame frame;
+  uint32_t layer : 8;
+  uint32_t padding : 24;
+  uint32_t src_len : 16;
+  uint32_t dst_len : 16;
+  char data[];
+} StCaptureOverlay;
+static_assert (sizeof (StCaptureOverlay) == 32, "overlay");
+
 /* STACK_USER: the stack copy, then (at 40 + size) the register block.  */
 typedef struct __attribute__ ((packed))
 {

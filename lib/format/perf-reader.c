@@ -881,7 +881,11 @@ decode_kernel (StPerfReader *r, uint32_t type, const uint8_t *rec,
                 bid_len = MIN (m2->build_id_size, ST_PERF_BUILD_ID_MAX);
               }
             else
-              ev->map.inode = m2->ino;
+              {
+                ev->map.inode = m2->ino;
+                ev->map.dev_major = m2->maj;
+                ev->map.dev_minor = m2->min;
+              }
           }
         else if (h->misc & ST_PERF_MISC_MMAP_DATA)
           ev->map.exec_known = true;   /* a data mapping: prot 0 */

@@ -176,6 +176,9 @@ st_map_from_event (StMap *map, const StEvent *ev)
   map->end = ev->map.end;
   map->pgoff = ev->map.pgoff;
   map->inode = ev->map.inode;
+  map->dev_major = ev->map.dev_major;
+  map->dev_minor = ev->map.dev_minor;
+  map->pid = ev->pid;
   map->filename = ev->map.filename ? ev->map.filename : "";
   map->prot = ev->map.prot;
   map->exec_known = ev->map.exec_known;
@@ -224,6 +227,13 @@ st_address_space_load_proc (StAddressSpace *as, int32_t pid)
       map.end = end;
       map.pgoff = pgoff;
       map.inode = inode;
+      unsigned int major, minor;
+      if (sscanf (dev, "%x:%x", &major, &minor) == 2)
+        {
+          map.dev_major = major;
+          map.dev_minor = minor;
+        }
+      map.pid = pid;
       map.filename = name;
       map.exec_known = TRUE;
       map.prot = (perms[0] == 'r' ? PROT_READ : 0)

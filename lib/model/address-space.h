@@ -15,6 +15,10 @@ typedef struct
   uint64_t end;             /* exclusive */
   uint64_t pgoff;
   uint64_t inode;
+  uint32_t dev_major;       /* the file's device, 0:0 when unknown */
+  uint32_t dev_minor;
+  int32_t pid;              /* the process mapping it, 0 when unknown:
+                               where its own files may be looked for */
   /* In an address space: an interned, reference-counted string
      (GRefString), released with the mapping, so that names of files
      long unmapped do not pile up in an endless stream.  */

@@ -101,6 +101,8 @@ typedef struct
       uint64_t end;           /* exclusive */
       uint64_t pgoff;
       uint64_t inode;
+      uint32_t dev_major;     /* the file's device (MMAP2), 0:0 when */
+      uint32_t dev_minor;     /* unknown */
       uint32_t prot;          /* PROT_* bits; PROT_EXEC unknown => exec_known false */
       bool exec_known;
       const char *filename;

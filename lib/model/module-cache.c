@@ -1,5 +1,5 @@
-/* Module cache: one StModule per file, found under --symfs, at its path
-   or through the fallback finder, checked against the recorded build-id,
+/* Module cache: one StModule per file, found by the file resolver or
+   through the fallback finder, verified against what was recorded,
    bounded with LRU eviction of the modules no process state uses, and
    prepared inline or on worker threads.
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model/module-cache.h"
+#include "model/file-report.h"
 #include "model/module-file.h"
 #include "model/worker-pool.h"
 
@@ -23,9 +24,15 @@ typedef struct
   const char *filename;     /* interned ref string (held): compared by
                                pointer */
   uint64_t inode;
+  uint32_t dev_major;
+  uint32_t dev_minor;
   uint8_t build_id_len;
   uint8_t build_id[ST_BUILD_ID_MAX];
 } Recorded;
+
+/* Descriptors a cache keeps open at most for files pinned through their
+   process (file-resolver.h), until their modules are prepared.  */
+#define MAX_PINNED_FILES 256
 
 struct StModuleCache
 {
@@ -44,6 +51,10 @@ struct StModuleCache
   gboolean reads_wait;      /* st_module_cache_get_ready waits */
   uint64_t ready_generation;
   guint64 prepared_by_workers;
+  gint pinned;              /* atomic: descriptors of pinned files open */
+  gboolean lazy_fetch;      /* the finder waits for a sample's need */
+  uint64_t retry_generation;
+  StFileReport *report;     /* what every module's file was */
 };
 
 /* A preparation handed to a worker: the module and a copy of the
@@ -52,6 +63,7 @@ typedef struct
 {
   StModule *module;
   StMap map;
+  gboolean fetch;           /* only ask the finder (st_module_cache_fetch) */
 } Job;
 
 static guint
@@ -71,6 +83,7 @@ recorded_equal (gconstpointer a, gconstpointer b)
   const Recorded *x = a, *y = b;
 
   return x->filename == y->filename && x->inode == y->inode
+         && x->dev_major == y->dev_major && x->dev_minor == y->dev_minor
          && x->build_id_len == y->build_id_len
          && memcmp (x->build_id, y->build_id, x->build_id_len) == 0;
 }
@@ -93,6 +106,7 @@ module_free (gpointer data)
     m->tables_free (m->tables);
   if (m->elf != NULL)
     elf_end (m->elf);
+  st_file_pins_close (&m->pins);
   g_ref_string_release ((char *) m->name);
   g_free (m->path);
   g_free (m->loads);
@@ -113,10 +127,18 @@ job_free (gpointer data)
 StModuleCache *
 st_module_cache_new (const char *symfs)
 {
+  return st_module_cache_new_with_resolver (st_file_resolver_new (symfs,
+                                                                  NULL));
+}
+
+StModuleCache *
+st_module_cache_new_with_resolver (StFileResolver *resolver)
+{
   StModuleCache *c = g_new0 (StModuleCache, 1);
 
   elf_version (EV_CURRENT);
-  st_module_sources_init (&c->src, symfs);
+  st_module_sources_init (&c->src, resolver);
+  c->report = st_file_report_new ();
   c->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                      module_free);
   c->by_recorded = g_hash_table_new_full (recorded_hash, recorded_equal,
@@ -138,6 +160,7 @@ st_module_cache_free (StModuleCache *c)
   g_hash_table_destroy (c->by_recorded);
   g_hash_table_destroy (c->by_key);
   st_module_sources_clear (&c->src);
+  st_file_report_free (c->report);
   g_free (c);
 }
 
@@ -243,9 +266,17 @@ st_module_account (StModule *m, gssize delta)
 /* Opens and prepares M: everything slow about a module.  Touches only M
    (on a worker thread, or inline).  */
 static void
-prepare (StModuleCache *c, StModule *m, const StMap *map)
+prepare (StModuleCache *c, StModule *m, const StMap *map, gboolean fetch)
 {
-  st_module_file_open (&c->src, m, map);
+  if (fetch)
+    st_module_file_fetch (&c->src, m, map);
+  else
+    st_module_file_open (&c->src, m, map, !c->lazy_fetch);
+  if (st_file_pins_any (&m->pins))
+    {
+      g_atomic_int_dec_and_test (&c->pinned);
+      st_file_pins_close (&m->pins);
+    }
   /* The [vdso] copy is shared and not counted.  */
   st_module_account (m, m->data != c->src.vdso ? m->size : 0);
   if (m->elf != NULL && c->prepare != NULL)
@@ -258,7 +289,7 @@ prepare_job (void *data, gboolean cancelled, void *user)
   Job *j = data;
 
   if (!cancelled)
-    prepare (user, j->module, &j->map);
+    prepare (user, j->module, &j->map, j->fetch);
 }
 
 /* On the main thread: M is prepared and READY from now on.  */
@@ -269,6 +300,10 @@ finish (StModuleCache *c, StModule *m)
     c->prepared_by_workers++;
   m->preparing = FALSE;
   m->counted = TRUE;
+  st_file_report_module (c->report, m->key, m->name, m->path, m->source,
+                         m->verification, m->problem, m->error,
+                         /* keyed by the build-id the stream recorded */
+                         g_str_has_prefix (m->key, "b:"));
   c->bytes += m->bytes;
   c->ready_generation++;
   if (m->users == 0)
@@ -387,7 +422,8 @@ st_module_cache_wake_fd (const StModuleCache *c)
 static StModule *
 lookup (StModuleCache *c, const StMap *map)
 {
-  Recorded rec = { map->filename, map->inode, map->build_id_len };
+  Recorded rec = { map->filename, map->inode, map->dev_major,
+                   map->dev_minor, map->build_id_len };
   memcpy (rec.build_id, map->build_id, map->build_id_len);
 
   StModule *m = g_hash_table_lookup (c->by_recorded, &rec);
@@ -406,10 +442,19 @@ lookup (StModuleCache *c, const StMap *map)
       m->key = key;
       m->lru.data = m;
       m->cache = c;
+      m->pins = ST_FILE_PINS_NONE;
+      /* First sight: the process may still be there to ask for its own
+         files.  */
+      if (g_atomic_int_get (&c->pinned) < MAX_PINNED_FILES)
+        {
+          st_file_pins_open (&m->pins, map);
+          if (st_file_pins_any (&m->pins))
+            g_atomic_int_inc (&c->pinned);
+        }
       g_hash_table_insert (c->by_key, m->key, m);
       if (c->workers != NULL)
         {
-          Job *j = g_new (Job, 1);
+          Job *j = g_new0 (Job, 1);
           j->module = m;
           j->map = *map;
           g_ref_string_acquire ((char *) map->filename);
@@ -418,7 +463,7 @@ lookup (StModuleCache *c, const StMap *map)
         }
       else
         {
-          prepare (c, m, map);
+          prepare (c, m, map, FALSE);
           finish (c, m);
         }
     }
@@ -427,6 +472,56 @@ lookup (StModuleCache *c, const StMap *map)
   g_ref_string_acquire ((char *) rec.filename);
   g_hash_table_insert (c->by_recorded, g_memdup2 (&rec, sizeof rec), m);
   return m;
+}
+
+void
+st_module_cache_set_lazy_fetch (StModuleCache *c, gboolean lazy)
+{
+  c->lazy_fetch = lazy;
+}
+
+gboolean
+st_module_cache_fetch (StModuleCache *c, StModule *m, const StMap *map)
+{
+  if (m->preparing || !m->fetch_deferred)
+    return FALSE;
+  m->fetch_deferred = FALSE;
+  c->retry_generation++;
+  if (c->workers == NULL)
+    {
+      /* Bytes and report as in finish, without its LRU move.  */
+      c->bytes -= m->bytes;
+      m->counted = FALSE;
+      prepare (c, m, map, TRUE);
+      m->counted = TRUE;
+      c->bytes += m->bytes;
+      c->ready_generation++;
+      st_file_report_module (c->report, m->key, m->name, m->path, m->source,
+                             m->verification, m->problem, m->error,
+                             g_str_has_prefix (m->key, "b:"));
+      fit_bytes (c, m);
+      return TRUE;
+    }
+  /* PREPARING again: out of the LRU list and the byte total until a
+     worker is done with it (finish).  */
+  if (m->users == 0)
+    g_queue_unlink (&c->lru, &m->lru);
+  c->bytes -= m->bytes;
+  m->counted = FALSE;
+  m->preparing = TRUE;
+  Job *j = g_new0 (Job, 1);
+  j->module = m;
+  j->map = *map;
+  j->map.filename = g_ref_string_new_intern (map->filename);
+  j->fetch = TRUE;
+  st_worker_pool_push (c->workers, j);
+  return TRUE;
+}
+
+uint64_t
+st_module_cache_retry_generation (const StModuleCache *c)
+{
+  return c->retry_generation;
 }
 
 StModule *
@@ -499,6 +594,18 @@ st_module_read (const StModule *m, uint64_t offset, void *buf, size_t len)
     return FALSE;
   memcpy (buf, m->data + offset, len);
   return TRUE;
+}
+
+StFileReport *
+st_module_cache_file_report (const StModuleCache *c)
+{
+  return c->report;
+}
+
+StFileResolver *
+st_module_cache_resolver (const StModuleCache *c)
+{
+  return c->src.resolver;
 }
 
 guint

@@ -15,8 +15,8 @@
    the file's contents are read through libelf's mapping.
 
    Preparation: everything slow about a module -- finding its file
-   (--symfs, the recorded path, then the fallback finder, which may
-   download it), checking its build-id, reading its program headers, and
+   (the file resolver's candidates, file-resolver.h, then the fallback
+   finder, which may download it), verifying it, reading its program headers, and
    the PREPARE hook (CFI and unwind tables).  By default it happens
    inline, the first time a lookup meets the module.  With workers
    (st_module_cache_set_workers, JIT-style priming) a lookup that meets a
@@ -35,8 +35,10 @@
 #include <stdint.h>
 
 #include "model/address-space.h"
+#include "model/file-resolver.h"
 
 struct StDebuginfod;
+struct StFileReport;
 
 typedef struct
 {
@@ -69,6 +71,17 @@ struct StModule
   uint64_t high_vaddr;     /* end of the last PT_LOAD */
   uint64_t entry;          /* ELF e_entry */
   char *error;             /* why it is unusable */
+  /* Where the file came from and how it was verified (file-resolver.h);
+     when unusable, the most telling PROBLEM of the candidates.  */
+  StFileSource source;
+  StFileVerification verification;
+  StFileProblem problem;
+  gboolean no_unwind_sections;  /* neither .eh_frame nor .debug_frame:
+                                   unwinding through it needs its
+                                   separate debug file */
+  gboolean fetch_deferred; /* no local file; the finder (a download,
+                              maybe) waits until a sample needs it:
+                              st_module_cache_fetch */
 
   /* What the PREPARE hook built (unwind tables), freed with
      TABLES_FREE; TABLES_BYTES counts towards the cache's byte bound.  */
@@ -83,6 +96,8 @@ struct StModule
   gint fetching;           /* atomic: asking the finder now (maybe a
                               download); readable while PREPARING */
   gboolean counted;        /* BYTES are in the cache's total */
+  StFilePins pins;         /* the process's own files, opened at first
+                              sight, closed once prepared */
   size_t bytes;            /* accounted: file size + tables */
   GList lru;               /* in the cache's LRU list while unused and
                               READY */
@@ -119,6 +134,8 @@ typedef char *(*StModuleFinder) (StModuleFileKind kind, const char *path,
    prepared inline until st_module_cache_set_workers.  The prepare hook
    and the finder must be set before the first lookup.  */
 StModuleCache *st_module_cache_new (const char *symfs);
+/* The same with the candidates of RESOLVER (taken).  */
+StModuleCache *st_module_cache_new_with_resolver (StFileResolver *resolver);
 void st_module_cache_free (StModuleCache *c);
 
 /* 0 leaves a bound as it is.  */
@@ -128,6 +145,24 @@ void st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,
                                   void *user_data);
 void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
                                  void *user_data);
+
+/* Lazy fetching: from now on (before the first lookup), a module whose
+   file no local candidate gives and whose build-id is known does not ask
+   the finder when prepared: it is READY but unusable, with
+   FETCH_DEFERRED, until st_module_cache_fetch.  So downloads are made
+   for the modules samples need, not for every mapping seen.  */
+void st_module_cache_set_lazy_fetch (StModuleCache *c, gboolean lazy);
+
+/* A sample needs MODULE (READY, FETCH_DEFERRED; MAP one of its
+   mappings): asks the finder for its file now -- inline without
+   workers, else on a worker (MODULE is PREPARING again until
+   collected).  FALSE when there is nothing to fetch.  */
+gboolean st_module_cache_fetch (StModuleCache *c, StModule *module,
+                                const StMap *map);
+
+/* Changes whenever modules were sent to fetch their file: lists that
+   left them out as unusable must be rebuilt.  */
+uint64_t st_module_cache_retry_generation (const StModuleCache *c);
 
 /* The module of MAP's file (prepared, or queued for preparation, on
    first use).  Never NULL; check st_module_ready, then ->elf for
@@ -225,6 +260,11 @@ Elf *st_module_elf_ref (const StModule *module);
 /* Reads LEN bytes of the file at file OFFSET.  */
 gboolean st_module_read (const StModule *module, uint64_t offset, void *buf,
                          size_t len);
+
+/* What every module's file was (file-report.h): written when modules
+   become READY, on the main thread.  */
+struct StFileReport *st_module_cache_file_report (const StModuleCache *c);
+StFileResolver *st_module_cache_resolver (const StModuleCache *c);
 
 guint st_module_cache_size (StModuleCache *c);
 size_t st_module_cache_bytes (StModuleCache *c);

@@ -14,6 +14,31 @@
 
 #include "model/module-file.h"
 
+/* Whether ELF has a section holding call frame information (.eh_frame,
+   .debug_frame, compressed or not), by name.  */
+static gboolean
+has_unwind_sections (Elf *elf)
+{
+  size_t shstrndx;
+  Elf_Scn *scn = NULL;
+
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return TRUE;          /* cannot tell: do not blame the file */
+  while ((scn = elf_nextscn (elf, scn)) != NULL)
+    {
+      GElf_Shdr shdr;
+      const char *name;
+      if (gelf_getshdr (scn, &shdr) != NULL && shdr.sh_type != SHT_NOBITS
+          && shdr.sh_size > 0
+          && (name = elf_strptr (elf, shstrndx, shdr.sh_name)) != NULL
+          && (strcmp (name, ".eh_frame") == 0
+              || strcmp (name, ".debug_frame") == 0
+              || strcmp (name, ".zdebug_frame") == 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Reads the program headers and build-id of M->elf.  */
 static gboolean
 inspect_elf (StModule *m)
@@ -50,6 +75,7 @@ inspect_elf (StModule *m)
       return FALSE;
     }
 
+  m->no_unwind_sections = !has_unwind_sections (m->elf);
   const void *id = NULL;
   ssize_t len = dwelf_elf_gnu_build_id (m->elf, &id);
   if (len > 0)
@@ -70,64 +96,112 @@ forget_elf (StModule *m)
   m->size = 0;
 }
 
-/* Opens PATH if it is a regular file holding ELF whose build-id matches
-   MAP's (when MAP has one).  The descriptor is closed before returning:
-   libelf keeps the whole file mapped (or read, if it cannot map it).  */
-static gboolean
-try_open (StModule *m, const StMap *map, const char *path)
+static void
+forget_file (StModule *m)
+{
+  forget_elf (m);
+  g_clear_pointer (&m->path, g_free);
+  g_clear_pointer (&m->loads, g_free);
+  m->n_loads = 0;
+  m->build_id_len = 0;
+}
+
+/* Opens candidate C if it is a regular file holding ELF whose identity
+   matches MAP's (build-id, else inode: file-resolver.h).  Returns
+   ST_FILE_OK, or why not with the reason in *WHY (newly allocated).  The
+   descriptor is closed before returning: libelf keeps the whole file
+   mapped (or read, if it cannot map it).  */
+static StFileProblem
+try_open (StModule *m, const StMap *map, const StFileCandidate *c,
+          char **why)
 {
   /* O_NONBLOCK: a FIFO named by a hostile map must not hang us.  */
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int fd = c->fd >= 0 ? fcntl (c->fd, F_DUPFD_CLOEXEC, 0)
+                      : open (c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK
+                                       | O_NOCTTY);
   struct stat st;
+  StFileVerification how = ST_FILE_UNVERIFIED;
 
   if (fd < 0)
-    return FALSE;
+    {
+      int open_errno = errno;
+      *why = g_strdup_printf ("%s: cannot open: %s", c->path,
+                              g_strerror (open_errno));
+      return open_errno == ENOENT || open_errno == ENOTDIR
+             ? ST_FILE_MISSING : ST_FILE_NOT_REGULAR;
+    }
   /* Only a regular file can hold ELF, and not one smaller than an ELF
      header (/proc and /sys files claim a size of 0 or 4096).  */
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || st.st_size < (off_t) sizeof (Elf32_Ehdr))
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
       close (fd);
-      return FALSE;
+      *why = g_strdup_printf ("%s: not a regular file", c->path);
+      return ST_FILE_NOT_REGULAR;
     }
-  Elf *elf = elf_begin (fd, ELF_C_READ_MMAP, NULL);
-  if (elf == NULL)
+  /* The build-id, when recorded, is checked instead (below).  */
+  if (map->build_id_len == 0
+      && st_file_check_inode (map, c->source, &st, &how) != ST_FILE_OK)
     {
       close (fd);
-      return FALSE;
+      *why = g_strdup_printf ("%s: replaced since recorded (recorded inode "
+                              "%" G_GUINT64_FORMAT ", found %ju on the same "
+                              "device)", c->path, map->inode,
+                              (uintmax_t) st.st_ino);
+      return ST_FILE_REPLACED;
     }
+  Elf *elf = st.st_size < (off_t) sizeof (Elf32_Ehdr) ? NULL
+             : elf_begin (fd, ELF_C_READ_MMAP, NULL);
   size_t size = 0;
   const char *data = NULL;
-  if (elf_cntl (elf, ELF_C_FDREAD) == 0)
-    data = elf_rawfile (elf, &size);
-  elf_cntl (elf, ELF_C_FDDONE);
+  if (elf != NULL)
+    {
+      if (elf_cntl (elf, ELF_C_FDREAD) == 0)
+        data = elf_rawfile (elf, &size);
+      elf_cntl (elf, ELF_C_FDDONE);
+    }
   close (fd);
   if (data == NULL)
     {
-      elf_end (elf);
-      return FALSE;
+      if (elf != NULL)
+        elf_end (elf);
+      *why = g_strdup_printf ("%s: not an ELF file", c->path);
+      return ST_FILE_NOT_ELF;
     }
 
-  g_free (m->path);
-  g_free (m->loads);
+  forget_file (m);
   g_clear_pointer (&m->error, g_free);
-  m->path = g_strdup (path);
+  m->path = g_strdup (c->path);
   m->elf = elf;
   m->data = (const uint8_t *) data;
   m->size = size;
-  m->n_loads = 0;
-  m->loads = NULL;
-  m->build_id_len = 0;
-  if (inspect_elf (m)
-      && (map->build_id_len == 0
-          || (m->build_id_len == map->build_id_len
-              && memcmp (m->build_id, map->build_id, m->build_id_len) == 0)))
-    return TRUE;
-  if (m->error == NULL)
-    m->error = g_strdup_printf ("%s: build-id differs from the recorded one",
-                                path);
-  forget_elf (m);
-  return FALSE;
+  if (!inspect_elf (m))
+    {
+      *why = g_steal_pointer (&m->error);
+      forget_file (m);
+      return ST_FILE_NOT_ELF;
+    }
+  if (map->build_id_len == 0)
+    {
+      m->verification = how;
+      m->source = c->source;
+      return ST_FILE_OK;
+    }
+  if (m->build_id_len == map->build_id_len
+      && memcmp (m->build_id, map->build_id, m->build_id_len) == 0)
+    {
+      m->verification = ST_FILE_VERIFIED_BUILD_ID;
+      m->source = c->source;
+      return ST_FILE_OK;
+    }
+  g_autofree char *recorded = st_build_id_hex (map->build_id,
+                                               map->build_id_len);
+  g_autofree char *found = m->build_id_len > 0
+                           ? st_build_id_hex (m->build_id, m->build_id_len)
+                           : g_strdup ("none");
+  *why = g_strdup_printf ("%s: build-id mismatch: recorded %s, found %s",
+                          c->path, recorded, found);
+  forget_file (m);
+  return ST_FILE_BUILD_ID_MISMATCH;
 }
 
 /* Size of the ELF image at IMAGE: up to the end of its section headers
@@ -162,6 +236,9 @@ open_vdso (const StModuleSources *s, StModule *m, const StMap *map)
   m->data = s->vdso;
   m->size = s->vdso_size;
   m->path = g_strdup ("[vdso]");
+  m->source = ST_FILE_SOURCE_VDSO;
+  m->verification = map->build_id_len > 0 ? ST_FILE_VERIFIED_BUILD_ID
+                                          : ST_FILE_UNVERIFIED;
   m->elf = elf_memory ((char *) s->vdso, s->vdso_size);
   if (m->elf == NULL || !inspect_elf (m))
     goto unusable;
@@ -194,74 +271,133 @@ local_path (const char *name)
   return path;
 }
 
-/* Where a file recorded as PATH is looked for, in order: under --symfs
-   (SYMFS/PATH, SYMFS/BASENAME), then PATH itself.  NULL-terminated.  */
-static char **
-candidates (const StModuleSources *s, const char *path)
+/* Where a file recorded as PATH was looked for, for the message.  */
+static char *
+looked_in (GArray *candidates)
 {
-  GPtrArray *list = g_ptr_array_new ();
+  GString *s = g_string_new (NULL);
+  StFileSource last = ST_FILE_SOURCE_NONE;
 
-  if (s->symfs != NULL)
+  for (guint i = 0; i < candidates->len; i++)
     {
-      g_autofree char *base = g_path_get_basename (path);
-      g_ptr_array_add (list, g_build_filename (s->symfs, path, NULL));
-      g_ptr_array_add (list, g_build_filename (s->symfs, base, NULL));
+      StFileSource src = g_array_index (candidates, StFileCandidate,
+                                        i).source;
+      if (src == last)
+        continue;
+      g_string_append_printf (s, "%s%s", s->len > 0 ? ", " : "",
+                              st_file_source_name (src));
+      last = src;
     }
-  g_ptr_array_add (list, g_strdup (path));
-  g_ptr_array_add (list, NULL);
-  return (char **) g_ptr_array_free (list, FALSE);
+  return g_string_free (s, FALSE);
+}
+
+/* Keeps the most telling problem of the candidates and its reason.  */
+static void
+note_problem (StModule *m, StFileProblem problem, char **why)
+{
+  if (m->problem == ST_FILE_OK || problem > m->problem)
+    {
+      m->problem = problem;
+      g_free (m->error);
+      m->error = g_steal_pointer (why);
+    }
+  g_clear_pointer (why, g_free);
 }
 
 void
-st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map)
+st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map,
+                     gboolean ask_finder)
 {
   const char *name = map->filename;
 
+  m->problem = ST_FILE_OK;
   if (strcmp (name, "[vdso]") == 0)
     {
       open_vdso (s, m, map);
+      if (m->elf == NULL)
+        m->problem = ST_FILE_MISSING;
       return;
     }
   if (name[0] != '/')
     {
       m->error = g_strdup_printf ("%s: not a file", name);
+      m->problem = ST_FILE_NOT_REGULAR;
       return;
     }
 
   g_autofree char *path = local_path (name);
-  g_auto (GStrv) where = candidates (s, path);
-  for (guint i = 0; where[i] != NULL; i++)
-    if (try_open (m, map, where[i]))
-      return;
-  int open_errno = errno;
-  g_autofree char *local_error =
-    m->error != NULL ? g_strdup (m->error)
-                     : g_strdup_printf ("%s: cannot open: %s", path,
-                                        g_strerror (open_errno));
-
-  if (s->finder != NULL)
+  GArray *where = st_file_resolver_candidates (s->resolver, map, path,
+                                               &m->pins);
+  for (guint i = 0; i < where->len; i++)
     {
-      g_autofree char *why = NULL;
-      /* Maybe a download: the main thread may look (st_module_fetching).  */
-      g_atomic_int_inc (&m->fetching);
-      g_autofree char *found = s->finder (ST_MODULE_FILE_EXECUTABLE, path,
-                                          map->build_id, map->build_id_len,
-                                          &why, s->finder_data);
-      g_atomic_int_dec_and_test (&m->fetching);
-      if (found != NULL && try_open (m, map, found))
-        return;
-      if (found != NULL || why != NULL)
+      char *why = NULL;
+      StFileProblem problem = try_open (m, map, &g_array_index
+                                          (where, StFileCandidate, i), &why);
+      if (problem == ST_FILE_OK)
         {
-          /* Say why the fallback did not help either.  */
-          g_free (m->error);
-          m->error = g_strdup_printf ("%s; %s", local_error,
-                                      why != NULL ? why
-                                      : "the file found is unusable");
+          g_free (why);
+          g_clear_pointer (&m->error, g_free);
+          m->problem = ST_FILE_OK;
+          st_file_candidates_free (where);
           return;
         }
+      note_problem (m, problem, &why);
     }
-  if (m->error == NULL)
-    m->error = g_steal_pointer (&local_error);
+  if (m->problem == ST_FILE_MISSING)
+    {
+      /* Name the recorded path, not the last candidate's.  */
+      g_autofree char *tried = looked_in (where);
+      g_free (m->error);
+      m->error = g_strdup_printf ("%s: missing (looked in: %s)", path, tried);
+    }
+  st_file_candidates_free (where);
+
+  if (s->finder == NULL)
+    return;
+  if (!ask_finder && map->build_id_len > 0)
+    {
+      /* A download, maybe: only once a sample needs the file.  */
+      m->fetch_deferred = TRUE;
+      return;
+    }
+  st_module_file_fetch (s, m, map);
+}
+
+void
+st_module_file_fetch (const StModuleSources *s, StModule *m, const StMap *map)
+{
+  g_autofree char *path = local_path (map->filename);
+  g_autofree char *why = NULL;
+
+  m->fetch_deferred = FALSE;
+  /* Maybe a download: the main thread may look (st_module_fetching).  */
+  g_atomic_int_inc (&m->fetching);
+  g_autofree char *found = s->finder (ST_MODULE_FILE_EXECUTABLE, path,
+                                      map->build_id, map->build_id_len,
+                                      &why, s->finder_data);
+  g_atomic_int_dec_and_test (&m->fetching);
+  if (found != NULL)
+    {
+      StFileCandidate c = { ST_FILE_SOURCE_DEBUGINFOD, found, -1 };
+      char *bad = NULL;
+      StFileProblem problem = try_open (m, map, &c, &bad);
+      if (problem == ST_FILE_OK)
+        {
+          g_free (bad);
+          g_clear_pointer (&m->error, g_free);
+          m->problem = ST_FILE_OK;
+          return;
+        }
+      note_problem (m, problem, &bad);
+    }
+  else if (why != NULL)
+    {
+      /* Say why the fallback did not help either.  */
+      char *both = g_strdup_printf ("%s; %s", m->error != NULL ? m->error
+                                                  : path, why);
+      g_free (m->error);
+      m->error = both;
+    }
 }
 
 char *
@@ -280,28 +416,38 @@ st_module_file_key (const StModuleSources *s, const StMap *map)
                             map->end - map->start);
 
   g_autofree char *path = local_path (map->filename);
-  g_auto (GStrv) where = candidates (s, path);
-  for (guint i = 0; where[i] != NULL; i++)
+  const char *symfs = st_file_resolver_symfs (s->resolver);
+  g_autofree char *in_symfs = symfs != NULL
+                              ? g_build_filename (symfs, path, NULL) : NULL;
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *base_in_symfs = symfs != NULL
+                                   ? g_build_filename (symfs, base, NULL)
+                                   : NULL;
+  const char *where[] = { in_symfs, base_in_symfs, path };
+  for (guint i = 0; i < G_N_ELEMENTS (where); i++)
     {
       struct stat st;
-      if (stat (where[i], &st) == 0 && S_ISREG (st.st_mode))
-        return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":%s:%ju:%ju:%jd.%09ld",
-                                map->filename, map->inode, where[i],
+      if (where[i] != NULL && stat (where[i], &st) == 0
+          && S_ISREG (st.st_mode))
+        return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":%u:%u:%s:%ju:%ju:"
+                                "%jd.%09ld", map->filename, map->inode,
+                                map->dev_major, map->dev_minor, where[i],
                                 (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
                                 (intmax_t) st.st_mtim.tv_sec,
                                 st.st_mtim.tv_nsec);
     }
-  return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":missing", map->filename,
-                          map->inode);
+  return g_strdup_printf ("f:%s#%" G_GUINT64_FORMAT ":%u:%u:missing",
+                          map->filename, map->inode, map->dev_major,
+                          map->dev_minor);
 }
 
 void
-st_module_sources_init (StModuleSources *s, const char *symfs)
+st_module_sources_init (StModuleSources *s, StFileResolver *resolver)
 {
   const uint8_t *ours = (const uint8_t *) getauxval (AT_SYSINFO_EHDR);
 
   memset (s, 0, sizeof *s);
-  s->symfs = g_strdup (symfs);
+  s->resolver = resolver;
   /* Copied now, once: workers opening [vdso] modules only read it.  */
   if (ours != NULL && memcmp (ours, ELFMAG, SELFMAG) == 0
       && ours[EI_CLASS] == ELFCLASS64)
@@ -314,7 +460,7 @@ st_module_sources_init (StModuleSources *s, const char *symfs)
 void
 st_module_sources_clear (StModuleSources *s)
 {
-  g_free (s->symfs);
+  st_file_resolver_free (s->resolver);
   g_free (s->vdso);
   memset (s, 0, sizeof *s);
 }

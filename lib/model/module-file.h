@@ -1,5 +1,5 @@
-/* The file of a module: where it is found (--symfs, the recorded path,
-   the fallback finder), what identifies it, opening it and reading its
+/* The file of a module: where it is found (the file resolver's
+   candidates, then the fallback finder), what identifies it, opening it and reading its
    program headers and build-id.  Used by the module cache only.
 
    Thread safety: st_module_file_open touches only the module it is given
@@ -13,14 +13,15 @@
 /* Where module files come from.  */
 typedef struct
 {
-  char *symfs;              /* NULL: none */
+  StFileResolver *resolver; /* the local candidates (owned) */
   uint8_t *vdso;            /* a copy of our own vDSO image, or NULL */
   size_t vdso_size;
   StModuleFinder finder;    /* NULL: none */
   void *finder_data;
 } StModuleSources;
 
-void st_module_sources_init (StModuleSources *s, const char *symfs);
+/* Takes RESOLVER.  */
+void st_module_sources_init (StModuleSources *s, StFileResolver *resolver);
 void st_module_sources_clear (StModuleSources *s);
 
 /* The identity of MAP's file: its build-id when recorded, else the
@@ -30,9 +31,18 @@ void st_module_sources_clear (StModuleSources *s);
 char *st_module_file_key (const StModuleSources *s, const StMap *map);
 
 /* Finds and opens the file of MAP into M (path, elf, data, size, machine,
-   loads, build-id), or sets M->error: --symfs, the recorded path, then
-   the finder (which may download).  No descriptor stays open.  */
+   loads, build-id, source, verification), or sets M->error and
+   M->problem: the resolver's candidates in order (file-resolver.h),
+   then the finder (which may download) -- unless ASK_FINDER is FALSE
+   and MAP has a build-id: then M->fetch_deferred is set instead, for
+   st_module_file_fetch once a sample needs M.  No descriptor stays open
+   but M's pins, which the caller closes.  */
 void st_module_file_open (const StModuleSources *s, StModule *m,
-                          const StMap *map);
+                          const StMap *map, gboolean ask_finder);
+
+/* Asks the finder for the file of MAP, which no local candidate gave,
+   and opens it into M (or says why not in M->error).  */
+void st_module_file_fetch (const StModuleSources *s, StModule *m,
+                           const StMap *map);
 
 #endif /* ST_MODULE_FILE_H */

@@ -127,6 +127,7 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
   pm->layout_partial = st_process_modules_partial (pm);
   pm->maps_generation = st_address_space_generation (as);
   pm->ready_generation = st_module_cache_ready_generation (pm->cache);
+  pm->retry_generation = st_module_cache_retry_generation (pm->cache);
 }
 
 StModulesReadiness

@@ -47,6 +47,8 @@ typedef struct
   uint64_t maps_generation; /* of the address space the list was built
                                from */
   uint64_t ready_generation;  /* of the cache, then */
+  uint64_t retry_generation;  /* of the cache, then: modules left out as
+                                 unusable may be fetched since */
 } StProcessModules;
 
 void st_process_modules_init (StProcessModules *pm, StModuleCache *cache);
@@ -63,12 +65,15 @@ st_process_modules_partial (const StProcessModules *pm)
 }
 
 /* Whether the list must be rebuilt from AS: its mappings changed since,
-   or modules left out then may be ready now.  */
+   modules left out then may be ready now, or unusable ones are being
+   fetched.  */
 static inline gboolean
 st_process_modules_stale (const StProcessModules *pm,
                           const StAddressSpace *as)
 {
   return pm->maps_generation != st_address_space_generation (as)
+         || pm->retry_generation
+            != st_module_cache_retry_generation (pm->cache)
          || (st_process_modules_partial (pm)
              && pm->ready_generation
                 != st_module_cache_ready_generation (pm->cache));

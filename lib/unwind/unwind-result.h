@@ -71,6 +71,9 @@ typedef struct
      priming, --priming drop): its frames stop where such a module's code
      begins.  */
   bool unprimed;
+  /* ST_CAUSE_NO_MODULE: the first PC found in no usable module (0 when
+     the walk could not start: then the sampled IP is that PC).  */
+  uint64_t no_module_pc;
 } StUnwindResult;
 
 const char *st_unwind_cause_name (StUnwindCause cause);

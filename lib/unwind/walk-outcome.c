@@ -43,12 +43,14 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                  StUnwindResult *res)
 {
   res->cause = ST_CAUSE_NONE;
+  res->no_module_pc = 0;
   if (mem->unready_read)
     res->unprimed = TRUE;
   /* Frames past the last one in a known module are garbage read from a
      wrong CFA: drop them.  */
   while (*n > 1 && !o->in_module (o->user, ips[*n - 1]))
     {
+      res->no_module_pc = ips[*n - 1];
       (*n)--;
       outermost = FALSE;
       res->cause = ST_CAUSE_NO_MODULE;
@@ -81,6 +83,7 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
     }
   if (!o->in_module (o->user, ips[0]))
     {
+      res->no_module_pc = ips[0];
       res->status = ST_UNWIND_FAILED;
       res->cause = ST_CAUSE_NO_MODULE;
       return;

@@ -193,6 +193,71 @@ test_finder (void)
   st_module_cache_free (c);
 }
 
+static char *
+find_counted (StModuleFileKind kind, const char *path,
+              const uint8_t *build_id, guint build_id_len, char **why,
+              void *user_data)
+{
+  guint *calls = user_data;
+
+  (*calls)++;
+  return g_strdup (ELF_A);
+}
+
+/* Lazy fetching: a module with a build-id and no local file does not ask
+   the finder when prepared, only when fetched; one without a build-id
+   asks at once (nothing to download by).  Inline, then on workers.  */
+static void
+test_lazy_fetch (void)
+{
+  for (int workers = 0; workers <= 1; workers++)
+    {
+      StModuleCache *probe = st_module_cache_new (NULL);
+      StMap real = map_of (ELF_A, 1, NULL);
+      StModule *a = st_module_cache_get (probe, &real);
+      StModuleCache *c = st_module_cache_new (NULL);
+      guint calls = 0;
+
+      st_module_cache_set_finder (c, find_counted, &calls);
+      st_module_cache_set_lazy_fetch (c, TRUE);
+      if (workers)
+        st_module_cache_set_workers (c, 1, TRUE);
+      StMap m = map_of ("/nonexistent/st-test/lazy", 1, a);
+      StModule *x = st_module_cache_get (c, &m);
+      if (workers)
+        st_module_cache_wait_for (c, x);
+      g_assert_null (x->elf);
+      g_assert_true (x->fetch_deferred);
+      g_assert_cmpuint (calls, ==, 0);
+      g_assert_cmpint (x->problem, ==, ST_FILE_MISSING);
+
+      uint64_t retry = st_module_cache_retry_generation (c);
+      g_assert_true (st_module_cache_fetch (c, x, &m));
+      g_assert_cmpuint (st_module_cache_retry_generation (c), >, retry);
+      if (workers)
+        {
+          g_assert_false (st_module_ready (x));
+          st_module_cache_wait_for (c, x);
+        }
+      g_assert_cmpuint (calls, ==, 1);
+      g_assert_nonnull (x->elf);
+      g_assert_false (x->fetch_deferred);
+      g_assert_cmpint (x->source, ==, ST_FILE_SOURCE_DEBUGINFOD);
+      g_assert_cmpint (x->verification, ==, ST_FILE_VERIFIED_BUILD_ID);
+      /* Once only.  */
+      g_assert_false (st_module_cache_fetch (c, x, &m));
+
+      StMap plain = map_of ("/nonexistent/st-test/plain", 2, NULL);
+      x = st_module_cache_get (c, &plain);
+      if (workers)
+        st_module_cache_wait_for (c, x);
+      g_assert_cmpuint (calls, ==, 2);
+      g_assert_false (x->fetch_deferred);
+      st_module_cache_free (c);
+      st_module_cache_free (probe);
+    }
+}
+
 /* A finder that stops at a gate, then finds ELF_A, and says where it
    ran.  */
 typedef struct
@@ -346,6 +411,7 @@ main (int argc, char **argv)
   g_test_add_func ("/module-cache/read-and-fds", test_read_and_fds);
   g_test_add_func ("/module-cache/bounds", test_bounds);
   g_test_add_func ("/module-cache/finder", test_finder);
+  g_test_add_func ("/module-cache/lazy-fetch", test_lazy_fetch);
   g_test_add_func ("/module-cache/workers", test_workers);
   g_test_add_func ("/module-cache/workers-wait", test_workers_wait);
   return g_test_run ();

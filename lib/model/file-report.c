@@ -1,0 +1,240 @@
+/* The per-module file report: one entry per module identity, counts by
+   verification, samples lost to unusable files.  */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "model/file-report.h"
+
+struct StFileReport
+{
+  GHashTable *by_key;         /* identity -> StFileEntry* (owned) */
+  uint64_t not_listed;
+  uint64_t not_listed_samples;
+};
+
+static void
+entry_free (gpointer data)
+{
+  StFileEntry *e = data;
+
+  g_free (e->name);
+  g_free (e->path);
+  g_free (e->detail);
+  g_free (e);
+}
+
+StFileReport *
+st_file_report_new (void)
+{
+  StFileReport *r = g_new0 (StFileReport, 1);
+
+  r->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                     entry_free);
+  return r;
+}
+
+void
+st_file_report_free (StFileReport *r)
+{
+  if (r == NULL)
+    return;
+  g_hash_table_destroy (r->by_key);
+  g_free (r);
+}
+
+void
+st_file_report_module (StFileReport *r, const char *key, const char *name,
+                       const char *path, StFileSource source,
+                       StFileVerification verification,
+                       StFileProblem problem, const char *detail,
+                       gboolean has_build_id)
+{
+  StFileEntry *e = g_hash_table_lookup (r->by_key, key);
+
+  if (e == NULL)
+    {
+      if (g_hash_table_size (r->by_key) >= ST_FILE_REPORT_MAX)
+        {
+          r->not_listed++;
+          return;
+        }
+      e = g_new0 (StFileEntry, 1);
+      e->name = g_strdup (name);
+      g_hash_table_insert (r->by_key, g_strdup (key), e);
+    }
+  /* Again (fetched later, or opened again after an eviction): the
+     latest word, the samples counted so far kept.  */
+  g_free (e->path);
+  g_free (e->detail);
+  e->path = problem == ST_FILE_OK ? g_strdup (path) : NULL;
+  e->detail = problem != ST_FILE_OK ? g_strdup (detail) : NULL;
+  e->source = source;
+  e->verification = verification;
+  e->problem = problem;
+  e->has_build_id = has_build_id;
+}
+
+void
+st_file_report_cost (StFileReport *r, const char *key)
+{
+  StFileEntry *e = g_hash_table_lookup (r->by_key, key);
+
+  if (e != NULL)
+    e->samples++;
+  else
+    r->not_listed_samples++;
+}
+
+void
+st_file_report_no_unwind_data (StFileReport *r, const char *key)
+{
+  StFileEntry *e = g_hash_table_lookup (r->by_key, key);
+
+  if (e == NULL)
+    {
+      r->not_listed_samples++;
+      return;
+    }
+  if (e->problem == ST_FILE_OK)
+    {
+      e->problem = ST_FILE_NO_UNWIND_DATA;
+      g_free (e->detail);
+      e->detail = g_strdup_printf ("%s: no .eh_frame or .debug_frame, and "
+                                   "no debug file with one was found",
+                                   e->path);
+    }
+  e->samples++;
+}
+
+void
+st_file_report_totals (const StFileReport *r, StFileReportTotals *t)
+{
+  GHashTableIter it;
+  gpointer value;
+
+  memset (t, 0, sizeof *t);
+  g_hash_table_iter_init (&it, r->by_key);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      const StFileEntry *e = value;
+      t->modules++;
+      if (e->problem != ST_FILE_OK)
+        {
+          t->unusable++;
+          t->unusable_samples += e->samples;
+        }
+      else if (e->verification == ST_FILE_VERIFIED_BUILD_ID)
+        t->verified_build_id++;
+      else if (e->verification == ST_FILE_VERIFIED_INODE)
+        t->verified_inode++;
+      else
+        t->unverified++;
+    }
+  t->not_listed = r->not_listed;
+  t->modules += r->not_listed;
+  t->unusable_samples += r->not_listed_samples;
+}
+
+static gint
+by_cost (gconstpointer a, gconstpointer b)
+{
+  const StFileEntry *x = *(StFileEntry *const *) a;
+  const StFileEntry *y = *(StFileEntry *const *) b;
+
+  if (x->samples != y->samples)
+    return x->samples > y->samples ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+static gint
+by_name (gconstpointer a, gconstpointer b)
+{
+  const StFileEntry *x = *(StFileEntry *const *) a;
+  const StFileEntry *y = *(StFileEntry *const *) b;
+
+  return strcmp (x->name, y->name);
+}
+
+static GPtrArray *
+entries (const StFileReport *r, gboolean unusable_only, GCompareFunc order)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, r->by_key);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    if (!unusable_only || ((StFileEntry *) value)->problem != ST_FILE_OK)
+      g_ptr_array_add (list, value);
+  g_ptr_array_sort (list, order);
+  return list;
+}
+
+GPtrArray *
+st_file_report_unusable (const StFileReport *r)
+{
+  return entries (r, TRUE, by_cost);
+}
+
+GPtrArray *
+st_file_report_all (const StFileReport *r)
+{
+  return entries (r, FALSE, by_name);
+}
+
+void
+st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
+{
+  StFileReportTotals t;
+  GPtrArray *bad = st_file_report_unusable (r);
+
+  st_file_report_totals (r, &t);
+  if (verbose)
+    {
+      GPtrArray *all = st_file_report_all (r);
+      fprintf (out, "stacktrace: files: %" PRIu64 " module(s): %" PRIu64
+               " verified by build-id, %" PRIu64 " by inode, %" PRIu64
+               " unverified, %" PRIu64 " unusable\n", t.modules,
+               t.verified_build_id, t.verified_inode, t.unverified,
+               t.unusable);
+      for (guint i = 0; i < all->len; i++)
+        {
+          const StFileEntry *e = all->pdata[i];
+          if (e->problem == ST_FILE_OK)
+            fprintf (out, "stacktrace:   %s: %s (%s, %s)\n", e->name, e->path,
+                     st_file_source_name (e->source),
+                     st_file_verification_name (e->verification));
+          else
+            fprintf (out, "stacktrace:   %s: unusable (%s)\n", e->name,
+                     st_file_problem_name (e->problem));
+        }
+      g_ptr_array_unref (all);
+    }
+  guint shown = 0;
+  uint64_t rest_samples = 0;
+  for (guint i = 0; i < bad->len; i++)
+    {
+      const StFileEntry *e = bad->pdata[i];
+      /* Unsampled files cost nothing: listed with -v only.  */
+      if (shown >= ST_FILE_REPORT_SHOWN || (e->samples == 0 && !verbose))
+        {
+          rest_samples += e->samples;
+          continue;
+        }
+      if (shown++ == 0)
+        fprintf (out, "stacktrace: files that could not be used, by samples "
+                 "lost:\n");
+      fprintf (out, "stacktrace:   %s: %s, %" PRIu64 " sample(s)\n",
+               e->name, st_file_problem_name (e->problem), e->samples);
+      if (e->detail != NULL)
+        fprintf (out, "stacktrace:     %s\n", e->detail);
+      fprintf (out, "stacktrace:     advice: %s\n",
+               st_file_problem_advice (e->problem, e->has_build_id));
+    }
+  if (bad->len > shown && (shown > 0 || rest_samples > 0 || verbose))
+    fprintf (out, "stacktrace: %u more unusable file(s), %" PRIu64
+             " sample(s) lost in them\n", bad->len - shown, rest_samples);
+  g_ptr_array_unref (bad);
+}

@@ -1,0 +1,534 @@
+/* The candidate files of a mapping, in the order file-resolver.h gives,
+   and the identity checks that come before reading one.  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "model/file-resolver.h"
+
+/* One line of a mountinfo: which part (ROOT) of which filesystem
+   (SOURCE) is seen at MOUNT_POINT.  */
+typedef struct
+{
+  char *root;
+  char *mount_point;
+  char *source;
+} Mount;
+
+/* A directory of the recorder seen elsewhere by a process.  */
+typedef struct
+{
+  char *inside;
+  char *host;
+  guint order;
+} Prefix;
+
+struct StFileResolver
+{
+  char *symfs;                /* NULL: none */
+  GPtrArray *buildid_dirs;    /* char*, those that exist */
+  GHashTable *mounts;         /* pid -> GArray of Mount; pid 0: the
+                                 recorder's own table */
+  GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
+  GMutex mounts_lock;         /* tables come in while workers read */
+};
+
+const char *
+st_file_source_name (StFileSource source)
+{
+  switch (source)
+    {
+    case ST_FILE_SOURCE_NONE: return "none";
+    case ST_FILE_SOURCE_SYMFS: return "symfs";
+    case ST_FILE_SOURCE_PROC_ROOT: return "process-root";
+    case ST_FILE_SOURCE_MAP_FILES: return "map-files";
+    case ST_FILE_SOURCE_MOUNTS: return "mount-table";
+    case ST_FILE_SOURCE_BUILDID_DIR: return "build-id-cache";
+    case ST_FILE_SOURCE_RECORDED: return "recorded-path";
+    case ST_FILE_SOURCE_DEBUGINFOD: return "debuginfod";
+    case ST_FILE_SOURCE_VDSO: return "vdso";
+    case ST_FILE_SOURCE_N: break;
+    }
+  return "?";
+}
+
+const char *
+st_file_verification_name (StFileVerification how)
+{
+  switch (how)
+    {
+    case ST_FILE_VERIFIED_BUILD_ID: return "build-id";
+    case ST_FILE_VERIFIED_INODE: return "inode";
+    case ST_FILE_UNVERIFIED: break;
+    }
+  return "unverified";
+}
+
+const char *
+st_file_problem_name (StFileProblem problem)
+{
+  switch (problem)
+    {
+    case ST_FILE_OK: return "ok";
+    case ST_FILE_MISSING: return "missing";
+    case ST_FILE_NOT_REGULAR: return "not a regular file";
+    case ST_FILE_NOT_ELF: return "not ELF";
+    case ST_FILE_NO_UNWIND_DATA: return "no unwind data";
+    case ST_FILE_REPLACED: return "replaced since recorded";
+    case ST_FILE_BUILD_ID_MISMATCH: return "build-id mismatch";
+    case ST_FILE_PROBLEM_N: break;
+    }
+  return "?";
+}
+
+const char *
+st_file_problem_advice (StFileProblem problem, gboolean has_build_id)
+{
+  switch (problem)
+    {
+    case ST_FILE_NO_UNWIND_DATA:
+      return "install its debug info (or set DEBUGINFOD_URLS)";
+    case ST_FILE_NOT_ELF:
+    case ST_FILE_NOT_REGULAR:
+      return "give the real file's root with --symfs DIR";
+    default:
+      break;
+    }
+  if (has_build_id)
+    return "give the files as recorded: --symfs DIR, --buildid-dir DIR "
+           "(an unpacked perf archive) or DEBUGINFOD_URLS";
+  return "give the files as recorded with --symfs DIR (record with "
+         "--buildid-mmap to allow --buildid-dir and debuginfod)";
+}
+
+static void
+mount_clear (gpointer data)
+{
+  Mount *m = data;
+
+  g_free (m->root);
+  g_free (m->mount_point);
+  g_free (m->source);
+}
+
+static void
+prefix_clear (gpointer data)
+{
+  Prefix *p = data;
+
+  g_free (p->inside);
+  g_free (p->host);
+}
+
+static void
+mounts_free (gpointer data)
+{
+  g_array_unref (data);
+}
+
+/* DIR if it is a directory (a copy), else NULL.  */
+static char *
+existing_dir (const char *dir)
+{
+  return dir != NULL && dir[0] != '\0' && g_file_test (dir, G_FILE_TEST_IS_DIR)
+         ? g_strdup (dir) : NULL;
+}
+
+StFileResolver *
+st_file_resolver_new (const char *symfs, const char *buildid_dir)
+{
+  StFileResolver *r = g_new0 (StFileResolver, 1);
+  const char *perf_dir = g_getenv ("PERF_BUILDID_DIR");
+  g_autofree char *home_dir = g_build_filename (g_get_home_dir (), ".debug",
+                                                NULL);
+  char *dir;
+
+  r->symfs = g_strdup (symfs);
+  r->buildid_dirs = g_ptr_array_new_with_free_func (g_free);
+  if ((dir = existing_dir (buildid_dir)) != NULL)
+    g_ptr_array_add (r->buildid_dirs, dir);
+  if ((dir = existing_dir (perf_dir != NULL && perf_dir[0] != '\0'
+                           ? perf_dir : home_dir)) != NULL)
+    g_ptr_array_add (r->buildid_dirs, dir);
+  r->mounts = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                     mounts_free);
+  r->prefixes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                       mounts_free);
+  g_mutex_init (&r->mounts_lock);
+  return r;
+}
+
+void
+st_file_resolver_free (StFileResolver *r)
+{
+  if (r == NULL)
+    return;
+  g_free (r->symfs);
+  g_ptr_array_unref (r->buildid_dirs);
+  g_hash_table_destroy (r->mounts);
+  g_hash_table_destroy (r->prefixes);
+  g_mutex_clear (&r->mounts_lock);
+  g_free (r);
+}
+
+const char *
+st_file_resolver_symfs (const StFileResolver *r)
+{
+  return r->symfs;
+}
+
+/* --- mount tables ------------------------------------------------------ */
+
+/* mountinfo escapes blanks and backslashes as \ooo.  */
+static char *
+unescape (const char *s)
+{
+  GString *out = g_string_new (NULL);
+
+  for (; *s != '\0'; s++)
+    if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0'
+        && s[2] <= '7' && s[3] >= '0' && s[3] <= '7')
+      {
+        g_string_append_c (out, (char) ((s[1] - '0') << 6 | (s[2] - '0') << 3
+                                        | (s[3] - '0')));
+        s += 3;
+      }
+    else
+      g_string_append_c (out, *s);
+  return g_string_free (out, FALSE);
+}
+
+/* One line of /proc/PID/mountinfo ("ID PARENT MAJ:MIN ROOT MOUNTPOINT
+   OPTIONS [TAGS...] - FSTYPE SOURCE SUPEROPTIONS") or of /proc/mounts
+   ("SOURCE MOUNTPOINT FSTYPE OPTIONS 0 0", whose root is taken as /).  */
+static gboolean
+parse_mount_line (const char *line, Mount *m)
+{
+  g_auto (GStrv) f = g_strsplit_set (line, " \t", -1);
+  guint n = g_strv_length (f);
+
+  if (n >= 10 && strchr (f[2], ':') != NULL)
+    {
+      guint dash = 6;
+      while (dash < n && strcmp (f[dash], "-") != 0)
+        dash++;
+      if (dash + 2 >= n)
+        return FALSE;
+      m->root = unescape (f[3]);
+      m->mount_point = unescape (f[4]);
+      m->source = unescape (f[dash + 2]);
+      return m->root[0] == '/' && m->mount_point[0] == '/';
+    }
+  if (n >= 4 && f[1][0] == '/')
+    {
+      m->root = g_strdup ("/");
+      m->mount_point = unescape (f[1]);
+      m->source = unescape (f[0]);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+void
+st_file_resolver_add_mountinfo (StFileResolver *r, int32_t pid,
+                                const char *text, size_t len)
+{
+  g_autofree char *copy = g_strndup (text, len);
+  g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
+  GArray *mounts = g_array_new (FALSE, TRUE, sizeof (Mount));
+
+  g_array_set_clear_func (mounts, mount_clear);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      Mount m = { 0 };
+      if (parse_mount_line (lines[i], &m))
+        g_array_append_val (mounts, m);
+      else
+        mount_clear (&m);
+    }
+  g_mutex_lock (&r->mounts_lock);
+  if (g_hash_table_size (r->mounts) >= ST_FILE_RESOLVER_MAX_TABLES
+      && !g_hash_table_contains (r->mounts, GINT_TO_POINTER (pid)))
+    g_array_unref (mounts);     /* bounded: later processes go without */
+  else
+    g_hash_table_replace (r->mounts, GINT_TO_POINTER (pid), mounts);
+  g_mutex_unlock (&r->mounts_lock);
+}
+
+static gint
+by_order (gconstpointer a, gconstpointer b)
+{
+  const Prefix *x = a, *y = b;
+
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void
+st_file_resolver_add_prefix (StFileResolver *r, int32_t pid,
+                             const char *inside, const char *host,
+                             guint order)
+{
+  if (inside[0] != '/' || host[0] != '/')
+    return;
+  g_mutex_lock (&r->mounts_lock);
+  GArray *list = g_hash_table_lookup (r->prefixes, GINT_TO_POINTER (pid));
+  if (list == NULL
+      && g_hash_table_size (r->prefixes) < ST_FILE_RESOLVER_MAX_TABLES)
+    {
+      list = g_array_new (FALSE, TRUE, sizeof (Prefix));
+      g_array_set_clear_func (list, prefix_clear);
+      g_hash_table_insert (r->prefixes, GINT_TO_POINTER (pid), list);
+    }
+  if (list != NULL && list->len < ST_FILE_RESOLVER_MAX_PREFIXES)
+    {
+      Prefix p = { g_strdup (inside), g_strdup (host), order };
+      g_array_append_val (list, p);
+      g_array_sort (list, by_order);
+    }
+  g_mutex_unlock (&r->mounts_lock);
+}
+
+/* Whether PATH lies under directory DIR; *REST is what follows (starting
+   with '/' or empty).  */
+static gboolean
+under (const char *path, const char *dir, const char **rest)
+{
+  size_t n = strlen (dir);
+
+  if (n == 1 && dir[0] == '/')
+    {
+      *rest = path;
+      return TRUE;
+    }
+  if (strncmp (path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+    return FALSE;
+  *rest = path + n;
+  return TRUE;
+}
+
+/* The mount of MOUNTS that holds PATH (the deepest, the last one mounted
+   there), or NULL; *REST: PATH below its mount point.  */
+static const Mount *
+holding_mount (GArray *mounts, const char *path, const char **rest)
+{
+  const Mount *best = NULL;
+  size_t best_len = 0;
+
+  for (guint i = 0; i < mounts->len; i++)
+    {
+      const Mount *m = &g_array_index (mounts, Mount, i);
+      const char *r;
+      size_t len = strlen (m->mount_point);
+      if (under (path, m->mount_point, &r) && (best == NULL || len >= best_len))
+        {
+          best = m;
+          best_len = len;
+          *rest = r;
+        }
+    }
+  return best;
+}
+
+/* PATH as the recorder saw it: the process's mount that holds PATH
+   shows ROOT of filesystem SOURCE; where the recorder's table mounts
+   SOURCE with a root above it.  NULL when the tables do not tell.  */
+static char *
+translate_locked (const StFileResolver *r, int32_t pid, const char *path)
+{
+  GArray *own = g_hash_table_lookup (r->mounts, GINT_TO_POINTER (pid));
+  GArray *host = g_hash_table_lookup (r->mounts, GINT_TO_POINTER (0));
+  const char *rest;
+
+  if (own == NULL || host == NULL || pid == 0)
+    return NULL;
+  const Mount *m = holding_mount (own, path, &rest);
+  if (m == NULL)
+    return NULL;
+  g_autofree char *in_fs = g_build_filename (m->root, rest, NULL);
+  for (guint i = host->len; i-- > 0;)
+    {
+      const Mount *h = &g_array_index (host, Mount, i);
+      const char *below;
+      if (strcmp (h->source, m->source) == 0
+          && under (in_fs, h->root, &below))
+        {
+          char *host_path = g_build_filename (h->mount_point, below, NULL);
+          if (strcmp (host_path, path) != 0)
+            return host_path;
+          g_free (host_path);
+          return NULL;
+        }
+    }
+  return NULL;
+}
+
+static void
+add (GArray *list, StFileSource source, char *path, int fd)
+{
+  StFileCandidate c = { source, path, fd };
+
+  g_array_append_val (list, c);
+}
+
+/* Adds the candidates of PATH in the mount namespace of process PID:
+   through its mount table, then its prefixes (overlay layers, Flatpak).  */
+static void
+add_translated (const StFileResolver *r, GArray *list, int32_t pid,
+                const char *path)
+{
+  GMutex *lock = &((StFileResolver *) r)->mounts_lock;
+
+  if (pid <= 0)
+    return;
+  g_mutex_lock (lock);
+  char *host_path = translate_locked (r, pid, path);
+  if (host_path != NULL)
+    add (list, ST_FILE_SOURCE_MOUNTS, host_path, -1);
+  GArray *prefixes = g_hash_table_lookup (r->prefixes, GINT_TO_POINTER (pid));
+  for (guint i = 0; prefixes != NULL && i < prefixes->len; i++)
+    {
+      const Prefix *p = &g_array_index (prefixes, Prefix, i);
+      const char *rest;
+      if (under (path, p->inside, &rest))
+        add (list, ST_FILE_SOURCE_MOUNTS,
+             g_build_filename (p->host, rest, NULL), -1);
+    }
+  g_mutex_unlock (lock);
+}
+
+/* --- candidates -------------------------------------------------------- */
+
+void
+st_file_pins_open (StFilePins *pins, const StMap *map)
+{
+  char path[96];
+
+  *pins = ST_FILE_PINS_NONE;
+  if (map->pid <= 0 || map->filename[0] != '/')
+    return;
+  g_snprintf (path, sizeof path, "/proc/%d/map_files/%" G_GINT64_MODIFIER
+              "x-%" G_GINT64_MODIFIER "x", (int) map->pid, map->start,
+              map->end);
+  /* O_NONBLOCK: a FIFO must not hang us.  */
+  pins->map_fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (pins->map_fd < 0 && errno == ENOENT)
+    {
+      /* No such mapping: is there a process at all?  */
+      g_snprintf (path, sizeof path, "/proc/%d", (int) map->pid);
+      if (access (path, F_OK) != 0)
+        return;
+    }
+  g_autofree char *in_root = g_strdup_printf ("/proc/%d/root%s",
+                                              (int) map->pid, map->filename);
+  if (g_str_has_suffix (in_root, " (deleted)"))
+    in_root[strlen (in_root) - strlen (" (deleted)")] = '\0';
+  pins->root_fd = open (in_root, O_RDONLY | O_CLOEXEC | O_NONBLOCK
+                                 | O_NOCTTY);
+}
+
+void
+st_file_pins_close (StFilePins *pins)
+{
+  if (pins->root_fd >= 0)
+    close (pins->root_fd);
+  if (pins->map_fd >= 0)
+    close (pins->map_fd);
+  *pins = ST_FILE_PINS_NONE;
+}
+
+/* perf's build-id cache under DIR: .build-id/NN/REST is a link to the
+   file's directory (holding "elf") or, in older perf, to the file.  */
+static char *
+buildid_cache_path (const char *dir, const char *hex)
+{
+  char nn[3] = { hex[0], hex[1], '\0' };
+  char *path = g_build_filename (dir, ".build-id", nn, hex + 2, NULL);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      char *elf = g_build_filename (path, "elf", NULL);
+      g_free (path);
+      path = elf;
+    }
+  return path;
+}
+
+GArray *
+st_file_resolver_candidates (const StFileResolver *r, const StMap *map,
+                             const char *path, const StFilePins *pins)
+{
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (StFileCandidate));
+
+  if (r->symfs != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      add (list, ST_FILE_SOURCE_SYMFS,
+           g_build_filename (r->symfs, path, NULL), -1);
+      add (list, ST_FILE_SOURCE_SYMFS,
+           g_build_filename (r->symfs, base, NULL), -1);
+    }
+  if (pins != NULL && pins->root_fd >= 0)
+    add (list, ST_FILE_SOURCE_PROC_ROOT,
+         g_strdup_printf ("/proc/%d/root%s", (int) map->pid, path),
+         pins->root_fd);
+  if (pins != NULL && pins->map_fd >= 0)
+    add (list, ST_FILE_SOURCE_MAP_FILES,
+         g_strdup_printf ("/proc/%d/map_files/%" G_GINT64_MODIFIER "x-%"
+                          G_GINT64_MODIFIER "x", (int) map->pid, map->start,
+                          map->end), pins->map_fd);
+  add_translated (r, list, map->pid, path);
+  if (map->build_id_len > 0)
+    {
+      g_autofree char *hex = st_build_id_hex (map->build_id,
+                                              map->build_id_len);
+      for (guint i = 0; i < r->buildid_dirs->len; i++)
+        add (list, ST_FILE_SOURCE_BUILDID_DIR,
+             buildid_cache_path (r->buildid_dirs->pdata[i], hex), -1);
+    }
+  add (list, ST_FILE_SOURCE_RECORDED, g_strdup (path), -1);
+  return list;
+}
+
+void
+st_file_candidates_free (GArray *candidates)
+{
+  for (guint i = 0; i < candidates->len; i++)
+    g_free (g_array_index (candidates, StFileCandidate, i).path);
+  g_array_unref (candidates);
+}
+
+/* --- verification ------------------------------------------------------ */
+
+StFileProblem
+st_file_check_inode (const StMap *map, StFileSource source,
+                     const struct stat *st, StFileVerification *how)
+{
+  *how = ST_FILE_UNVERIFIED;
+  /* Only files of this machine as the process saw them; under --symfs
+     or in a cache, device numbers mean nothing.  */
+  if (source != ST_FILE_SOURCE_PROC_ROOT && source != ST_FILE_SOURCE_MAP_FILES
+      && source != ST_FILE_SOURCE_RECORDED)
+    return ST_FILE_OK;
+  if (map->inode == 0 || (map->dev_major == 0 && map->dev_minor == 0)
+      || major (st->st_dev) != map->dev_major
+      || minor (st->st_dev) != map->dev_minor)
+    return ST_FILE_OK;
+  if ((uint64_t) st->st_ino != map->inode)
+    return ST_FILE_REPLACED;
+  *how = ST_FILE_VERIFIED_INODE;
+  return ST_FILE_OK;
+}
+
+char *
+st_build_id_hex (const uint8_t *id, guint len)
+{
+  GString *s = g_string_sized_new (2 * len);
+
+  for (guint i = 0; i < len; i++)
+    g_string_append_printf (s, "%02x", id[i]);
+  return g_string_free (s, FALSE);
+}
