@@ -57,6 +57,8 @@ struct StModule
   const uint8_t *data;     /* the whole file (libelf's mapping, or the
                               [vdso] image) */
   size_t size;
+  struct StMappingGuard *guard;  /* DATA, against a file that shrinks
+                                    (mapping-guard.h); NULL: none */
   int machine;             /* ELF e_machine */
   int elf_class;           /* ELFCLASS32/64 */
   uint8_t build_id[ST_BUILD_ID_MAX];

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mapping-guard.h"
 #include "model/module-file.h"
 
 /* Reads the program headers and build-id of M->elf.  */
@@ -61,6 +62,8 @@ inspect_elf (StModule *m)
 static void
 forget_elf (StModule *m)
 {
+  st_mapping_guard_remove (m->guard);
+  m->guard = NULL;
   if (m->elf != NULL)
     elf_end (m->elf);
   m->elf = NULL;
@@ -113,6 +116,11 @@ try_open (StModule *m, const StMap *map, const char *path)
   m->elf = elf;
   m->data = (const uint8_t *) data;
   m->size = size;
+  /* Truncated in place while we read it: a SIGBUS the guard turns into
+     zeros and a mark (the module's samples then stop at it).  */
+  st_mapping_guard_install ();
+  st_mapping_guard_remove (m->guard);
+  m->guard = st_mapping_guard_add (data, size);
   m->n_loads = 0;
   m->loads = NULL;
   m->build_id_len = 0;
