@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "mapping-guard.h"
 #include "model/module-cache.h"
 #include "model/module-file.h"
 #include "model/worker-pool.h"
@@ -91,6 +92,8 @@ module_free (gpointer data)
 
   if (m->tables_free != NULL)
     m->tables_free (m->tables);
+  /* Before the mapping goes: a stale guard would claim its addresses.  */
+  st_mapping_guard_remove (m->guard);
   if (m->elf != NULL)
     elf_end (m->elf);
   g_ref_string_release ((char *) m->name);
