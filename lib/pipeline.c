@@ -84,6 +84,9 @@ struct StPipeline
   Unwound *unwound_free[5];   /* recycled results, by size class */
 
   gboolean stopped;           /* the check function asked to stop */
+  uint64_t past_intact;       /* events read before the input file shrank,
+                                 from the part it lost: left out */
+  uint64_t past_intact_from;  /* the lowest offset of them */
 
   /* JIT-style priming.  */
   gboolean priming;           /* modules prepared by workers */
@@ -661,6 +664,17 @@ emit_event (const StEvent *ev, void *result, void *user)
   StPipeline *p = user;
   Unwound *u = result;
 
+  /* Held in place in a mapped input that shrank since: its bytes read
+     as zeros now (see mapping-guard.h).  */
+  if (G_UNLIKELY (ev->offset + ev->raw_len
+                  > st_reader_intact_end (p->reader)))
+    {
+      if (p->past_intact++ == 0 || ev->offset < p->past_intact_from)
+        p->past_intact_from = ev->offset;
+      if (u != NULL)
+        unwound_free (p, u);
+      return;
+    }
   if (u != NULL)
     {
       emit_unwound (p, ev, u);
@@ -835,6 +849,18 @@ st_pipeline_run (StPipeline *p, GError **error)
   if (p->priming)
     priming_progress (p);
   release_held (p);
+  if (p->past_intact > 0)
+    {
+      g_autofree char *msg = g_strdup_printf (
+        "offset %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " frame(s) or "
+        "record(s) read before the input file shrank lie past its new end "
+        "at %" G_GUINT64_FORMAT ": left out", p->past_intact_from,
+        p->past_intact, st_reader_intact_end (p->reader));
+      StDamage d = { ST_DAMAGE_TRUNCATED, p->past_intact_from,
+                     st_reader_intact_end (p->reader) - p->past_intact_from,
+                     msg };
+      on_damage (&d, p);
+    }
   /* The final values, unless the last set already has them.  */
   if (p->options.counters && p->writer != NULL
       && p->options.mode == ST_MODE_NAIVE && p->emitted.samples > 0)

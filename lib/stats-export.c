@@ -236,6 +236,30 @@ put_files (Emitter *e, const StFileReport *files)
   g_ptr_array_unref (bad);
 }
 
+/* Damaged spots of the input by what was done about them (the kinds of
+   the summary line), their bytes, and where the first was.  */
+static void
+put_damage (Emitter *e, const StStats *stats)
+{
+  static const char *const keys[ST_DAMAGE_N] = {
+    [ST_DAMAGE_PASSED] = "passed",
+    [ST_DAMAGE_DROPPED] = "dropped",
+    [ST_DAMAGE_SKIPPED] = "skipped",
+    [ST_DAMAGE_TRUNCATED] = "cut_off",
+  };
+
+  begin (e, "damage", 0, FALSE);
+  put_u64 (e, "total", st_stats_damaged (stats));
+  put_u64 (e, "first_offset", st_stats_first_damage (stats));
+  for (int i = 0; i < ST_DAMAGE_N; i++)
+    {
+      g_autofree char *bytes = g_strconcat (keys[i], "_bytes", NULL);
+      put_u64 (e, keys[i], st_stats_damage_count (stats, i));
+      put_u64 (e, bytes, st_stats_damage_bytes (stats, i));
+    }
+  end (e, FALSE);
+}
+
 static void
 put_time (Emitter *e, int64_t wall_time_ms)
 {
@@ -298,6 +322,7 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
       put_u64 (&e, name, t->by_cause[i]);
     }
   end (&e, FALSE);
+  put_damage (&e, stats);
   begin (&e, "debuginfod", 0, FALSE);
   put_u64 (&e, "queries", run->debuginfod.queries);
   put_u64 (&e, "found", run->debuginfod.found);

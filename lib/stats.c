@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "glib-compat.h"
+#include "report/printable.h"
 #include "stats.h"
 
 struct StStats
@@ -206,6 +207,18 @@ st_stats_damaged (const StStats *s)
 }
 
 uint64_t
+st_stats_damage_count (const StStats *s, StDamageAction action)
+{
+  return action < ST_DAMAGE_N ? s->damage[action] : 0;
+}
+
+uint64_t
+st_stats_damage_bytes (const StStats *s, StDamageAction action)
+{
+  return action < ST_DAMAGE_N ? s->damage_bytes[action] : 0;
+}
+
+uint64_t
 st_stats_first_damage (const StStats *s)
 {
   return s->first_damage;
@@ -383,8 +396,10 @@ st_stats_print (const StStats *s, FILE *out, gboolean verbose)
       for (guint i = 0; i < list->len; i++)
         {
           const StProcessStats *p = list->pdata[i];
+          /* The name is the recorded program's choice.  */
+          g_autofree char *comm = st_printable (p->comm ? p->comm : "?");
           g_autofree char *label = g_strdup_printf ("pid %d (%s)", p->pid,
-                                                    p->comm ? p->comm : "?");
+                                                    comm);
           print_counters (out, label, &p->counters);
         }
       g_ptr_array_unref (list);

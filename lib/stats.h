@@ -84,6 +84,9 @@ void st_stats_damage (StStats *s, const StDamage *damage);
 /* Damaged spots counted, and the offset of the first in the input.  */
 uint64_t st_stats_damaged (const StStats *s);
 uint64_t st_stats_first_damage (const StStats *s);
+/* Damaged spots that were ACTION, and their bytes.  */
+uint64_t st_stats_damage_count (const StStats *s, StDamageAction action);
+uint64_t st_stats_damage_bytes (const StStats *s, StDamageAction action);
 
 const StUnwindCounters *st_stats_total (const StStats *s);
 

@@ -2,13 +2,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "live.h"
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal;     /* the first stop request */
+static volatile sig_atomic_t stop_requests;   /* how many so far */
+static volatile sig_atomic_t drain_input;     /* see st_live_set_drain */
 static volatile sig_atomic_t summary_requested;
 
 struct StLive
@@ -22,12 +25,45 @@ struct StLive
   int64_t start_us;          /* monotonic */
   int64_t last_write_us;
   gboolean write_failed;     /* warned once */
+  int64_t drain_start_us;    /* when draining began; 0: not draining */
+  uint64_t drain_offset;     /* the input offset then */
+  gboolean grace_expired;
 };
 
+/* The stop signals this process handles: an inherited SIG_IGN (e.g. a
+   background job of a non-interactive shell) is kept.  */
+static gboolean handles_signal[NSIG];
+
+static void
+restore_default (int sig)
+{
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  sigemptyset (&sa.sa_mask);
+  sigaction (sig, &sa, NULL);
+}
+
+/* The first request stops (or, draining, starts the grace period); the
+   next one stops at once (draining) or kills: the handlers go back to
+   the default just before the request that is to kill.  Only
+   async-signal-safe calls here.  */
 static void
 on_stop (int sig)
 {
-  stop_signal = sig;
+  int kill_at = drain_input ? 3 : 2;
+
+  if (stop_signal == 0)
+    stop_signal = sig;
+  stop_requests++;
+  if (stop_requests >= kill_at - 1)
+    {
+      if (handles_signal[SIGINT])
+        restore_default (SIGINT);
+      if (handles_signal[SIGTERM])
+        restore_default (SIGTERM);
+    }
 }
 
 static void
@@ -44,11 +80,17 @@ st_live_install_signals (void)
   memset (&sa, 0, sizeof sa);
   sigemptyset (&sa.sa_mask);
   sa.sa_handler = on_stop;
-  /* The first request stops cleanly; should that hang (e.g. a reader
-     that never reads), the second one kills.  */
-  sa.sa_flags = SA_RESETHAND;
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
+  /* No SA_RESTART: a blocked read or open returns, and the request is
+     seen.  */
+  sa.sa_flags = 0;
+  for (int sig = SIGINT; sig != 0; sig = sig == SIGINT ? SIGTERM : 0)
+    {
+      struct sigaction old;
+      if (sigaction (sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        continue;
+      handles_signal[sig] = TRUE;
+      sigaction (sig, &sa, NULL);
+    }
   sa.sa_handler = on_summary;
   sa.sa_flags = 0;
   sigaction (SIGUSR1, &sa, NULL);
@@ -58,6 +100,55 @@ int
 st_live_stop_signal (void)
 {
   return stop_signal;
+}
+
+void
+st_live_set_drain (StLive *l, gboolean drain)
+{
+  (void) l;
+  drain_input = drain;
+  /* A request that came before this is a stop in either case.  */
+}
+
+gboolean
+st_live_drained (const StLive *l, uint64_t *from_offset)
+{
+  if (l->drain_start_us == 0)
+    return FALSE;
+  *from_offset = l->drain_offset;
+  return TRUE;
+}
+
+gboolean
+st_live_grace_expired (const StLive *l)
+{
+  return l->grace_expired;
+}
+
+/* Whether the run goes on after a stop request: only while draining,
+   within the grace period, and until a second request.  */
+static gboolean
+keep_running_after_stop (StLive *l)
+{
+  int64_t now = g_get_monotonic_time ();
+
+  if (!drain_input || stop_requests >= 2 || l->grace_expired)
+    return FALSE;
+  if (l->drain_start_us == 0)
+    {
+      l->drain_start_us = now;
+      l->drain_offset = l->reader != NULL ? st_reader_offset (l->reader) : 0;
+      fprintf (stderr, "stacktrace: SIG%s at input offset %" G_GUINT64_FORMAT
+               ": reading the input to its end (at most %d s; send it again "
+               "to stop now)\n", sigabbrev_np (stop_signal), l->drain_offset,
+               ST_LIVE_GRACE_MS / 1000);
+    }
+  if (now - l->drain_start_us >= (int64_t) ST_LIVE_GRACE_MS * 1000)
+    {
+      l->grace_expired = TRUE;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static const StStats *
@@ -152,7 +243,7 @@ st_live_check (void *user)
       && g_get_monotonic_time () - l->last_write_us
          >= ST_LIVE_STATS_PERIOD_MS * 1000)
     write_snapshot (l, "running");
-  return stop_signal == 0;
+  return stop_signal == 0 || keep_running_after_stop (l);
 }
 
 void

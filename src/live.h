@@ -16,6 +16,9 @@
    the stats file may get.  */
 #define ST_LIVE_CHECK_MS 100
 #define ST_LIVE_STATS_PERIOD_MS 900
+/* After a stop request, how long a pipe, FIFO or socket input is still
+   read while it has not ended (see st_live_set_drain).  */
+#define ST_LIVE_GRACE_MS 10000
 
 typedef struct StLive StLive;
 
@@ -26,8 +29,19 @@ void st_live_free (StLive *live);
 
 /* SIGINT and SIGTERM ask to stop after the current frame (a second one
    kills, as usual); SIGUSR1 asks for the summary.  Installed without
-   SA_RESTART, so a blocked read returns and the request is seen.  */
+   SA_RESTART, so a blocked read or open returns and the request is seen.
+   A stop signal inherited as ignored (SIG_IGN) stays ignored.  */
 void st_live_install_signals (void);
+
+/* DRAIN: the input is a pipe, FIFO or socket whose writer got the same
+   Ctrl-C and may still be flushing: the first stop request then lets the
+   input be read to its end, for at most ST_LIVE_GRACE_MS; a second one
+   stops at once, a third kills.  */
+void st_live_set_drain (StLive *live, gboolean drain);
+/* Whether a stop request was turned into reading to the end, and the
+   input offset when it came; whether the grace period ran out.  */
+gboolean st_live_drained (const StLive *live, uint64_t *from_offset);
+gboolean st_live_grace_expired (const StLive *live);
 
 /* What the snapshots and summaries describe from now on (before, they
    show zeros).  */
@@ -35,7 +49,7 @@ void st_live_attach (StLive *live, StPipeline *pipeline, StReader *reader);
 
 /* The check function (StPipelineOptions.check, StInputWaitFunc): prints
    a requested summary, refreshes the stats file when due, and returns
-   FALSE once SIGINT or SIGTERM arrived.  */
+   FALSE once SIGINT or SIGTERM asks to stop now.  */
 gboolean st_live_check (void *live);
 
 /* The signal that asked to stop, or 0.  */

@@ -149,7 +149,9 @@ static const char description[] =
   "Running live (e.g. spawned by a recorder with --input-fd/--output-fd):\n"
   "  the output is flushed whenever the input stalls; SIGINT or SIGTERM\n"
   "  stops after the current frame (flush, summary, exit status 0; a\n"
-  "  second one kills); SIGUSR1 prints the statistics so far; a reader\n"
+  "  second one kills); with a pipe, FIFO or socket input the first one\n"
+  "  reads the input to its end first (at most 10 s; a second stops at\n"
+  "  once); SIGUSR1 prints the statistics so far; a reader\n"
   "  closing the output ends the run with one message (exit status 1).\n"
   "  A capture output carries counters (category \"Unwinding\") once per\n"
   "  second of sample time.\n"
@@ -187,8 +189,9 @@ static const char description[] =
   "Damaged frames or records are reported (with their byte offset), left\n"
   "out or passed on unchanged, and the rest of the input is still read.\n"
   "Exit status: 0 success (also when stopped by SIGINT/SIGTERM), 1 input/\n"
-  "output error (also a closed output) or damaged input (every valid\n"
-  "frame was still written), 2 usage error.\n"
+  "output error (also a closed output, or an output that is the input\n"
+  "file: refused) or damaged input (every valid frame was still\n"
+  "written), 2 usage error.\n"
   "See README.stacktrace and stacktrace(1).";
 
 gboolean
@@ -199,7 +202,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   g_autofree char *engine = NULL;
   g_autofree char *priming = NULL, *priming_cap = NULL;
   gboolean version = FALSE;
-  int input_fd = -1, output_fd = -1;
+  /* G_MININT: not given (-1 is a value to refuse, not a default).  */
+  int input_fd = G_MININT, output_fd = G_MININT;
   GOptionEntry entries[] = {
     { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opts->input,
       "Read from PATH (file or FIFO; default: standard input)", "PATH" },
@@ -297,6 +301,21 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
                                       &opts->priming_cap, error)))
     return FALSE;
   opts->priming_auto = priming == NULL;
+  if ((input_fd != G_MININT && input_fd < 0)
+      || (output_fd != G_MININT && output_fd < 0))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--%s needs a file descriptor >= 0 (got %d)",
+                   input_fd != G_MININT && input_fd < 0 ? "input-fd"
+                                                        : "output-fd",
+                   input_fd != G_MININT && input_fd < 0 ? input_fd
+                                                        : output_fd);
+      return FALSE;
+    }
+  if (input_fd == G_MININT)
+    input_fd = -1;
+  if (output_fd == G_MININT)
+    output_fd = -1;
   if ((opts->input && input_fd >= 0) || (opts->output && output_fd >= 0))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,38 @@
 #include "options.h"
 #include "pipeline.h"
 
+/* open(), again after a signal that did not ask to stop (SIGUSR1).
+   Opening a FIFO blocks until the other end is opened too; SIGINT or
+   SIGTERM then ends the wait (the handlers have no SA_RESTART) and the
+   caller sees EINTR.  */
+static int
+open_interruptibly (const char *path, int flags)
+{
+  int fd;
+
+  while ((fd = open (path, flags, 0644)) < 0 && errno == EINTR
+         && st_live_stop_signal () == 0)
+    ;
+  return fd;
+}
+
+/* Prints why PATH (WHAT: input or output) could not be opened; TRUE when
+   it was a stop asked for by a signal (exit status 0).  */
+static gboolean
+report_open_failure (const char *what, const char *path)
+{
+  if (errno == EINTR && st_live_stop_signal () != 0)
+    {
+      fprintf (stderr, "stacktrace: stopped by SIG%s while waiting to open "
+               "the %s %s\n", sigabbrev_np (st_live_stop_signal ()), what,
+               path);
+      return TRUE;
+    }
+  fprintf (stderr, "stacktrace: cannot open %s %s: %s\n", what, path,
+           strerror (errno));
+  return FALSE;
+}
+
 static int
 open_input (const StOptions *o)
 {
@@ -28,11 +61,7 @@ open_input (const StOptions *o)
     return o->input_fd;
   if (o->input == NULL || strcmp (o->input, "-") == 0)
     return STDIN_FILENO;
-  int fd = open (o->input, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    fprintf (stderr, "stacktrace: cannot open input %s: %s\n", o->input,
-             strerror (errno));
-  return fd;
+  return open_interruptibly (o->input, O_RDONLY | O_CLOEXEC);
 }
 
 static int
@@ -42,11 +71,48 @@ open_output (const StOptions *o)
     return o->output_fd;
   if (o->output == NULL || strcmp (o->output, "-") == 0)
     return STDOUT_FILENO;
-  int fd = open (o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    fprintf (stderr, "stacktrace: cannot open output %s: %s\n", o->output,
-             strerror (errno));
-  return fd;
+  return open_interruptibly (o->output,
+                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
+}
+
+static gboolean
+same_file (const struct stat *a, const struct stat *b)
+{
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Writing over the input destroys the recording (and, with the input
+   mapped, the read of a file truncated under it ends in SIGBUS): refused
+   before the output is opened with O_TRUNC.  stat() follows symbolic
+   links and /proc/self/fd/N, and a hard link has the same inode.  Only
+   a regular file is compared: a FIFO or a socket holds no recording.  */
+static gboolean
+output_is_input (const StOptions *o, int in_fd)
+{
+  struct stat in_st, out_st;
+  const char *name;
+
+  if (fstat (in_fd, &in_st) != 0 || !S_ISREG (in_st.st_mode))
+    return FALSE;
+  if (o->output_fd >= 0 || o->output == NULL || strcmp (o->output, "-") == 0)
+    {
+      int out_fd = o->output_fd >= 0 ? o->output_fd : STDOUT_FILENO;
+      if (fstat (out_fd, &out_st) != 0)
+        return FALSE;
+      name = o->output_fd >= 0 ? "the output descriptor" : "standard output";
+    }
+  else
+    {
+      if (stat (o->output, &out_st) != 0)
+        return FALSE;   /* does not exist yet: cannot be the input */
+      name = o->output;
+    }
+  if (!same_file (&in_st, &out_st))
+    return FALSE;
+  fprintf (stderr, "stacktrace: refusing to write the output to %s: it is "
+           "the input file (device %ju, inode %ju); nothing was written\n",
+           name, (uintmax_t) in_st.st_dev, (uintmax_t) in_st.st_ino);
+  return TRUE;
 }
 
 /* Without --priming: sync for a regular file (batch: nothing to gain
@@ -60,6 +126,18 @@ default_priming (int in_fd)
   if (fstat (in_fd, &st) == 0 && S_ISREG (st.st_mode))
     return ST_PRIMING_SYNC;
   return ST_PRIMING_DEFER;
+}
+
+/* Whether a stop should let the writer finish first: the input comes
+   from a process (a pipe, a FIFO, a socket) that may still be flushing
+   what it recorded when the same Ctrl-C reached it too.  */
+static gboolean
+input_can_drain (int in_fd)
+{
+  struct stat st;
+
+  return fstat (in_fd, &st) == 0
+         && (S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode));
 }
 
 /* With -v: what the run cost, to watch the bounds on memory and
@@ -118,7 +196,12 @@ main (int argc, char **argv)
   int out_fd = -1;
 
   if (in_fd < 0)
-    goto out;
+    {
+      if (report_open_failure ("input", opts.input))
+        status = 0, state = "stopped";
+      goto out;
+    }
+  st_live_set_drain (live, input_can_drain (in_fd));
   reader = st_reader_new_full (in_fd, opts.format, ST_LIVE_CHECK_MS,
                                st_live_check, live, &error);
   if (reader == NULL)
@@ -143,8 +226,14 @@ main (int argc, char **argv)
                    "a terminal; use -o PATH\n");
           goto out;
         }
-      if ((out_fd = open_output (&opts)) < 0)
+      if (output_is_input (&opts, in_fd))
         goto out;
+      if ((out_fd = open_output (&opts)) < 0)
+        {
+          if (report_open_failure ("output", opts.output))
+            status = 0, state = "stopped";
+          goto out;
+        }
       writer = st_writer_new (out_fd, opts.output_format, reader,
                               opts.mode == ST_MODE_NAIVE, &error);
       if (writer == NULL)
@@ -199,10 +288,19 @@ main (int argc, char **argv)
                st_stats_first_damage (stats));
       ok = FALSE;
     }
+  uint64_t drain_from = 0;
+  gboolean drained = st_live_drained (live, &drain_from);
   if (st_pipeline_stopped (pipeline) && st_live_stop_signal () != 0)
     fprintf (stderr, "stacktrace: stopped by SIG%s at input offset %"
+             G_GUINT64_FORMAT "%s\n", sigabbrev_np (st_live_stop_signal ()),
+             st_reader_offset (reader),
+             st_live_grace_expired (live) ? " (the grace period ran out "
+             "before the input ended)" : "");
+  else if (drained)
+    fprintf (stderr, "stacktrace: stopped by SIG%s at input offset %"
+             G_GUINT64_FORMAT ", after reading the input to its end at %"
              G_GUINT64_FORMAT "\n", sigabbrev_np (st_live_stop_signal ()),
-             st_reader_offset (reader));
+             drain_from, st_reader_offset (reader));
   if (!opts.quiet)
     st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
   if (opts.verbose)
@@ -216,8 +314,9 @@ main (int argc, char **argv)
     }
   chains = NULL;
   status = ok ? 0 : 1;
-  state = !ok ? "failed" : st_pipeline_stopped (pipeline) ? "stopped"
-                                                          : "finished";
+  state = !ok ? "failed"
+          : st_pipeline_stopped (pipeline) || drained ? "stopped"
+          : "finished";
 
 out:
   st_live_finish (live, state);

@@ -18,6 +18,7 @@
 
 #include "format/domain.h"
 #include "format/input.h"
+#include "mapping-guard.h"
 
 #define ST_INPUT_CHUNK (1u << 20)
 
@@ -41,6 +42,8 @@ struct StInput
   gboolean mapped;          /* reading from MAP (not the buffer) */
   uint64_t released;        /* offsets below are given back */
   uint64_t populated;       /* page tables filled up to here */
+  StMappingGuard *guard;    /* MAP, against a file that shrinks */
+  uint64_t intact;          /* MAP is valid below this offset */
 };
 
 /* Given back in steps of this much (MADV_DONTNEED).  */
@@ -70,15 +73,32 @@ try_map (StInput *in)
   if (map == MAP_FAILED)
     return;
   madvise (map, (size_t) st.st_size, MADV_SEQUENTIAL);
+  st_mapping_guard_install ();
+  in->guard = st_mapping_guard_add (map, (size_t) st.st_size);
   in->map = map;
   in->map_len = (size_t) st.st_size;
+  in->intact = in->map_len;
   in->mapped = TRUE;
   in->offset = (uint64_t) pos;
   in->released = (uint64_t) pos & ~(uint64_t) 4095;
   in->populated = in->released;
 }
 
-/* Fills the page tables ahead of OFFSET + N.  */
+/* The file shrank (another process truncated it): what is mapped past
+   its new end reads as zeros now (see mapping-guard.h), so the mapping
+   is only trusted below the lowest of that end and the first fault.  */
+static void
+notice_shrinking (StInput *in, uint64_t fault)
+{
+  struct stat st;
+
+  if (fstat (in->fd, &st) == 0 && (uint64_t) st.st_size < in->intact)
+    in->intact = (uint64_t) st.st_size;
+  in->intact = MIN (in->intact, fault);
+}
+
+/* Fills the page tables ahead of OFFSET + N.  A range the kernel cannot
+   fill (EFAULT: past the file's end) means the file shrank.  */
 static void
 populate (StInput *in, uint64_t upto)
 {
@@ -86,9 +106,30 @@ populate (StInput *in, uint64_t upto)
     {
       size_t len = MIN ((size_t) ST_INPUT_POPULATE_STEP,
                         in->map_len - in->populated);
-      madvise (in->map + in->populated, len, MADV_POPULATE_READ);
+      if (madvise (in->map + in->populated, len, MADV_POPULATE_READ) != 0
+          && errno == EFAULT)
+        notice_shrinking (in, in->map_len);
       in->populated += len;
     }
+}
+
+/* FALSE with ERROR when the N bytes at the current offset are no longer
+   in the (shrunk) file.  */
+static gboolean
+check_intact (StInput *in, size_t n, GError **error)
+{
+  uint64_t fault;
+
+  if (st_mapping_guard_faulted (in->guard, &fault))
+    notice_shrinking (in, fault);
+  if (in->offset + n <= in->intact)
+    return TRUE;
+  g_set_error (error, ST_ERROR, ST_ERROR_IO,
+               "offset %" G_GUINT64_FORMAT ": the input file shrank while "
+               "it was read (another process truncated it to %"
+               G_GUINT64_FORMAT " bytes; it had %zu); stopped there",
+               in->offset, in->intact, in->map_len);
+  return FALSE;
 }
 
 StInput *
@@ -109,7 +150,10 @@ st_input_free (StInput *in)
   if (in == NULL)
     return;
   if (in->map != NULL)
-    munmap (in->map, in->map_len);
+    {
+      st_mapping_guard_remove (in->guard);
+      munmap (in->map, in->map_len);
+    }
   g_free (in->buf);
   g_free (in);
 }
@@ -206,6 +250,14 @@ st_input_peek (StInput *in, size_t n, size_t *available, GError **error)
         {
           if (in->offset + n > in->populated)
             populate (in, in->offset + n);
+          if (G_UNLIKELY (in->offset + n > in->intact
+                          || st_mapping_guard_faults () != 0)
+              && !check_intact (in, n, error))
+            {
+              if (available)
+                *available = 0;
+              return NULL;
+            }
           if (available)
             *available = have;
           return in->map + in->offset;
@@ -310,6 +362,18 @@ st_input_skip (StInput *in, uint64_t n, GError **error)
       n -= want;
     }
   return TRUE;
+}
+
+uint64_t
+st_input_intact_end (const StInput *in)
+{
+  return in->map != NULL ? in->intact : G_MAXUINT64;
+}
+
+gboolean
+st_input_check (StInput *in)
+{
+  return in->wait_func == NULL || in->wait_func (in->wait_data);
 }
 
 uint64_t

@@ -26,6 +26,17 @@ void st_input_set_wait_func (StInput *in, unsigned interval_ms,
    clear it.  -1: none.  */
 void st_input_set_wake_fd (StInput *in, int fd);
 
+/* A mapped file that shrank while it was read (another process
+   truncated it): the offset from which what was peeked is gone (it
+   reads as zeros); G_MAXUINT64 while the input is whole.  A peek past
+   it fails with an error naming the offset.  */
+uint64_t st_input_intact_end (const StInput *in);
+
+/* Calls the wait function now (TRUE without one): for a long stretch of
+   work that never waits, such as skipping endless garbage, which must
+   still notice a stop.  FALSE: the owner asked to stop.  */
+gboolean st_input_check (StInput *in);
+
 /* Makes N bytes available and returns a pointer to them, without
    consuming them.  The pointer stays valid after st_input_consume (which
    never moves the buffer) until the next peek or skip.  Returns NULL

@@ -107,6 +107,12 @@ st_output_pad (StOutput *out, size_t len)
 }
 
 uint64_t
+st_output_written (const StOutput *out)
+{
+  return out->offset;
+}
+
+uint64_t
 st_output_offset (const StOutput *out)
 {
   return out->offset + out->len;

@@ -15,6 +15,9 @@ void st_output_free (StOutput *out);
 void st_output_write (StOutput *out, const void *data, size_t len);
 /* Writes LEN zero bytes.  */
 void st_output_pad (StOutput *out, size_t len);
+/* Bytes the fd accepted so far (not counting the buffer): after a
+   write error, how much of the output is really there.  */
+uint64_t st_output_written (const StOutput *out);
 /* Bytes written so far (buffered ones included).  */
 uint64_t st_output_offset (const StOutput *out);
 /* Keeps everything written from now on in memory (st_output_flush does

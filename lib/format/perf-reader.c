@@ -74,6 +74,7 @@ struct StPerfReader
   gboolean features_known;    /* the feature sections have been read */
   StDamageHandler damage;     /* none: the first damage is an error */
   GError *feature_damage;     /* bad feature sections, reported by next() */
+  uint64_t sampled_ip;        /* the chain of a sample whose chain is empty */
 };
 
 static StPerfDecompress *decompressor (StPerfReader *r);
@@ -728,6 +729,17 @@ parse_trailer (const StPerfAttr *a, const uint8_t *rec, size_t size,
   return TRUE;
 }
 
+/* Whether the N entries at IPS (unaligned u64) hold an address, not
+   only context markers.  */
+static gboolean
+chain_has_address (const uint8_t *ips, uint64_t n)
+{
+  for (uint64_t i = 0; i < n; i++)
+    if (!ST_IS_CONTEXT (st_perf_get_u64 (ips + 8 * i)))
+      return TRUE;
+  return FALSE;
+}
+
 static int
 decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
                StEvent *ev, GError **error)
@@ -811,6 +823,15 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
       ev->kind = ST_EVENT_SAMPLE;
       ev->sample.ips = s.nr ? (const uint64_t *) s.ips : NULL;
       ev->sample.n_ips = (uint32_t) s.nr;
+      /* No stack to unwind (ABI 0, dyn_size 0) and no address in the
+         chain (e.g. only its user part was asked for): the sampled IP
+         is still known, and a capture has no other place for it.  */
+      if ((st & ST_PERF_SAMPLE_IP) && !chain_has_address (s.ips, s.nr))
+        {
+          r->sampled_ip = s.ip;
+          ev->sample.ips = &r->sampled_ip;
+          ev->sample.n_ips = 1;
+        }
     }
   return 1;
 }

@@ -760,9 +760,73 @@ write_features (StPerfWriter *w)
                        w->features[bit]->len);
 }
 
+/* The end of the last whole record of the data section, when the file
+   holds WRITTEN bytes: read back from the file, header by header (through
+   /proc/self/fd: the output was opened write-only).  */
+static uint64_t
+last_whole_record_end (StPerfWriter *w, uint64_t written)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d",
+                                           st_output_fd (w->out));
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  uint64_t at = w->data_offset;
+  StPerfEventHeader h;
+
+  if (fd < 0)
+    return at;
+  while (at + sizeof h <= written
+         && pread (fd, &h, sizeof h, (off_t) at) == (ssize_t) sizeof h
+         && h.size >= sizeof h && at + h.size <= written)
+    at += h.size;
+  close (fd);
+  return at;
+}
+
+/* A write failed (ENOSPC, EIO...): the header written at the start says
+   data size 0, which perf takes for "no data".  Rewrite it, in place
+   (no new blocks needed), to describe the whole records that did reach
+   the file, without the features, which did not.  FALSE when that is
+   not possible either.  */
+static gboolean
+describe_what_was_written (StPerfWriter *w, uint64_t *data_size)
+{
+  StPerfFileHeader h;
+  uint64_t written = st_output_written (w->out);
+
+  if (!w->data_started || w->n_attrs_written != w->attrs->len
+      || written < w->data_offset)
+    return FALSE;
+  *data_size = last_whole_record_end (w, written) - w->data_offset;
+  if (*data_size == 0)
+    return FALSE;
+  make_header (w, &h, *data_size);
+  memset (h.adds_features, 0, sizeof h.adds_features);
+  return pwrite (st_output_fd (w->out), &h, sizeof h, 0)
+         == (ssize_t) sizeof h;
+}
+
 gboolean
 st_perf_writer_finish (StPerfWriter *w, GError **error)
 {
+  /* The data first: a write error there is handled below.  */
+  if (w->file_mode)
+    st_output_flush (w->out, NULL);
+  if (w->file_mode && st_output_failed (w->out))
+    {
+      GError *write_error = NULL;
+      uint64_t data_size = 0;
+
+      st_output_flush (w->out, &write_error);
+      if (describe_what_was_written (w, &data_size))
+        g_prefix_error (&write_error, "perf.data header rewritten to hold "
+                        "the %" G_GUINT64_FORMAT " bytes of whole records "
+                        "written (no feature sections): ", data_size);
+      else
+        g_prefix_error (&write_error, "the perf.data header could not be "
+                        "completed (its data size says 0): ");
+      g_propagate_error (error, write_error);
+      return FALSE;
+    }
   if (w->file_mode)
     {
       StPerfFileHeader h;

@@ -155,6 +155,12 @@ st_reader_offset (const StReader *r)
   return st_input_offset (r->input);
 }
 
+uint64_t
+st_reader_intact_end (const StReader *r)
+{
+  return st_input_intact_end (r->input);
+}
+
 bool
 st_reader_stable (const void *ptr, size_t len, void *reader)
 {

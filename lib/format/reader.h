@@ -45,5 +45,7 @@ bool st_reader_stable (const void *ptr, size_t len, void *reader);
 void st_reader_release (StReader *reader, uint64_t offset);
 /* Input bytes consumed so far.  */
 uint64_t st_reader_offset (const StReader *reader);
+/* See st_input_intact_end: G_MAXUINT64 unless the input file shrank.  */
+uint64_t st_reader_intact_end (const StReader *reader);
 
 #endif /* ST_READER_H */

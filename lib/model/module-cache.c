@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "mapping-guard.h"
 #include "model/module-cache.h"
 #include "model/file-report.h"
 #include "model/module-file.h"
@@ -104,6 +105,8 @@ module_free (gpointer data)
 
   if (m->tables_free != NULL)
     m->tables_free (m->tables);
+  /* Before the mapping goes: a stale guard would claim its addresses.  */
+  st_mapping_guard_remove (m->guard);
   if (m->elf != NULL)
     elf_end (m->elf);
   st_file_pins_close (&m->pins);

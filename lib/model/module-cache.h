@@ -60,6 +60,8 @@ struct StModule
   const uint8_t *data;     /* the whole file (libelf's mapping, or the
                               [vdso] image) */
   size_t size;
+  struct StMappingGuard *guard;  /* DATA, against a file that shrinks
+                                    (mapping-guard.h); NULL: none */
   int machine;             /* ELF e_machine */
   int elf_class;           /* ELFCLASS32/64 */
   gboolean fixed_address;  /* ET_EXEC: loaded at its own addresses */

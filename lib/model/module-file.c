@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mapping-guard.h"
 #include "model/module-file.h"
 
 /* Whether ELF has a section holding call frame information (.eh_frame,
@@ -89,6 +90,8 @@ inspect_elf (StModule *m)
 static void
 forget_elf (StModule *m)
 {
+  st_mapping_guard_remove (m->guard);
+  m->guard = NULL;
   if (m->elf != NULL)
     elf_end (m->elf);
   m->elf = NULL;
@@ -174,6 +177,10 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
   m->elf = elf;
   m->data = (const uint8_t *) data;
   m->size = size;
+  /* Truncated in place while we read it: a SIGBUS the guard turns into
+     zeros and a mark (the module's samples then stop at it).  */
+  st_mapping_guard_install ();
+  m->guard = st_mapping_guard_add (data, size);
   if (!inspect_elf (m))
     {
       *why = g_steal_pointer (&m->error);

@@ -6,6 +6,7 @@
 
 #include "glib-compat.h"
 #include "report/callgraph-summary.h"
+#include "report/printable.h"
 #include "report/symbolizer.h"
 
 typedef struct Node Node;
@@ -111,10 +112,12 @@ print_node (const Node *n, FILE *out, uint64_t all, double min_percent,
       double pct = 100.0 * (double) k->total / (double) all;
       if (pct < min_percent)
         break;
+      /* Process and symbol names come from the input: escaped.  */
+      g_autofree char *name = st_printable (k->name);
       /* Deep recursion would push names off the screen: cap the indent.  */
       fprintf (out, "%6.1f%% %6.1f%%  %*s%s\n", pct,
                100.0 * (double) k->self / (double) all,
-               2 * MIN (depth, 30), "", k->name);
+               2 * MIN (depth, 30), "", name);
       print_node (k, out, all, min_percent, depth + 1);
     }
   g_ptr_array_unref (kids);

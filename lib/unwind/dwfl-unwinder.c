@@ -229,6 +229,12 @@ process_state (StDwflUnwinder *u, StProcess *p)
   return s;
 }
 
+StProcessModules *
+st_dwfl_unwinder_modules (StDwflUnwinder *u, StProcess *p)
+{
+  return &process_state (u, p)->modules;
+}
+
 StModulesReadiness
 st_dwfl_unwinder_readiness (StDwflUnwinder *u, StProcess *p)
 {

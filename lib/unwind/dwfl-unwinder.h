@@ -32,6 +32,9 @@ void st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p,
 
 /* Whether every code module of P is ready (module-cache.h), or what
    keeps them; brings P's module list (and its Dwfl) up to date.  */
+/* The modules of P as this engine sees them.  */
+StProcessModules *st_dwfl_unwinder_modules (StDwflUnwinder *u,
+                                            StProcess *p);
 StModulesReadiness st_dwfl_unwinder_readiness (StDwflUnwinder *u,
                                                StProcess *p);
 

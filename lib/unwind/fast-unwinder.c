@@ -119,6 +119,12 @@ process_state (StFastUnwinder *u, StProcess *p)
   return s;
 }
 
+StProcessModules *
+st_fast_unwinder_modules (StFastUnwinder *u, StProcess *p)
+{
+  return &process_state (u, p)->modules;
+}
+
 StModulesReadiness
 st_fast_unwinder_readiness (StFastUnwinder *u, StProcess *p)
 {

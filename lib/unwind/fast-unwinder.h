@@ -36,6 +36,9 @@ void st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p,
 /* Whether every code module of P is ready (module-cache.h), so that a
    sample of P now would be unwound as without workers, or what keeps
    them; brings P's module list up to date.  */
+/* The modules of P as this engine sees them.  */
+StProcessModules *st_fast_unwinder_modules (StFastUnwinder *u,
+                                            StProcess *p);
 StModulesReadiness st_fast_unwinder_readiness (StFastUnwinder *u,
                                                StProcess *p);
 

@@ -4,7 +4,7 @@
 
 static const char *const cause_names[ST_CAUSE_N] = {
   "none", "stack-end", "memory", "no-module", "no-cfi", "no-regs",
-  "no-maps", "arch", "max-depth", "loop"
+  "no-maps", "arch", "max-depth", "loop", "file-shrank"
 };
 
 static const char *const fallback_names[ST_FALLBACK_N] = {

@@ -28,6 +28,8 @@ typedef enum
   ST_CAUSE_ARCH,        /* unsupported architecture */
   ST_CAUSE_MAX_DEPTH,   /* ST_UNWIND_MAX_FRAMES reached */
   ST_CAUSE_LOOP,        /* the stack pointer went down, or a frame repeated */
+  ST_CAUSE_FILE_SHRANK, /* a module's file shrank while in use (truncated
+                           by another process): unusable from then on */
   ST_CAUSE_N
 } StUnwindCause;
 

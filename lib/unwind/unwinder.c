@@ -5,6 +5,7 @@
 #include "unwind/fp-chain.h"
 #include "unwind/registers.h"
 #include "unwind/unwinder.h"
+#include "unwind/walk-outcome.h"
 
 struct StUnwinder
 {
@@ -50,6 +51,11 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
     st_fast_unwinder_unwind (u->fast, p, ev, ips, sps, max_ips, result);
   else
     st_dwfl_unwinder_unwind (u->dwfl, p, ev, ips, sps, max_ips, result);
+  if (G_UNLIKELY (st_mapping_guard_faults () != 0))
+    st_walk_drop_shrunk (result, ips,
+                         u->fast != NULL
+                         ? st_fast_unwinder_modules (u->fast, p)
+                         : st_dwfl_unwinder_modules (u->dwfl, p));
 
   /* Unwound before any module of the process was ready (so nothing told
      its architecture): the sampled IP at least, as the registers most

@@ -99,3 +99,22 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
       res->detail = o->detail (o->user);
     }
 }
+
+void
+st_walk_drop_shrunk_slow (StUnwindResult *res, const uint64_t *ips,
+                          StProcessModules *pm)
+{
+  for (uint32_t i = 0; i < res->n_ips; i++)
+    {
+      /* A return address may be just past its call's module.  */
+      uint64_t pc = i == 0 ? ips[i] : ips[i] - 1;
+      const StProcessModule *m = st_process_modules_find (pm, pc);
+      if (m == NULL || !st_mapping_guard_faulted (m->module->guard, NULL))
+        continue;
+      res->n_ips = i;
+      res->status = i == 0 ? ST_UNWIND_FAILED : ST_UNWIND_TRUNCATED;
+      res->cause = ST_CAUSE_FILE_SHRANK;
+      res->detail = m->module->name;
+      return;
+    }
+}

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "mapping-guard.h"
 #include "unwind/process-modules.h"
 #include "unwind/sample-memory.h"
 #include "unwind/unwind-result.h"
@@ -30,6 +31,19 @@ typedef struct
   const char *(*detail) (void *user);
   void *user;
 } StWalkOracle;
+
+/* Cuts RES's chain IPS at the first frame in a module whose file shrank
+   while in use (see mapping-guard.h): what was read there since is
+   zeros.  Costs one atomic load unless some mapped file ever shrank.  */
+void st_walk_drop_shrunk_slow (StUnwindResult *res, const uint64_t *ips,
+                               StProcessModules *pm);
+static inline void
+st_walk_drop_shrunk (StUnwindResult *res, const uint64_t *ips,
+                     StProcessModules *pm)
+{
+  if (G_UNLIKELY (st_mapping_guard_faults () != 0))
+    st_walk_drop_shrunk_slow (res, ips, pm);
+}
 
 /* Before frame (PC, SP) is added after IPS/SPS[0..N): why the walk is
    looping on bad data, or NULL.  Callers live at higher addresses, so a

@@ -2,8 +2,9 @@
    on descriptors 7 and 8 (--input-fd/--output-fd), the committed fixture
    capture streamed in uneven chunks with pauses while the output is read
    concurrently.  Cases: the whole stream (the frames equal those of a
-   batch run), SIGINT and SIGTERM mid-stream (a clean stop after the last
-   whole frame), SIGUSR1 (a summary on stderr while running), the reader
+   batch run), SIGINT and SIGTERM mid-stream (the first reads on to the
+   end of the input, the second stops cleanly after the last whole
+   frame), SIGINT inherited as ignored (kept), SIGUSR1 (a summary on stderr while running), the reader
    closing its end (one message, exit status 1), and the --stats-file
    being rewritten while the input stalls.  These are liveness checks
    with generous time limits, not timings.
@@ -36,6 +37,7 @@ static char *fixture_dir;
 static uint8_t *fixture;
 static gsize fixture_len;
 static GByteArray *batch_output;   /* the same input, run from a file */
+static gboolean child_ignores_sigint;   /* start it with SIGINT ignored */
 
 /* --- the child and its pipes ------------------------------------------ */
 
@@ -187,6 +189,9 @@ child_start (const char *const *extra, gsize stall_at, gboolean read_out)
       move_fd (devnull, STDOUT_FILENO);
       move_fd (e, STDERR_FILENO);
       signal (SIGPIPE, SIG_DFL);
+      /* make check may run with SIGINT ignored (a background job), which
+         stacktrace would keep.  */
+      signal (SIGINT, child_ignores_sigint ? SIG_IGN : SIG_DFL);
       execv (stacktrace, (char **) argv->pdata);
       _exit (127);
     }
@@ -396,6 +401,25 @@ test_stream (void)
 
 /* Stops mid-stream, inside a frame: what was written so far is whole
    frames, a prefix of the batch output.  */
+/* Waits until the child's stderr holds NEEDLE (a liveness bound only:
+   6 x PATIENCE_US, for a machine busy with other builds).  */
+static void
+wait_stderr (Child *c, const char *needle)
+{
+  gint64 deadline = g_get_monotonic_time () + 6 * PATIENCE_US;
+
+  for (;;)
+    {
+      g_autofree char *err = child_stderr (c);
+      if (strstr (err, needle) != NULL)
+        return;
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (10000);
+    }
+}
+
+/* The input is a pipe: the first signal lets the writer finish (the
+   input is read to its end), the second stops at once.  */
 static void
 stop_by_signal (int sig, const char *name)
 {
@@ -406,6 +430,8 @@ stop_by_signal (int sig, const char *name)
 
   child_wait_stalled (c, ST_CAPTURE_HEADER_SIZE + 1);
 
+  g_assert_no_errno (kill (c->pid, sig));
+  wait_stderr (c, "reading the input to its end");
   g_assert_no_errno (kill (c->pid, sig));
   /* No more input is needed for it to end.  */
   gint64 deadline = g_get_monotonic_time () + PATIENCE_US;
@@ -443,6 +469,55 @@ static void
 test_sigterm (void)
 {
   stop_by_signal (SIGTERM, "SIGTERM");
+}
+
+/* One signal, then the writer finishes: every frame is written, exit
+   status 0, state=stopped.  */
+static void
+test_sigint_drains (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-live-drain-XXXXXX", NULL);
+  g_autofree char *stats = g_build_filename (dir, "run.stats", NULL);
+  const char *const extra[] = { "--stats-file", stats, NULL };
+  Child *c = child_start (extra, fixture_len / 2 + 3, TRUE);
+
+  child_wait_stalled (c, ST_CAPTURE_HEADER_SIZE + 1);
+  g_assert_no_errno (kill (c->pid, SIGINT));
+  wait_stderr (c, "reading the input to its end");
+  int status = child_finish (c);   /* feeds the rest, then closes */
+  g_autofree char *err = child_stderr (c);
+  assert_exited (status, 0);
+  g_assert_nonnull (strstr (err, "after reading the input to its end"));
+  assert_prefix_of_batch (c->output);
+  g_assert_cmpuint (count_type (c->output, ST_CAPTURE_SAMPLE), ==,
+                    count_type (batch_output, ST_CAPTURE_SAMPLE));
+  g_autofree char *final = NULL;
+  g_assert_true (g_file_get_contents (stats, &final, NULL, NULL));
+  g_assert_nonnull (strstr (final, "\nstate=stopped\n"));
+  g_unlink (stats);
+  g_rmdir (dir);
+  child_free (c);
+}
+
+/* SIGINT inherited as ignored stays ignored: the run goes on to the end
+   (state=finished).  */
+static void
+test_sigint_ignored (void)
+{
+  child_ignores_sigint = TRUE;
+  Child *c = child_start (NULL, fixture_len / 2 + 3, TRUE);
+  child_ignores_sigint = FALSE;
+
+  child_wait_stalled (c, ST_CAPTURE_HEADER_SIZE + 1);
+  g_assert_no_errno (kill (c->pid, SIGINT));
+  g_assert_no_errno (kill (c->pid, SIGINT));
+  int status = child_finish (c);
+  g_autofree char *err = child_stderr (c);
+  assert_exited (status, 0);
+  g_assert_null (strstr (err, "stopped by"));
+  g_assert_cmpuint (count_type (c->output, ST_CAPTURE_SAMPLE), ==,
+                    count_type (batch_output, ST_CAPTURE_SAMPLE));
+  child_free (c);
 }
 
 static void
@@ -601,6 +676,8 @@ main (int argc, char **argv)
   g_test_add_func ("/live/stream", test_stream);
   g_test_add_func ("/live/sigint", test_sigint);
   g_test_add_func ("/live/sigterm", test_sigterm);
+  g_test_add_func ("/live/sigint-drains", test_sigint_drains);
+  g_test_add_func ("/live/sigint-ignored", test_sigint_ignored);
   g_test_add_func ("/live/sigusr1", test_sigusr1);
   g_test_add_func ("/live/epipe", test_epipe);
   g_test_add_func ("/live/stats-while-stalled", test_stats_while_stalled);

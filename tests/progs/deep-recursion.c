@@ -32,7 +32,7 @@ st_recurse (int depth, unsigned long n)
 unsigned long
 st_run (long long ms)
 {
-  long long end = st_now_ms () + ms;
+  long long end = st_cpu_ms () + ms;
   unsigned long total = 0;
   unsigned int round = 0;
 
@@ -45,7 +45,7 @@ st_run (long long ms)
       st_sink = total;
       round++;
     }
-  while (st_now_ms () < end);
+  while (st_cpu_ms () < end);
   return total;
 }
 

@@ -20,7 +20,8 @@
 /* Iterations of the busy loop per leaf call: roughly 0.1-0.3 ms.  */
 #define ST_SPIN_ITERATIONS 200000UL
 
-/* Default CPU time of a run, in milliseconds; argv[1] overrides it.  */
+/* Default CPU time of a run (of each thread), in milliseconds; argv[1]
+   overrides it.  */
 #define ST_DEFAULT_MS 500
 
 /* Busy loop; the volatile counter keeps gcc from removing it.  */
@@ -35,27 +36,22 @@ st_spin (unsigned long n)
   return acc;
 }
 
-static inline long long
-st_now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* CPU time, so that a busy machine gives as many samples per run.  */
+/* CPU time of the calling thread, in ms.  The programs run for an
+   amount of CPU time, not of wall time: perf's cpu-clock samples CPU
+   time, so a run yields the same number of samples however loaded the
+   machine is (two busy processes beside it halve the CPU a wall-time
+   run gets, and the samples with it).  Each thread counts its own.  */
 static inline long long
 st_cpu_ms (void)
 {
   struct timespec ts;
 
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Start of main: returns the run time in ms from argv[1], or the
-   default.  With ST_MIGRATE_CPU=N in the environment, first moves to CPU
+/* Start of main: returns the CPU time to run in ms from argv[1], or
+   the default.  With ST_MIGRATE_CPU=N in the environment, first moves to CPU
    N: started under `taskset -c M`, the exec and the loader's mmaps are
    then recorded on CPU M and the samples on CPU N, and perf writes its
    per-CPU buffers out of time order (samples before their maps).  */

@@ -523,6 +523,39 @@ test_misaligned (void)
   g_byte_array_free (d, TRUE);
 }
 
+/* A sample that cannot be unwound (register ABI 0, or an empty stack
+   copy) and has no address in its chain keeps its sampled IP.  */
+static void
+test_sampled_ip_kept (void)
+{
+  AttrEntry attr = { &dwarf_attr, dwarf_ids, 2 };
+  GByteArray *d = g_byte_array_new ();
+  uint64_t user_only[] = { ST_CONTEXT_USER };
+  SampleSpec s = { .pid = 1, .tid = 1, .ip = 0x401234, .abi = 0,
+                   .stack_size = 64, .dyn_size = 0 };
+
+  put_sample (d, &dwarf_attr, &s);      /* ABI 0, no chain */
+  s.abi = ST_REGS_ABI_64;
+  s.regs = regs17;
+  s.chain = user_only;
+  s.n_chain = 1;
+  put_sample (d, &dwarf_attr, &s);      /* dyn_size 0, a context only */
+  GByteArray *stream = make_pipe (&attr, 1, d);
+  Result *res = read_bytes (stream, TRUE);
+  g_assert_no_error (res->error);
+  g_assert_cmpuint (res->evs->len, ==, 3);
+  for (guint i = 1; i < 3; i++)
+    {
+      const Ev *e = ev_at (res, i);
+      g_assert_cmpint (e->kind, ==, ST_EVENT_SAMPLE);
+      g_assert_cmpuint (e->n_ips, ==, 1);
+      g_assert_cmpuint (e->u64s[0], ==, 0x401234);
+    }
+  result_free (res);
+  g_byte_array_free (stream, TRUE);
+  g_byte_array_free (d, TRUE);
+}
+
 /* --- bad input ----------------------------------------------------------- */
 
 static Result *
@@ -1056,6 +1089,7 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-reader/pipe-mode", test_pipe_mode);
   g_test_add_func ("/perf-reader/two-attrs", test_two_attrs);
   g_test_add_func ("/perf-reader/sample-fields", test_sample_fields);
+  g_test_add_func ("/perf-reader/sampled-ip-kept", test_sampled_ip_kept);
   g_test_add_func ("/perf-reader/misaligned", test_misaligned);
   g_test_add_func ("/perf-reader/bad-records", test_bad_records);
   g_test_add_func ("/perf-reader/bad-headers", test_bad_headers);

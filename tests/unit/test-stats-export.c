@@ -55,6 +55,32 @@ assert_line (const char *text, const char *line)
     g_error ("no line '%s' in:\n%s", line, text);
 }
 
+/* Damage counted by kind, with bytes and the first offset, in both
+   formats.  */
+static void
+test_damage (void)
+{
+  StStats *s = st_stats_new ();
+  StDamage skipped = { ST_DAMAGE_SKIPPED, 673064, 100000, "garbage" };
+  StDamage cut = { ST_DAMAGE_TRUNCATED, 4096, 12, "cut" };
+
+  st_stats_damage (s, &skipped);
+  st_stats_damage (s, &cut);
+  g_autofree char *text = st_stats_export (s, &run, ST_STATS_FORMAT_TEXT);
+  assert_line (text, "damage.total=2");
+  assert_line (text, "damage.first_offset=4096");
+  assert_line (text, "damage.skipped=1");
+  assert_line (text, "damage.skipped_bytes=100000");
+  assert_line (text, "damage.cut_off=1");
+  assert_line (text, "damage.cut_off_bytes=12");
+  assert_line (text, "damage.passed=0");
+  assert_line (text, "damage.dropped=0");
+  g_autofree char *json = st_stats_export (s, &run, ST_STATS_FORMAT_JSON);
+  g_assert_nonnull (strstr (json, "\"damage\": {\n    \"total\": 2,"));
+  g_assert_nonnull (strstr (json, "\"skipped_bytes\": 100000,"));
+  st_stats_free (s);
+}
+
 static void
 test_text (void)
 {
@@ -294,6 +320,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/stats-export/text", test_text);
+  g_test_add_func ("/stats-export/damage", test_damage);
   g_test_add_func ("/stats-export/json", test_json);
   g_test_add_func ("/stats-export/empty", test_empty);
   g_test_add_func ("/stats-export/priming", test_priming);
