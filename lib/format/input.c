@@ -367,7 +367,11 @@ st_input_skip (StInput *in, uint64_t n, GError **error)
 uint64_t
 st_input_intact_end (const StInput *in)
 {
-  return in->map != NULL ? in->intact : G_MAXUINT64;
+  /* Not the file's size while it is whole: records decompressed from
+     perf's COMPRESSED records carry the offset of the compressed record
+     they came from, and may reach past its end.  */
+  return in->map != NULL && in->intact < in->map_len ? in->intact
+                                                     : G_MAXUINT64;
 }
 
 gboolean
