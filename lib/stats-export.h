@@ -1,6 +1,6 @@
 /* The statistics as a machine-readable snapshot, for a recorder or a
    monitor to read while stacktrace runs: key=value lines or one JSON
-   object.  The keys are stable; README.stacktrace documents them.  */
+   object.  The keys are stable; doc/FORMATS documents them.  */
 #ifndef ST_STATS_EXPORT_H
 #define ST_STATS_EXPORT_H
 

@@ -128,71 +128,17 @@ parse_size (const char *option, const char *value, guint64 *out,
 }
 
 static const char description[] =
-  "Reads a stream of frames (a Sysprof capture or perf.data, file or pipe\n"
-  "mode, compressed by perf record -z or not, from any perf version) and\n"
-  "turns every raw user-stack sample (registers plus a copy of the stack)\n"
-  "into a callchain sample by unwinding it with DWARF CFI.  Every other\n"
-  "frame passes through unchanged and in order.  Writes a Sysprof capture\n"
-  "or perf.data (--output-format perf: file mode on a regular file, pipe\n"
-  "mode otherwise; never compressed), converting the format if needed.\n"
+  "Unwinds the raw user-stack samples of a Sysprof capture or perf.data\n"
+  "(perf record --call-graph=dwarf) into callchain samples; every other\n"
+  "frame passes through.  Converts between the two formats.\n"
   "\n"
-  "Modes:\n"
-  "  none      read and check the input, write nothing\n"
-  "  passthru  copy frames (converting the format if needed), raw stacks kept\n"
-  "  naive     unwind raw stacks (default)\n"
+  "Example:\n"
+  "  perf record --call-graph=dwarf -e cpu-clock -o - -- prog \\\n"
+  "    | stacktrace -f perf -o out.syscap\n"
   "\n"
-  "Engines (how raw stacks are unwound; both give the same chains):\n"
-  "  fast      cached CFI rules per module, libdwfl for what they cannot\n"
-  "            express (default)\n"
-  "  dwfl      libdwfl for every sample (the reference)\n"
-  "\n"
-  "Running live (e.g. spawned by a recorder with --input-fd/--output-fd):\n"
-  "  the output is flushed whenever the input stalls; SIGINT or SIGTERM\n"
-  "  stops after the current frame (flush, summary, exit status 0; a\n"
-  "  second one kills); with a pipe, FIFO or socket input the first one\n"
-  "  reads the input to its end first (at most 10 s; a second stops at\n"
-  "  once); SIGUSR1 prints the statistics so far; a reader\n"
-  "  closing the output ends the run with one message (exit status 1).\n"
-  "  A capture output carries counters (category \"Unwinding\") once per\n"
-  "  second of sample time.\n"
-  "\n"
-  "Files (each mapped file is looked for in this order, and used only if\n"
-  "its build-id, or else its device and inode, match the recording):\n"
-  "  --symfs DIR; the process's own /proc/PID/root/PATH and\n"
-  "  /proc/PID/map_files while it runs; a capture's mount tables; perf's\n"
-  "  build-id cache (--buildid-dir DIR, then ~/.debug); the recorded\n"
-  "  path; debuginfod by build-id (DEBUGINFOD_URLS).  Files that could not\n"
-  "  be used are listed after the run with the samples they cost.\n"
-  "\n"
-  "Priming (when a module -- an ELF file, its CFI, maybe a download -- is\n"
-  "prepared; worker threads prepare it from its first MAP record on):\n"
-  "  sync      inline, when a sample first needs it (default for a\n"
-  "            regular file input)\n"
-  "  drop      never wait: a sample whose modules are not ready yet is\n"
-  "            unwound with those that are and counted unprimed\n"
-  "  defer     samples wait for their modules, and everything after them\n"
-  "            (nothing is reordered: the same result as sync), up to\n"
-  "            --priming-cap bytes (16M by default); past it, reading\n"
-  "            waits for modules prepared from local files, not for a\n"
-  "            download (that sample goes unprimed); the default for a\n"
-  "            pipe, FIFO, socket or other input that is not a file\n"
-  "\n"
-  "Examples:\n"
-  "  perf record --call-graph=dwarf -o - -- prog | stacktrace -o out.syscap\n"
-  "  stacktrace -m passthru -i perf.data -o raw.syscap\n"
-  "  stacktrace -i perf.data --output-format perf -o unwound.data\n"
-  "  perf record --call-graph=dwarf -o - -- prog \\\n"
-  "    | stacktrace -f perf --output-format perf | perf report -i -\n"
-  "  stacktrace -i raw.syscap -o unwound.syscap --summary\n"
-  "  stacktrace --input-fd 3 --output-fd 4 --stats-file run.stats\n"
-  "\n"
-  "Damaged frames or records are reported (with their byte offset), left\n"
-  "out or passed on unchanged, and the rest of the input is still read.\n"
-  "Exit status: 0 success (also when stopped by SIGINT/SIGTERM), 1 input/\n"
-  "output error (also a closed output, or an output that is the input\n"
-  "file: refused) or damaged input (every valid frame was still\n"
-  "written), 2 usage error.\n"
-  "See README.stacktrace and stacktrace(1).";
+  "Exit status: 0 success, 1 input/output error or damaged input (every\n"
+  "valid frame still written), 2 usage error.\n"
+  "Every option in full: man stacktrace (doc/stacktrace.1).";
 
 gboolean
 st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
@@ -206,9 +152,9 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   int input_fd = G_MININT, output_fd = G_MININT;
   GOptionEntry entries[] = {
     { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opts->input,
-      "Read from PATH (file or FIFO; default: standard input)", "PATH" },
+      "Read from PATH (file or FIFO; default: stdin)", "PATH" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opts->output,
-      "Write to PATH (default: standard output)", "PATH" },
+      "Write to PATH (default: stdout)", "PATH" },
     { "input-fd", 0, 0, G_OPTION_ARG_INT, &input_fd,
       "Read from inherited file descriptor N", "N" },
     { "output-fd", 0, 0, G_OPTION_ARG_INT, &output_fd,
@@ -222,43 +168,37 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "engine", 0, 0, G_OPTION_ARG_STRING, &engine,
       "Unwinding engine: fast (default) or dwfl", "ENGINE" },
     { "symfs", 0, 0, G_OPTION_ARG_FILENAME, &opts->symfs,
-      "Look for mapped files under DIR (DIR/PATH, then DIR/BASENAME)", "DIR" },
+      "Look for mapped files under DIR", "DIR" },
     { "buildid-dir", 0, 0, G_OPTION_ARG_FILENAME, &opts->buildid_dir,
-      "Look for files by build-id in DIR/.build-id (an unpacked perf "
-      "archive), before ~/.debug", "DIR" },
+      "Look for files by build-id in DIR/.build-id", "DIR" },
     { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
-      "Write one text line per unwound sample to PATH", "PATH" },
+      "Write one line per unwound sample to PATH", "PATH" },
     { "no-stitch", 0, 0, G_OPTION_ARG_NONE, &opts->no_stitch,
-      "Do not complete truncated stacks from the thread's last chain", NULL },
+      "Do not complete cut stacks from earlier chains", NULL },
     { "truncate-stack", 0, 0, G_OPTION_ARG_INT64, &opts->truncate_stack,
-      "Use at most N bytes of each stack copy (to test stitching)", "N" },
+      "Use at most N bytes of each stack copy", "N" },
     { "no-debuginfod", 0, 0, G_OPTION_ARG_NONE, &opts->no_debuginfod,
-      "Do not fetch missing files from debuginfod servers", NULL },
+      "Do not fetch missing files from debuginfod", NULL },
     { "no-counters", 0, 0, G_OPTION_ARG_NONE, &opts->no_counters,
-      "No unwinding counters (CTRDEF/CTRSET) in the output", NULL },
+      "No unwinding counters in the output capture", NULL },
     { "counters-interval", 0, 0, G_OPTION_ARG_INT, &opts->counters_interval,
-      "At most one set of counters per MS milliseconds of sample time "
-      "(default 1000)", "MS" },
+      "Counters at most every MS ms (default 1000)", "MS" },
     { "stats-file", 0, 0, G_OPTION_ARG_FILENAME, &opts->stats_file,
-      "Keep the statistics so far in PATH (rewritten every second)",
+      "Keep the statistics so far in PATH",
       "PATH" },
     { "stats-format", 0, 0, G_OPTION_ARG_STRING, &stats_format,
-      "Format of the stats file: text (KEY=VALUE lines, default) or json",
+      "Stats file format: text (default) or json",
       "FMT" },
     { "priming", 0, 0, G_OPTION_ARG_STRING, &priming,
-      "When modules are prepared: sync, drop or defer (default: sync for "
-      "a regular file input, defer otherwise)", "MODE" },
+      "When modules are prepared: sync, drop or defer", "MODE" },
     { "priming-cap", 0, 0, G_OPTION_ARG_STRING, &priming_cap,
-      "With defer: at most SIZE bytes held while samples wait (K, M, G; "
-      "default 16M)", "SIZE" },
+      "With defer: hold at most SIZE (default 16M)", "SIZE" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
-      "Print the call graph of the unwound samples to stderr", NULL },
+      "Print the call graph of the unwound samples", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
-      "Per-process statistics, the input's records with no counterpart "
-      "in the output, and the resources used (peak RSS, open "
-      "descriptors) in the final summary", NULL },
+      "More detail in the final statistics", NULL },
     { "debug", 0, 0, G_OPTION_ARG_NONE, &opts->debug,
-      "One diagnostic line per sample not unwound to the root", NULL },
+      "One line per sample not unwound to the root", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opts->quiet,
       "No final statistics", NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version,

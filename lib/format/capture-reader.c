@@ -2,7 +2,7 @@
    checks them (len >= 24, len % 8 == 0, whole frame present), plus the
    inner sizes of the frame types we interpret, so that no field is ever
    read outside its frame.  With a damage handler, a bad frame does not
-   end the reading: see damage.h and the table in README.stacktrace.  */
+   end the reading: see damage.h and the table in doc/ROBUSTNESS.  */
 #include "config.h"
 
 #include <string.h>

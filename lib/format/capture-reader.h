@@ -12,7 +12,7 @@ StCaptureReader *st_capture_reader_new (StInput *in, GError **error);
 void st_capture_reader_free (StCaptureReader *r);
 /* 1 event, 0 EOF, -1 error (naming the frame's offset).  Without a
    damage handler, a damaged frame is an error; with one, it is reported
-   and reading goes on (see damage.h and README.stacktrace).  */
+   and reading goes on (see damage.h and doc/ROBUSTNESS).  */
 int st_capture_reader_next (StCaptureReader *r, StEvent *ev, GError **error);
 void st_capture_reader_set_damage_handler (StCaptureReader *r,
                                           const StDamageHandler *handler);

@@ -15,7 +15,7 @@
    one.
 
    With a damage handler, a bad record does not end the reading: see
-   damage.h and the table in README.stacktrace.  */
+   damage.h and the table in doc/ROBUSTNESS.  */
 #include "config.h"
 
 #include <errno.h>

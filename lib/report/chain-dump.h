@@ -1,5 +1,5 @@
 /* The --chains text file: one line per unwound sample,
-   PID TID TIME ADDRS SYMBOLS, tab-separated (see README.stacktrace).  */
+   PID TID TIME ADDRS SYMBOLS, tab-separated (see doc/FORMATS).  */
 #ifndef ST_CHAIN_DUMP_H
 #define ST_CHAIN_DUMP_H
 

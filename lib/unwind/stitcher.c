@@ -3,7 +3,7 @@
    themselves: ~40 bytes a frame instead of the whole stack (a 140-frame
    recursion of 130-byte frames: 5.6 KiB against 18 KiB per thread), and
    the same reach, since both only know what some chain or copy covered
-   (README.stacktrace, "Stitching").  */
+   (doc/ARCHITECTURE, "Stitching and the frame-pointer chain").  */
 #include "config.h"
 
 #include <string.h>
