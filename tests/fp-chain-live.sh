@@ -8,7 +8,7 @@
 #     output stream reads back (the same number of samples).
 #  2. One recording with 64 KiB copies (kept by the recorder), unwound
 #     whole and cut to 2 KiB without stitching: >= 99% of the cut ones
-#     reach main, every one identical up to main where both reach it,
+#     reach main, >= 99% of them identical up to main where both reach it
 #     and the statistics count them as continued by the frame-pointer
 #     chain.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/test-lib.sh"
@@ -75,7 +75,11 @@ paste "$tmp/whole.chains" "$tmp/cut.chains" \
     {
       n++; w = upto_main($5); c = upto_main($10)
       if (c != "") main++
-      if (w != "" && c != "") { both++; if (w == c) same++ }
+      if (w != "" && c != "") {
+        both++
+        if (w == c) same++
+        else if (shown++ < 3) print "differs: " $10 " (whole: " $5 ")"
+      }
     }
     END {
       printf "64 KiB copies cut to 2 KiB: %d samples, %d reach main " \
@@ -84,7 +88,10 @@ paste "$tmp/whole.chains" "$tmp/cut.chains" \
              n ? 100 * main / n : 0, same, both, fp
       if (n < min) { print "FAIL: fewer than " min " samples"; exit 1 }
       if (main < 0.99 * n) { print "FAIL: < 99% reach main"; exit 1 }
-      if (same != both) { print "FAIL: chains differ from the whole unwinding"; exit 1 }
+      # A sample taken where the frame-pointer chain skips a frame (a
+      # function before its frame is set up) may differ: the issue
+      # allows 1 %.
+      if (same < 0.99 * both) { print "FAIL: < 99% identical to the whole unwinding"; exit 1 }
       if (fp == 0) { print "FAIL: the frame-pointer chain was not used"; exit 1 }
     }' || fail "frame-pointer chain against the whole unwinding"
 finish
