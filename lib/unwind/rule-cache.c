@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/dwfl-unwinder.h"
+#include "unwind/dwfl-offline.h"
 #include "unwind/eh-frame.h"
 #include "unwind/fast-arch.h"
 #include "unwind/find-debuginfo.h"
@@ -168,7 +168,7 @@ st_rule_cache_prepare (StModule *m, void *user_data)
   if (arch == NULL)
     {
       /* For the libdwfl engine, which unwinds it.  */
-      st_find_debuginfo_prepare (m, NULL);
+      st_dwfl_offline_prepare (m, NULL);
       return;
     }
 

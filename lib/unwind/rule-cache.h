@@ -23,7 +23,7 @@ typedef struct StRuleCache StRuleCache;
    module of an architecture the fast engine knows (fast-arch.h), with
    its .eh_frame opened, and its separate debug file's .debug_frame when
    the CFI may be only there (st_find_debuginfo_wanted); for other
-   modules, st_find_debuginfo_prepare.  USER_DATA unused.  Touches only
+   modules, st_dwfl_offline_prepare.  USER_DATA unused.  Touches only
    MODULE (runs on worker threads with JIT-style priming).  */
 void st_rule_cache_prepare (StModule *module, void *user_data);
 
