@@ -18,7 +18,7 @@
 
 #include "util/domain.h"
 #include "format/input.h"
-#include "mapping-guard.h"
+#include "util/mapping-guard.h"
 
 #define ST_INPUT_CHUNK (1u << 20)
 

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "mapping-guard.h"
+#include "util/mapping-guard.h"
 #include "model/module-cache.h"
 #include "model/file-report.h"
 #include "model/module-file.h"
