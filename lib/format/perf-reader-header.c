@@ -599,12 +599,6 @@ st_perf_reader_attr (const StPerfReader *r, guint i)
   return i < r->attrs->len ? r->attrs->pdata[i] : NULL;
 }
 
-const StPerfFileHeader *
-st_perf_reader_file_header (const StPerfReader *r)
-{
-  return r->pipe ? NULL : &r->header;
-}
-
 const uint8_t *
 st_perf_reader_feature (const StPerfReader *r, guint bit, uint64_t *size)
 {

@@ -35,10 +35,6 @@ uint32_t st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr);
    (_start), as libdwfl's symbol table sees it.  */
 gboolean st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr);
 
-/* Rules and ranges filled so far.  */
-guint st_rule_cache_n_rules (const StRuleCache *c);
-guint st_rule_cache_n_ranges (const StRuleCache *c);
-
 /* The hot path: a direct-mapped table of recently used ranges, indexed
    by the address's 16-byte granule, so that the PCs of a hot loop share
    an entry.  An entry holds its range and is checked against it.  */
