@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/input.h"
-#include "mapping-guard.h"
+#include "util/mapping-guard.h"
 
 #define ST_INPUT_CHUNK (1u << 20)
 

@@ -7,7 +7,9 @@
 #include <sys/mman.h>
 
 #include "format/capture-types.h"
-#include "format/perf-output-private.h"
+#include "format/perf-from-capture.h"
+#include "format/perf-writer.h"
+#include "format/unwound-chain.h"
 
 /* A capture is time-ordered: a FINISHED_ROUND this often lets perf
    process the records as they come instead of sorting them all.  */
@@ -16,6 +18,17 @@
 /* The sample id of the synthesized attribute.  */
 #define CAPTURE_ATTR_ID 1
 
+typedef struct
+{
+  StPerfWriter *writer;
+  gboolean unwinding;
+  uint64_t sample_type;
+  gboolean raw_stacks;          /* samples carry REGS_USER + STACK_USER */
+  uint64_t n_records;
+  GHashTable *build_ids;        /* "HEX\tfilename", file mode */
+  StUnwoundChain chain;
+} StPerfFromCapture;
+
 /* The attribute of converted samples.  A capture does not say which event
    drove the sampling; Sysprof samples on the cpu-clock software event, so
    that is what the attribute says, with a period of 1 (each sample
@@ -23,7 +36,7 @@
    STACK_USER samples carry the capture's x86_64 register set (perf then
    unwinds them itself, as for perf record --call-graph=dwarf).  */
 static void
-make_attr (StPerfOutput *o)
+make_attr (StPerfFromCapture *o)
 {
   StPerfEventAttr attr;
   uint64_t id = CAPTURE_ATTR_ID;
@@ -67,7 +80,7 @@ sample_id (const StEvent *ev)
 }
 
 static void
-counted (StPerfOutput *o)
+counted (StPerfFromCapture *o)
 {
   if (++o->n_records % ROUND_RECORDS == 0)
     st_perf_writer_finished_round (o->writer);
@@ -92,7 +105,7 @@ chain_ip (const uint64_t *ips, size_t n, uint16_t *misc)
 }
 
 static void
-capture_sample (StPerfOutput *o, const StEvent *ev, const uint64_t *ips,
+capture_sample (StPerfFromCapture *o, const StEvent *ev, const uint64_t *ips,
                 size_t n_ips)
 {
   StPerfSampleFields f = {
@@ -112,7 +125,7 @@ capture_sample (StPerfOutput *o, const StEvent *ev, const uint64_t *ips,
    a sample perf can unwind itself.  i386 register sets are the first 9
    of the x86_64 set: the rest are zeros.  */
 static void
-capture_raw_stack (StPerfOutput *o, const StEvent *ev)
+capture_raw_stack (StPerfFromCapture *o, const StEvent *ev)
 {
   uint64_t regs[ST_CAPTURE_REGS_X86_64_N] = { 0 };
   size_t n_kernel = ev->stack.callchain != NULL ? ev->stack.n_callchain : 0;
@@ -162,7 +175,7 @@ comm_of (const char *cmdline)
 }
 
 static void
-remember_build_id (StPerfOutput *o, const StEvent *ev)
+remember_build_id (StPerfFromCapture *o, const StEvent *ev)
 {
   GString *key = g_string_new (NULL);
 
@@ -204,9 +217,10 @@ lost_count (const StEvent *ev, uint64_t *count)
   return ok;
 }
 
-gboolean
-st_perf_output_capture_event (StPerfOutput *o, const StEvent *ev)
+static gboolean
+from_capture_event (void *impl, const StEvent *ev)
 {
+  StPerfFromCapture *o = impl;
   StPerfSampleId sid = sample_id (ev);
 
   switch (ev->kind)
@@ -221,9 +235,9 @@ st_perf_output_capture_event (StPerfOutput *o, const StEvent *ev)
       else
         {
           /* Not unwound after all: the kernel part only.  */
-          size_t n = st_perf_output_chain (o, ev, NULL, 0);
+          size_t n = st_unwound_chain_build (&o->chain, ev, NULL, 0);
 
-          capture_sample (o, ev, o->chain, n);
+          capture_sample (o, ev, o->chain.ips, n);
         }
       return TRUE;
 
@@ -285,9 +299,14 @@ st_perf_output_capture_event (StPerfOutput *o, const StEvent *ev)
   return FALSE;
 }
 
-void
-st_perf_output_capture_start (StPerfOutput *o, gboolean file_mode)
+void *
+st_perf_from_capture_new (StOutput *out, gboolean unwinding)
 {
+  StPerfFromCapture *o = g_new0 (StPerfFromCapture, 1);
+  gboolean file_mode = st_perf_writer_file_mode_possible (out);
+
+  o->writer = st_perf_writer_new (out, file_mode);
+  o->unwinding = unwinding;
   o->raw_stacks = !o->unwinding;
   if (file_mode)
     o->build_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -305,13 +324,44 @@ st_perf_output_capture_start (StPerfOutput *o, gboolean file_mode)
       st_perf_writer_feature (o->writer, ST_PERF_FEAT_ARCH, feature,
                               sizeof feature);
     }
+  return o;
 }
 
-void
-st_perf_output_capture_unwound (StPerfOutput *o, const StEvent *ev,
-                                const uint64_t *user, uint32_t n_user)
+static void
+from_capture_unwound (void *impl, const StEvent *ev, const uint64_t *user,
+                      uint32_t n_user)
 {
-  size_t n = st_perf_output_chain (o, ev, user, n_user);
+  StPerfFromCapture *o = impl;
+  size_t n = st_unwound_chain_build (&o->chain, ev, user, n_user);
 
-  capture_sample (o, ev, o->chain, n);
+  capture_sample (o, ev, o->chain.ips, n);
 }
+
+static gboolean
+from_capture_finish (void *impl, GError **error)
+{
+  StPerfFromCapture *o = impl;
+
+  return st_perf_writer_finish (o->writer, error);
+}
+
+static void
+from_capture_free (void *impl)
+{
+  StPerfFromCapture *o = impl;
+
+  if (o == NULL)
+    return;
+  st_perf_writer_free (o->writer);
+  if (o->build_ids != NULL)
+    g_hash_table_destroy (o->build_ids);
+  st_unwound_chain_clear (&o->chain);
+  g_free (o);
+}
+
+const StWriterOps st_perf_from_capture_ops = {
+  from_capture_event,
+  from_capture_unwound,
+  from_capture_finish,
+  from_capture_free,
+};

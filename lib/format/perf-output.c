@@ -10,41 +10,30 @@
    and a pipe-mode input's such records become the attribute and feature
    sections of a file.
 
-   From a Sysprof capture: see perf-from-capture.c.  */
+   From a Sysprof capture: perf-from-capture.c, chosen by writer.c.  */
 #include "config.h"
 
 #include <string.h>
 
 #include "format/perf-attr.h"
 #include "format/perf-output.h"
-#include "format/perf-output-private.h"
 #include "format/perf-sample.h"
+#include "format/perf-writer.h"
+#include "format/unwound-chain.h"
 
-static uint64_t *
-chain_room (StPerfOutput *o, size_t n)
+typedef struct
 {
-  if (n > o->chain_cap)
-    {
-      o->chain_cap = MAX (n, 2 * o->chain_cap);
-      o->chain = g_renew (uint64_t, o->chain, o->chain_cap);
-    }
-  return o->chain;
-}
+  StPerfWriter *writer;
+  StPerfReader *perf_in;
+  gboolean unwinding;
+  gboolean features_carried;    /* the input's feature sections */
 
-size_t
-st_perf_output_chain (StPerfOutput *o, const StEvent *ev,
-                      const uint64_t *user, size_t n_user)
-{
-  size_t n_kernel = ev->stack.callchain != NULL ? ev->stack.n_callchain : 0;
-  uint64_t *chain = chain_room (o, n_kernel + 1 + n_user);
+  /* Where the AUXTRACE records went (input offset -> output offset),
+     for the AUXTRACE feature's index.  */
+  GHashTable *auxtrace_moves;
 
-  if (n_kernel > 0)
-    memcpy (chain, ev->stack.callchain, n_kernel * sizeof (uint64_t));
-  chain[n_kernel] = ST_CONTEXT_USER;
-  if (n_user > 0)
-    memcpy (chain + n_kernel + 1, user, n_user * sizeof (uint64_t));
-  return n_kernel + 1 + n_user;
-}
+  StUnwoundChain chain;
+} StPerfOutput;
 
 static uint16_t
 record_type (const StEvent *ev)
@@ -63,8 +52,6 @@ record_misc (const StEvent *ev)
   memcpy (&misc, ev->raw + 4, 2);
   return misc;
 }
-
-/* --- from perf.data ------------------------------------------------------ */
 
 /* Whether samples of A lose their raw stacks in the output.  */
 static gboolean
@@ -348,59 +335,45 @@ perf_unwound (StPerfOutput *o, const StEvent *ev, const uint64_t *user,
       user = &ip;
       n_user = 1;
     }
-  n_chain = st_perf_output_chain (o, ev, user, n_user);
-  rewrite_sample (o, a, ev, o->chain, n_chain);
+  n_chain = st_unwound_chain_build (&o->chain, ev, user, n_user);
+  rewrite_sample (o, a, ev, o->chain.ips, n_chain);
 }
 
 /* --- StWriterOps --------------------------------------------------------- */
 
 void *
-st_perf_output_new (StOutput *out, StReader *reader, gboolean unwinding)
+st_perf_output_new (StOutput *out, StPerfReader *perf_in, gboolean unwinding)
 {
   StPerfOutput *o = g_new0 (StPerfOutput, 1);
   gboolean file_mode = st_perf_writer_file_mode_possible (out);
 
   o->writer = st_perf_writer_new (out, file_mode);
   o->unwinding = unwinding;
-  o->perf_in = reader != NULL ? st_reader_perf (reader) : NULL;
-  if (o->perf_in != NULL)
+  o->perf_in = perf_in;
+  /* A file-mode input's attributes are all known now.  */
+  for (guint i = 0; !st_perf_reader_is_pipe (o->perf_in)
+                    && i < st_perf_reader_n_attrs (o->perf_in); i++)
     {
-      /* A file-mode input's attributes are all known now.  */
-      for (guint i = 0; !st_perf_reader_is_pipe (o->perf_in)
-                        && i < st_perf_reader_n_attrs (o->perf_in); i++)
-        {
-          const StPerfAttr *a = st_perf_reader_attr (o->perf_in, i);
+      const StPerfAttr *a = st_perf_reader_attr (o->perf_in, i);
 
-          add_attr (o, a->raw, a->raw_size, a->ids, a->n_ids);
-        }
-      if (!file_mode)
-        carry_features (o);
-      return o;
+      add_attr (o, a->raw, a->raw_size, a->ids, a->n_ids);
     }
-  st_perf_output_capture_start (o, file_mode);
+  if (!file_mode)
+    carry_features (o);
   return o;
 }
 
 static gboolean
 perf_output_event (void *impl, const StEvent *ev)
 {
-  StPerfOutput *o = impl;
-
-  if (ev->source == ST_FORMAT_PERF && o->perf_in != NULL)
-    return perf_event (o, ev);
-  return st_perf_output_capture_event (o, ev);
+  return perf_event (impl, ev);
 }
 
 static void
 perf_output_unwound (void *impl, const StEvent *ev, const uint64_t *user_ips,
                      uint32_t n_user_ips)
 {
-  StPerfOutput *o = impl;
-
-  if (ev->source == ST_FORMAT_PERF && o->perf_in != NULL)
-    perf_unwound (o, ev, user_ips, n_user_ips);
-  else
-    st_perf_output_capture_unwound (o, ev, user_ips, n_user_ips);
+  perf_unwound (impl, ev, user_ips, n_user_ips);
 }
 
 static gboolean
@@ -410,8 +383,7 @@ perf_output_finish (void *impl, GError **error)
 
   /* Into a file, and into a pipe when they could not be read before the
      data (a file-mode input through a pipe): late, but not lost.  */
-  if (o->perf_in != NULL)
-    carry_features (o);
+  carry_features (o);
   return st_perf_writer_finish (o->writer, error);
 }
 
@@ -425,9 +397,7 @@ perf_output_free (void *impl)
   st_perf_writer_free (o->writer);
   if (o->auxtrace_moves != NULL)
     g_hash_table_destroy (o->auxtrace_moves);
-  if (o->build_ids != NULL)
-    g_hash_table_destroy (o->build_ids);
-  g_free (o->chain);
+  st_unwound_chain_clear (&o->chain);
   g_free (o);
 }
 

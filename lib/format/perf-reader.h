@@ -32,9 +32,6 @@ gboolean st_perf_reader_is_pipe (const StPerfReader *r);
    mode, one more after each HEADER_ATTR record.  Owned by the reader.  */
 guint st_perf_reader_n_attrs (const StPerfReader *r);
 const StPerfAttr *st_perf_reader_attr (const StPerfReader *r, guint i);
-/* File mode: the 104-byte file header as read (with the feature bitmap;
-   zero bitmap for old 72-byte headers).  NULL in pipe mode.  */
-const StPerfFileHeader *st_perf_reader_file_header (const StPerfReader *r);
 /* The raw bytes of feature section BIT (0..255) of a file-mode input;
    NULL (and *SIZE 0) when absent or not read yet.  SIZE may be NULL.
    The sections lie behind the data: a seekable regular file has them

@@ -1,6 +1,6 @@
 /* perf.data writer on a buffered StOutput: the wire level only (header,
    attributes, records, feature sections).  What goes in them is decided
-   by perf-output.c.
+   by perf-output.c and perf-from-capture.c.
 
    File mode (perf record -o FILE): the 104-byte header, the sample ids
    and attribute section, the data section, then the feature sections; the

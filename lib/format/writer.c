@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include "format/capture-output.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/output.h"
+#include "format/perf-from-capture.h"
 #include "format/perf-output.h"
+#include "format/perf-reader.h"
 #include "format/writer.h"
 
 struct StWriter
@@ -19,6 +21,7 @@ st_writer_new (int fd, StFormat format, StReader *reader, gboolean unwinding,
                GError **error)
 {
   StWriter *w;
+  StPerfReader *perf_in;
 
   if (format != ST_FORMAT_SYSPROF && format != ST_FORMAT_PERF)
     {
@@ -29,10 +32,17 @@ st_writer_new (int fd, StFormat format, StReader *reader, gboolean unwinding,
     }
   w = g_new0 (StWriter, 1);
   w->output = st_output_new (fd);
-  if (format == ST_FORMAT_PERF)
+  perf_in = reader != NULL ? st_reader_perf (reader) : NULL;
+  if (format == ST_FORMAT_PERF && perf_in != NULL)
     {
       w->ops = &st_perf_output_ops;
-      w->impl = st_perf_output_new (w->output, reader, unwinding);
+      w->impl = st_perf_output_new (w->output, perf_in, unwinding);
+    }
+  else if (format == ST_FORMAT_PERF)
+    {
+      /* A capture (or no input at all): converted.  */
+      w->ops = &st_perf_from_capture_ops;
+      w->impl = st_perf_from_capture_new (w->output, unwinding);
     }
   else
     {

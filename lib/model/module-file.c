@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mapping-guard.h"
+#include "util/mapping-guard.h"
 #include "model/module-file.h"
 
 /* Whether ELF has a section holding call frame information (.eh_frame,

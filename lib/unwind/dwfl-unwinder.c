@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "model/module-cache.h"
+#include "unwind/dwfl-offline.h"
 #include "unwind/dwfl-unwinder.h"
-#include "unwind/find-debuginfo.h"
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
 #include "unwind/sample-memory.h"
@@ -44,45 +44,6 @@ typedef struct
   SampleContext *sample;
 } ProcessState;
 
-/* libdwfl asks for the ELF of a module: hand it the shared Elf, with one
-   more reference (elf_begin on a reference Elf only counts it).  */
-static int
-find_shared_elf (Dwfl_Module *mod, void **userdata, const char *modname,
-                 Dwarf_Addr base, char **file_name, Elf **elfp)
-{
-  StModule *m = *userdata;
-
-  if (m == NULL || m->elf == NULL)
-    return -1;
-  *elfp = st_module_elf_ref (m);
-  *file_name = strdup (m->path);
-  return -1;
-}
-
-const Dwfl_Callbacks st_dwfl_offline_callbacks = {
-  .find_elf = find_shared_elf,
-  .find_debuginfo = st_find_debuginfo,
-  .section_address = dwfl_offline_section_address,
-};
-
-Dwfl *
-st_dwfl_of_module (StModule *m, Dwfl_Module **mod)
-{
-  Dwfl *dwfl = dwfl_begin (&st_dwfl_offline_callbacks);
-
-  dwfl_report_begin (dwfl);
-  *mod = dwfl_report_module (dwfl, m->name, m->low_vaddr,
-                             MAX (m->high_vaddr, m->low_vaddr + 1));
-  if (*mod != NULL)
-    {
-      void **userdata;
-      dwfl_module_info (*mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-      *userdata = m;
-    }
-  dwfl_report_end (dwfl, NULL, NULL);
-  return dwfl;
-}
-
 StDwflUnwinder *
 st_dwfl_unwinder_new (StModuleCache *modules)
 {
@@ -91,7 +52,7 @@ st_dwfl_unwinder_new (StModuleCache *modules)
   u->modules = modules;
   /* The libdwfl engine's preparation of a module: its debug file, when
      its CFI may be there (the fast engine's own hook does it too).  */
-  st_module_cache_set_prepare (modules, st_find_debuginfo_prepare, NULL);
+  st_module_cache_set_prepare (modules, st_dwfl_offline_prepare, NULL);
   return u;
 }
 

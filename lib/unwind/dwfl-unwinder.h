@@ -42,14 +42,4 @@ StModulesReadiness st_dwfl_unwinder_readiness (StDwflUnwinder *u,
    if it has none.  */
 Dwfl *st_dwfl_unwinder_dwfl (StDwflUnwinder *u, StProcess *p);
 
-/* libdwfl callbacks for a Dwfl whose modules carry their StModule as
-   userdata: the Elf comes from the module cache.  */
-extern const Dwfl_Callbacks st_dwfl_offline_callbacks;
-
-/* A Dwfl of module M alone, at its ELF addresses (bias 0), with those
-   callbacks (the same CFI and symbols as a process's Dwfl); *MOD is its
-   module, NULL if libdwfl refused it.  Touches only M: usable while M is
-   prepared on a worker thread.  */
-Dwfl *st_dwfl_of_module (StModule *m, Dwfl_Module **mod);
-
 #endif /* ST_DWFL_UNWINDER_H */

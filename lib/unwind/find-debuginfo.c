@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "model/module-cache.h"
-#include "unwind/dwfl-unwinder.h"
 #include "unwind/find-debuginfo.h"
 #include "unwind/safe-debuginfo.h"
 
@@ -125,23 +124,6 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
   /* Fetched by the module's build-id: it is that module's debug file.  */
   *debuginfo_file_name = strdup (path);
   return fd;
-}
-
-void
-st_find_debuginfo_prepare (StModule *m, void *user_data)
-{
-  Dwfl_Module *mod;
-  Dwarf_Addr bias;
-
-  if (!st_find_debuginfo_wanted (m))
-    return;
-  /* Loading the CFI of the module's debug file runs the search above
-     (local files, then the finder); the finder remembers its answer, so
-     the Dwfls of the processes find it at once later.  */
-  Dwfl *dwfl = st_dwfl_of_module (m, &mod);
-  if (mod != NULL)
-    dwfl_module_dwarf_cfi (mod, &bias);
-  dwfl_end (dwfl);
 }
 
 /* Whether ELF has a section that libdw could read as .debug_frame,

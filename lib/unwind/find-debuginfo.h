@@ -29,12 +29,6 @@
    its .text.  */
 gboolean st_find_debuginfo_wanted (const StModule *m);
 
-/* A module cache prepare hook (the libdwfl engine's): when M's CFI may be
-   only in a separate debug file, finds that file now, so that a
-   download happens while M is prepared (on a worker thread with
-   JIT-style priming) rather than when a sample first needs it.  */
-void st_find_debuginfo_prepare (StModule *m, void *user_data);
-
 /* Whether libdwfl may find a .debug_frame for MOD (of a module whose
    CFI is not wanted from debuginfod): FALSE only when neither its file
    nor the separate debug file the local search finds has a section of

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/dwfl-unwinder.h"
+#include "unwind/dwfl-offline.h"
 #include "unwind/eh-frame.h"
 #include "unwind/fast-arch.h"
 #include "unwind/find-debuginfo.h"
@@ -68,7 +68,6 @@ struct StRuleCache
   GArray *lean;           /* StLeanRule, one per rule */
   GHashTable *rule_ids;   /* StUnwindRule bytes -> index + 1 */
   GTree *ranges;          /* Range* -> index + 1 */
-  guint n_ranges;
   guint misses;           /* hot table misses since its last resize */
   GHashTable *entry_memo; /* address -> at entry point + 1 */
   gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
@@ -168,7 +167,7 @@ st_rule_cache_prepare (StModule *m, void *user_data)
   if (arch == NULL)
     {
       /* For the libdwfl engine, which unwinds it.  */
-      st_find_debuginfo_prepare (m, NULL);
+      st_dwfl_offline_prepare (m, NULL);
       return;
     }
 
@@ -354,7 +353,6 @@ reader_row (StRuleCache *c, uint64_t addr)
   fr->rows[lo] = (Row) { start + c->eh_bias, end - start,
                          intern_rule (c, &rule) };
   fr->n++;
-  c->n_ranges++;
   return &fr->rows[lo];
 }
 
@@ -386,7 +384,6 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
           Range *r = g_new (Range, 1);
           id = fill (c, addr, r);
           g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
-          c->n_ranges++;
           st_module_account (c->module, sizeof *r + 48);
           range = r;
         }
@@ -542,16 +539,4 @@ st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
   g_hash_table_insert (c->entry_memo, key, GUINT_TO_POINTER (at + 1));
   st_module_account (c->module, 48);
   return at;
-}
-
-guint
-st_rule_cache_n_rules (const StRuleCache *c)
-{
-  return c->rules->len;
-}
-
-guint
-st_rule_cache_n_ranges (const StRuleCache *c)
-{
-  return c->n_ranges;
 }

@@ -23,7 +23,7 @@ typedef struct StRuleCache StRuleCache;
    module of an architecture the fast engine knows (fast-arch.h), with
    its .eh_frame opened, and its separate debug file's .debug_frame when
    the CFI may be only there (st_find_debuginfo_wanted); for other
-   modules, st_find_debuginfo_prepare.  USER_DATA unused.  Touches only
+   modules, st_dwfl_offline_prepare.  USER_DATA unused.  Touches only
    MODULE (runs on worker threads with JIT-style priming).  */
 void st_rule_cache_prepare (StModule *module, void *user_data);
 
@@ -34,10 +34,6 @@ uint32_t st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr);
 /* Whether ADDR lies in the function at the module's ELF entry point
    (_start), as libdwfl's symbol table sees it.  */
 gboolean st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr);
-
-/* Rules and ranges filled so far.  */
-guint st_rule_cache_n_rules (const StRuleCache *c);
-guint st_rule_cache_n_ranges (const StRuleCache *c);
 
 /* The hot path: a direct-mapped table of recently used ranges, indexed
    by the address's 16-byte granule, so that the PCs of a hot loop share

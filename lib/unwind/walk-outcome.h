@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "mapping-guard.h"
+#include "util/mapping-guard.h"
 #include "unwind/process-modules.h"
 #include "unwind/sample-memory.h"
 #include "unwind/unwind-result.h"

@@ -33,6 +33,7 @@
 #include "model/module-cache.h"
 #include "eh-frame-image.h"
 #include "perf-stream.h"         /* put, put_u32, put_u64 */
+#include "unwind/dwfl-offline.h"
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/eh-frame.h"
 #include "unwind/find-debuginfo.h"

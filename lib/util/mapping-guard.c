@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mapping-guard.h"
+#include "util/mapping-guard.h"
 
 /* Modules (2048 at most in the cache, each with maybe a debug file), the
    input, and room to spare.  */
