@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "capture-mounts.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/record-names.h"
 #include "model/file-report.h"
 #include "model/module-cache.h"

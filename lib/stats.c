@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "glib-compat.h"
+#include "util/glib-compat.h"
 #include "report/printable.h"
 #include "stats.h"
 

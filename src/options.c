@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "options.h"
 
 static gboolean

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "live.h"

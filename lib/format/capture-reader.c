@@ -10,7 +10,7 @@
 #include "format/capture-reader.h"
 #include "format/capture-types.h"
 #include "format/damage.h"
-#include "format/domain.h"
+#include "util/domain.h"
 
 /* Largest register block a STACK_USER frame may carry (x86_64).  */
 #define ST_CAPTURE_MAX_REGS 17

@@ -8,8 +8,8 @@
 
 #include "format/capture-types.h"
 #include "format/capture-writer.h"
-#include "format/domain.h"
-#include "popcount.h"
+#include "util/domain.h"
+#include "util/popcount.h"
 
 /* The largest frame: u16 len rounded down to the 8-byte alignment.  */
 #define FRAME_MAX (ST_CAPTURE_FRAME_MAX & ~(ST_CAPTURE_ALIGN - 1))

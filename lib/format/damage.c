@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "format/damage.h"
-#include "format/domain.h"
+#include "util/domain.h"
 
 gboolean
 st_damage_report (const StDamageHandler *h, StDamageAction action,

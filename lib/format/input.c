@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/input.h"
 #include "mapping-guard.h"
 

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/output.h"
 
 #define ST_OUTPUT_BUFFER (1u << 20)

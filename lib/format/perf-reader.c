@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "format/damage.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/perf-decompress.h"
 #include "format/perf-reader.h"
 #include "format/perf-sample.h"
 #include "format/perf-types.h"
-#include "popcount.h"
+#include "util/popcount.h"
 
 #define UNTIL_EOF G_MAXUINT64
 

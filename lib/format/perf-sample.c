@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "format/perf-sample.h"
-#include "popcount.h"
+#include "util/popcount.h"
 
 typedef struct
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/perf-writer.h"
-#include "popcount.h"
+#include "util/popcount.h"
 
 /* A record's size is a u16; records stay 8-aligned.  */
 #define RECORD_MAX 65528u

@@ -5,7 +5,7 @@
 
 #include "format/capture-reader.h"
 #include "format/capture-types.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/perf-reader.h"
 #include "format/reader.h"
 

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "format/capture-output.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/output.h"
 #include "format/perf-output.h"
 #include "format/writer.h"

@@ -17,7 +17,7 @@
 #include "model/module-cache.h"
 #include "model/file-report.h"
 #include "model/module-file.h"
-#include "model/worker-pool.h"
+#include "util/worker-pool.h"
 
 /* What the stream recorded for a mapping: the cheap first lookup.  */
 typedef struct

@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <inttypes.h>
 
-#include "glib-compat.h"
+#include "util/glib-compat.h"
 #include "report/callgraph-summary.h"
 #include "report/printable.h"
 #include "report/symbolizer.h"

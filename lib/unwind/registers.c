@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "unwind/registers.h"
-#include "popcount.h"
+#include "util/popcount.h"
 
 gboolean
 st_event_register (const StEvent *ev, int perf_reg, uint64_t *value)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "perf-stream.h"
 #include "test-io.h"
 

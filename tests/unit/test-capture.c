@@ -18,7 +18,7 @@
 #include "format/capture-types.h"
 #include "format/capture-writer.h"
 #include "format/damage.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/input.h"
 #include "format/output.h"
 #include "format/perf-recording.h"

@@ -10,7 +10,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/input.h"
 #include "format/output.h"
 

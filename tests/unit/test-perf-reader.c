@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "format/damage.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/perf-reader.h"
 #include "format/perf-types.h"
 

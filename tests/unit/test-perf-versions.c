@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "format/domain.h"
+#include "util/domain.h"
 #include "perf-stream.h"
 #include "pipeline-run.h"
 #include "test-io.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "format/capture-types.h"
-#include "format/domain.h"
+#include "util/domain.h"
 #include "format/capture-writer.h"
 #include "format/perf-attr.h"
 #include "format/perf-writer.h"

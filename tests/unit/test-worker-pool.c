@@ -4,7 +4,7 @@
 
 #include <poll.h>
 
-#include "model/worker-pool.h"
+#include "util/worker-pool.h"
 #include "test-gate.h"
 
 typedef struct

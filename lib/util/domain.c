@@ -1,5 +1,5 @@
 #include "config.h"
 
-#include "format/domain.h"
+#include "util/domain.h"
 
 G_DEFINE_QUARK (stacktrace-error-quark, st_error)

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/worker-pool.h"
+#include "util/worker-pool.h"
 
 struct StWorkerPool
 {

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "glib-compat.h"
+#include "util/glib-compat.h"
 
 GPtrArray *
 st_hash_table_values (GHashTable *table)
