@@ -120,13 +120,14 @@ on_damage (const StDamage *d, void *user)
   uint64_t n = st_stats_damaged (p->stats);
 
   st_stats_damage (p->stats, d);
-  if (p->options.messages == NULL)
+  if (p->options.report == NULL)
     return;
   if (n < ST_DAMAGE_MESSAGES_MAX)
-    fprintf (p->options.messages, "stacktrace: %s\n", d->message);
+    p->options.report (ST_REPORT_DAMAGE, d->message, p->options.report_data);
   else if (n == ST_DAMAGE_MESSAGES_MAX)
-    fprintf (p->options.messages, "stacktrace: more damaged input; further "
-             "messages are suppressed (the statistics count them)\n");
+    p->options.report (ST_REPORT_DAMAGE, "more damaged input; further "
+                       "messages are suppressed (the statistics count them)",
+                       p->options.report_data);
 }
 
 StPipeline *
@@ -303,12 +304,16 @@ hold (StPipeline *p, const StEvent *ev)
 static void
 debug_line (StPipeline *p, const StEvent *ev, const StUnwindResult *r)
 {
-  fprintf (p->options.debug, "stacktrace: offset %" PRIu64 ": pid %d tid %d "
-           "time %" PRId64 ": %s after %u frame(s) (%s)%s%s\n", ev->offset,
-           ev->pid, ev->tid, ev->time,
-           r->status == ST_UNWIND_FAILED ? "failed" : "truncated", r->n_ips,
-           st_unwind_cause_name (r->cause), r->detail ? ": " : "",
-           r->detail ? r->detail : "");
+  char *line = g_strdup_printf ("offset %" PRIu64 ": pid %d tid %d "
+                                "time %" PRId64 ": %s after %u frame(s) "
+                                "(%s)%s%s", ev->offset, ev->pid, ev->tid,
+                                ev->time, r->status == ST_UNWIND_FAILED
+                                ? "failed" : "truncated", r->n_ips,
+                                st_unwind_cause_name (r->cause),
+                                r->detail ? ": " : "",
+                                r->detail ? r->detail : "");
+  p->options.report (ST_REPORT_DEBUG, line, p->options.report_data);
+  g_free (line);
 }
 
 /* Completes a chain cut by the end of the stack copy from what the
@@ -457,7 +462,8 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
-  if (r.status != ST_UNWIND_COMPLETE && p->options.debug != NULL)
+  if (r.status != ST_UNWIND_COMPLETE && p->options.debug
+      && p->options.report != NULL)
     debug_line (p, ev, &r);
 
   Unwound *u = unwound_new (p, r.n_ips);
@@ -880,10 +886,16 @@ st_pipeline_run (StPipeline *p, GError **error)
           ok = FALSE;
         }
     }
-  if (p->reorder != NULL && st_reorder_overflows (p->reorder) > 0)
-    fprintf (stderr, "stacktrace: warning: a perf round exceeded %u MiB; "
-             "%u time(s) events were processed in input order\n",
-             ST_REORDER_MAX_BYTES >> 20, st_reorder_overflows (p->reorder));
+  if (p->reorder != NULL && st_reorder_overflows (p->reorder) > 0
+      && p->options.report != NULL)
+    {
+      char *line = g_strdup_printf ("warning: a perf round exceeded %u MiB; "
+                                    "%u time(s) events were processed in "
+                                    "input order", ST_REORDER_MAX_BYTES >> 20,
+                                    st_reorder_overflows (p->reorder));
+      p->options.report (ST_REPORT_WARNING, line, p->options.report_data);
+      g_free (line);
+    }
   return ok;
 }
 
