@@ -1,7 +1,5 @@
-/* The filter loop.  A kernel-only SAMPLE frame of a capture is held back
-   for one event: if the next is the STACK_USER frame of the same sample
-   (our convention for carrying a raw-stack sample's kernel part), the two
-   become one unwound sample.
+/* The filter loop.  A capture's raw-stack sample split in two frames is
+   joined (kernel-join.h) into one unwound sample.
 
    JIT-style priming (priming.h): with workers, a MAP event queues its
    module's preparation as soon as it is read; between events, and while
@@ -22,6 +20,7 @@
 #include "model/file-report.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
+#include "kernel-join.h"
 #include "pipeline.h"
 #include "priming.h"
 #include "report/chain-dump.h"
@@ -76,10 +75,7 @@ struct StPipeline
   StCaptureMounts *mounts;    /* a capture's mount tables, to the
                                  file resolver */
 
-  /* The held-back kernel-only SAMPLE (a copy in HELD_BUF), or NULL.  */
-  StEvent *held;
-  uint8_t *held_buf;
-  size_t held_cap;
+  StKernelJoin *kernel_join;  /* a capture's held-back kernel part */
   StReorder *reorder;         /* perf input: time order for processing */
   Unwound *unwound_free[5];   /* recycled results, by size class */
 
@@ -144,6 +140,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                        ? (int64_t) options->counters_interval_ms * 1000000
                        : ST_COUNTERS_PERIOD_NS;
   p->stats = st_stats_new ();
+  p->kernel_join = st_kernel_join_new ();
   if (options->callgraph)
     p->callgraph = st_callgraph_new ();
   if (options->callgraph || options->chains != NULL)
@@ -211,7 +208,7 @@ st_pipeline_free (StPipeline *p)
   st_callgraph_free (p->callgraph);
   st_symbolizer_free (p->symbolizer);
   st_stats_free (p->stats);
-  g_free (p->held_buf);
+  st_kernel_join_free (p->kernel_join);
   st_reorder_free (p->reorder);
   for (guint i = 0; i < G_N_ELEMENTS (p->unwound_free); i++)
     while (p->unwound_free[i] != NULL)
@@ -266,39 +263,13 @@ pass (StPipeline *p, const StEvent *ev)
   st_stats_event (p->stats, ev, written);
 }
 
-static gboolean
-is_kernel_only (const StEvent *ev)
-{
-  if (ev->kind != ST_EVENT_SAMPLE || ev->source != ST_FORMAT_SYSPROF
-      || ev->sample.n_ips == 0 || ev->sample.ips[0] != ST_CONTEXT_KERNEL)
-    return FALSE;
-  for (uint32_t i = 0; i < ev->sample.n_ips; i++)
-    if (ev->sample.ips[i] == ST_CONTEXT_USER)
-      return FALSE;
-  return TRUE;
-}
-
 static void
 release_held (StPipeline *p)
 {
-  if (p->held != NULL)
-    pass (p, p->held);
-  p->held = NULL;
-}
+  const StEvent *held = st_kernel_join_release (p->kernel_join);
 
-/* Copies EV into the held-back slot (its buffer is reused).  */
-static void
-hold (StPipeline *p, const StEvent *ev)
-{
-  size_t size = st_event_copy_size (ev, NULL, NULL);
-
-  if (size > p->held_cap)
-    {
-      p->held_cap = MAX (size, 2 * p->held_cap);
-      g_free (p->held_buf);
-      p->held_buf = g_malloc (p->held_cap);
-    }
-  p->held = st_event_copy_to (ev, p->held_buf, NULL, NULL);
+  if (held != NULL)
+    pass (p, held);
 }
 
 static void
@@ -584,14 +555,13 @@ process_event (const StEvent *ev, gboolean force, void *user)
 static StEvent
 merge_held (StPipeline *p, const StEvent *ev)
 {
-  StEvent merged = *ev;
+  StEvent merged;
+  const StEvent *kernel_part = st_kernel_join_take (p->kernel_join, ev,
+                                                    &merged);
 
-  if (p->held != NULL && p->held->pid == ev->pid && p->held->tid == ev->tid
-      && p->held->time == ev->time && ev->stack.n_callchain == 0)
+  if (kernel_part != NULL)
     {
-      merged.stack.callchain = p->held->sample.ips;
-      merged.stack.n_callchain = p->held->sample.n_ips;
-      st_stats_event (p->stats, p->held, FALSE);
+      st_stats_event (p->stats, kernel_part, FALSE);
       st_stats_joined (p->stats);
     }
   else
@@ -617,7 +587,6 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   c->failed += u->status == ST_UNWIND_FAILED;
   c->stitched += u->stitched;
   c->unprimed += u->unprimed;
-  p->held = NULL;
 }
 
 /* Writes the counters at TIME if they changed since the last set.  */
@@ -645,7 +614,8 @@ maybe_counters (StPipeline *p, int64_t time)
 {
   if (time > p->last_time)
     p->last_time = time;
-  if (!p->options.counters || p->writer == NULL || p->held != NULL
+  if (!p->options.counters || p->writer == NULL
+      || st_kernel_join_held (p->kernel_join) != NULL
       || p->options.mode != ST_MODE_NAIVE || p->emitted.samples == 0)
     return;
   if (!p->counters_written
@@ -686,18 +656,18 @@ emit_event (const StEvent *ev, void *result, void *user)
       emit_unwound (p, ev, u);
       unwound_free (p, u);
     }
-  else if (ev->kind == ST_EVENT_STACK_USER && p->held != NULL)
+  else if (ev->kind == ST_EVENT_STACK_USER
+           && st_kernel_join_held (p->kernel_join) != NULL)
     {
       StEvent merged = merge_held (p, ev);
 
       pass (p, &merged);
-      p->held = NULL;
     }
   else
     {
       release_held (p);
-      if (holds_kernel_parts (p) && is_kernel_only (ev))
-        hold (p, ev);   /* may be the kernel part of a raw stack */
+      if (holds_kernel_parts (p) && st_kernel_join_is_kernel_part (ev))
+        st_kernel_join_hold (p->kernel_join, ev);
       else
         pass (p, ev);
     }
