@@ -1,13 +1,12 @@
 /* The filter loop.  A capture's raw-stack sample split in two frames is
    joined (kernel-join.h) into one unwound sample.
 
-   JIT-style priming (priming.h): with workers, a MAP event queues its
-   module's preparation as soon as it is read; between events, and while
-   the input stalls, the pipeline collects what the workers prepared.
+   JIT-style priming: the policy is priming.h's; the loop shows it every
+   event as read and asks it between events and while the input stalls.
    With defer, every event goes through the reorder window (perf.data:
    by time, a capture: as read), whose processing stops at a sample
    whose modules are not ready (process_event answers ST_REORDER_LATER)
-   and resumes when modules become ready.  */
+   and resumes when the policy says so.  */
 #include "config.h"
 
 #include <inttypes.h>
@@ -84,14 +83,7 @@ struct StPipeline
                                  from the part it lost: left out */
   uint64_t past_intact_from;  /* the lowest offset of them */
 
-  /* JIT-style priming.  */
-  gboolean priming;           /* modules prepared by workers */
-  gboolean finishing;         /* the input ended: samples waiting for
-                                 their modules wait for them now */
-  uint64_t ready_seen;        /* the cache's ready generation last seen */
-  uint64_t wait_offset;       /* the sample that waited last */
-  gboolean resuming;          /* processing what waited */
-  StPrimingStats priming_stats;
+  StPriming *priming;         /* when modules are prepared */
 
   /* Counters in the output: the samples written so far (processing may
      run ahead of writing: the counters at a time in the output count
@@ -162,25 +154,14 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   st_module_cache_set_lazy_fetch (p->modules, TRUE);
   p->unwinder = st_unwinder_new (options->engine, p->modules);
   p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
-  p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
-  if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
-    {
-      /* After the prepare hook and the finder: workers read them.  */
-      p->priming = TRUE;
-      guint threads = st_priming_threads (options->priming_threads);
-      st_module_cache_set_workers (p->modules, threads,
-                                   options->priming == ST_PRIMING_DEFER);
-      p->priming_stats.mode = st_priming_mode_name (options->priming);
-      p->priming_stats.threads = st_module_cache_workers (p->modules);
-      /* Some room for one round of perf.data besides the waiting: at
-         most half of what the reorder window may hold.  */
-      p->priming_stats.cap = MIN (options->priming_cap > 0
-                                  ? options->priming_cap
-                                  : ST_PRIMING_DEFAULT_CAP,
-                                  ST_REORDER_MAX_BYTES / 2);
-      p->wait_offset = G_MAXUINT64;
-    }
-  st_stats_set_priming (p->stats, &p->priming_stats);
+  /* After the prepare hook and the finder: workers read them.  Some
+     room for one round of perf.data besides the waiting: at most half of
+     what the reorder window may hold.  */
+  p->priming = st_priming_new (p->modules, options->mode == ST_MODE_NAIVE,
+                               options->priming, options->priming_threads,
+                               options->priming_cap,
+                               ST_REORDER_MAX_BYTES / 2);
+  st_stats_set_priming (p->stats, st_priming_stats (p->priming));
   st_stats_set_file_report (p->stats,
                             st_module_cache_file_report (p->modules));
   if (options->stitch)
@@ -201,6 +182,7 @@ st_pipeline_free (StPipeline *p)
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_unwinder_free (p->unwinder);
+  st_priming_free (p->priming);
   st_capture_mounts_free (p->mounts);
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
@@ -373,11 +355,9 @@ unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
         continue;                     /* fetched inline */
       if (may_wait)
         return FALSE;
-      if (!p->finishing)
+      if (!st_priming_finishing (p->priming))
         {
-          /* With defer, the cap sent it on before the download.  */
-          if (p->options.priming == ST_PRIMING_DEFER)
-            p->priming_stats.forced++;
+          st_priming_sample_unprimed (p->priming);
           r->unprimed = TRUE;
           return TRUE;
         }
@@ -459,57 +439,13 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
 /* Whether raw-stack event EV's process has every module ready, or what
    keeps them.  */
 static StModulesReadiness
-sample_readiness (StPipeline *p, const StEvent *ev)
+sample_readiness (const StEvent *ev, void *user)
 {
+  StPipeline *p = user;
   StProcess *proc = st_process_table_get (p->processes, ev->pid);
 
   st_process_table_use_unwind_state (p->processes, proc);
   return st_unwinder_readiness (p->unwinder, proc);
-}
-
-/* How often a wait at the cap looks whether a download started.  */
-#define ST_PRIMING_WAIT_STEP_US 10000
-
-/* --priming defer: whether raw-stack event EV must wait for its
-   modules.  At the end of the input it does not: its modules are waited
-   for here.  FORCE: the cap was reached; the input is held back (this
-   blocks) while its modules are prepared from local files, but a
-   download is not waited for: EV then goes as it is (unprimed).  */
-static gboolean
-sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
-{
-  StModulesReadiness r = sample_readiness (p, ev);
-
-  if (r == ST_MODULES_READY)
-    return FALSE;
-  if (p->finishing)
-    {
-      while (sample_readiness (p, ev) != ST_MODULES_READY
-             && st_module_cache_wait_any (p->modules))
-        ;
-      return FALSE;
-    }
-  if (force)
-    {
-      p->priming_stats.stalls++;
-      /* (A module not ready is in flight: something comes back.)  */
-      while (r == ST_MODULES_PREPARING
-             && st_module_cache_preparing (p->modules) > 0)
-        {
-          st_module_cache_wait_any_timeout (p->modules,
-                                            ST_PRIMING_WAIT_STEP_US);
-          r = sample_readiness (p, ev);
-        }
-      if (r == ST_MODULES_FETCHING)
-        p->priming_stats.forced++;
-      return FALSE;
-    }
-  if (ev->offset != p->wait_offset)
-    {
-      p->wait_offset = ev->offset;
-      p->priming_stats.waits++;
-    }
-  return TRUE;
 }
 
 /* In time order: the event's effect on the process model, and unwinding.  */
@@ -519,32 +455,28 @@ process_event (const StEvent *ev, gboolean force, void *user)
   StPipeline *p = user;
   gboolean resumed = FALSE;
 
-  if (ev->kind == ST_EVENT_STACK_USER && p->priming
-      && p->options.priming == ST_PRIMING_DEFER)
+  if (ev->kind == ST_EVENT_STACK_USER && st_priming_defers (p->priming))
     {
-      if (sample_waits (p, ev, force))
+      if (st_priming_sample_waits (p->priming, ev, force, sample_readiness,
+                                   p))
         return ST_REORDER_LATER;
-      resumed = p->resuming;
+      resumed = st_priming_resuming (p->priming);
     }
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
     {
-      gboolean may_wait = p->priming && p->options.priming == ST_PRIMING_DEFER
-                          && !force && !p->finishing;
+      gboolean may_wait = st_priming_defers (p->priming) && !force
+                          && !st_priming_finishing (p->priming);
       Unwound *u = unwind (p, ev, may_wait);
       if (u != NULL)
         {
-          p->priming_stats.deferred += resumed;
+          st_priming_sample_unwound (p->priming, resumed);
           return u;
         }
-      /* A file it needs is being fetched: it waits, as in sample_waits.  */
-      if (ev->offset != p->wait_offset)
-        {
-          p->wait_offset = ev->offset;
-          p->priming_stats.waits++;
-        }
+      /* A file it needs is being fetched: it waits.  */
+      st_priming_sample_waited (p->priming, ev);
       return ST_REORDER_LATER;
     }
   return NULL;
@@ -674,35 +606,13 @@ emit_event (const StEvent *ev, void *result, void *user)
   maybe_counters (p, ev->time);
 }
 
-/* Collects the modules the workers prepared; with defer, goes on with a
-   waiting sample whose modules are now ready, and keeps what waits
-   within the cap.  */
+/* Collects the modules the workers prepared; with defer, goes on with
+   waiting samples as the policy says.  */
 static void
 priming_progress (StPipeline *p)
 {
-  st_module_cache_collect (p->modules);
-  uint64_t ready = st_module_cache_ready_generation (p->modules);
-  StReorder *r = p->reorder;
-
-  if (r != NULL && st_reorder_waiting (r))
-    {
-      p->resuming = TRUE;
-      if (ready != p->ready_seen)
-        st_reorder_resume (r, FALSE);
-      /* The oldest waiting sample goes (see sample_waits).  */
-      while (st_reorder_waiting (r)
-             && st_reorder_bytes (r) > p->priming_stats.cap)
-        st_reorder_resume (r, TRUE);
-      p->resuming = FALSE;
-    }
-  p->ready_seen = ready;
-
-  StPrimingStats *ps = &p->priming_stats;
-  ps->held = r != NULL && st_reorder_waiting (r) ? st_reorder_bytes (r) : 0;
-  ps->held_max = MAX (ps->held_max, ps->held);
-  ps->modules_prepared = st_module_cache_prepared_by_workers (p->modules);
-  ps->modules_pending = st_module_cache_preparing (p->modules);
-  st_stats_set_priming (p->stats, ps);
+  st_priming_progress (p->priming, p->reorder);
+  st_stats_set_priming (p->stats, st_priming_stats (p->priming));
 }
 
 static void
@@ -712,8 +622,7 @@ handle (StPipeline *p, const StEvent *ev)
   if (ev->kind == ST_EVENT_OTHER)
     st_capture_mounts_feed (p->mounts, ev);
   /* First sight of a module: as read, before time order holds it.  */
-  if (p->priming && ev->kind == ST_EVENT_MAP)
-    st_priming_see (p->modules, ev);
+  st_priming_see (p->priming, ev);
   if (p->reorder != NULL)
     {
       st_reorder_push (p->reorder, ev);
@@ -725,7 +634,7 @@ handle (StPipeline *p, const StEvent *ev)
       emit_event (ev, process_event (ev, FALSE, p), p);
       st_reader_release (p->reader, ev->offset);
     }
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     priming_progress (p);
 }
 
@@ -743,7 +652,7 @@ input_wait (void *user)
   StPipeline *p = user;
 
   /* Samples whose modules became ready meanwhile go out now.  */
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     priming_progress (p);
   if (p->writer != NULL)
     st_writer_flush (p->writer);
@@ -776,7 +685,7 @@ st_pipeline_run (StPipeline *p, GError **error)
       /* Events of a mapped file are held in place, not copied.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
     }
-  else if (p->priming && p->options.priming == ST_PRIMING_DEFER)
+  else if (st_priming_defers (p->priming))
     {
       /* A window only for samples that wait for their modules.  */
       p->reorder = st_reorder_new (process_event, emit_event, p,
@@ -789,7 +698,7 @@ st_pipeline_run (StPipeline *p, GError **error)
                            p->options.check_ms ? p->options.check_ms : 1000,
                            input_wait, p);
   /* A module prepared while the input stalls wakes the wait at once.  */
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     st_reader_set_wake_fd (p->reader, st_module_cache_wake_fd (p->modules));
   while ((rc = st_reader_next (p->reader, &ev, &read_error)) > 0)
     {
@@ -812,17 +721,17 @@ st_pipeline_run (StPipeline *p, GError **error)
   if (read_error != NULL)
     g_propagate_error (error, read_error);
   st_reader_set_wait_func (p->reader, 0, NULL, NULL);
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     st_reader_set_wake_fd (p->reader, -1);
 
-  p->finishing = TRUE;
+  st_priming_finish (p->priming);
   if (p->reorder != NULL)
     {
-      p->resuming = st_reorder_waiting (p->reorder);
+      st_priming_set_resuming (p->priming, st_reorder_waiting (p->reorder));
       st_reorder_flush (p->reorder);
-      p->resuming = FALSE;
+      st_priming_set_resuming (p->priming, FALSE);
     }
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     priming_progress (p);
   release_held (p);
   if (p->past_intact > 0)
