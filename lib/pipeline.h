@@ -16,7 +16,8 @@ typedef enum
 {
   ST_MODE_NONE,       /* read and check, write nothing */
   ST_MODE_PASSTHRU,   /* copy/convert, raw stacks kept */
-  ST_MODE_NAIVE,      /* unwind raw stacks with libdwfl */
+  ST_MODE_NAIVE,      /* unwind raw stacks with the engine chosen
+                         (StPipelineOptions.engine) */
 } StMode;
 
 /* What a message the library reports is about.  */
