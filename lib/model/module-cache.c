@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mapping-guard.h"
+#include "model/module-cache.h"
 #include "model/module-cache-private.h"
 #include "model/file-report.h"
 #include "model/module-file.h"
@@ -34,6 +35,14 @@ typedef struct
 /* Descriptors a cache keeps open at most for files pinned through their
    process (file-resolver.h), until their modules are prepared.  */
 #define MAX_PINNED_FILES 256
+
+/* A module the cache made: both in one allocation, MODULE first (freed
+   with g_free of the module).  */
+typedef struct
+{
+  StModule module;
+  struct StModuleCacheEntry entry;
+} StCachedModule;
 
 struct StModuleCache
 {
