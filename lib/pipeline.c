@@ -1,15 +1,12 @@
-/* The filter loop.  A kernel-only SAMPLE frame of a capture is held back
-   for one event: if the next is the STACK_USER frame of the same sample
-   (our convention for carrying a raw-stack sample's kernel part), the two
-   become one unwound sample.
+/* The filter loop.  A capture's raw-stack sample split in two frames is
+   joined (kernel-join.h) into one unwound sample.
 
-   JIT-style priming (priming.h): with workers, a MAP event queues its
-   module's preparation as soon as it is read; between events, and while
-   the input stalls, the pipeline collects what the workers prepared.
+   JIT-style priming: the policy is priming.h's; the loop shows it every
+   event as read and asks it between events and while the input stalls.
    With defer, every event goes through the reorder window (perf.data:
    by time, a capture: as read), whose processing stops at a sample
    whose modules are not ready (process_event answers ST_REORDER_LATER)
-   and resumes when modules become ready.  */
+   and resumes when the policy says so.  */
 #include "config.h"
 
 #include <inttypes.h>
@@ -22,6 +19,7 @@
 #include "model/file-report.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
+#include "kernel-join.h"
 #include "pipeline.h"
 #include "priming.h"
 #include "report/chain-dump.h"
@@ -76,10 +74,7 @@ struct StPipeline
   StCaptureMounts *mounts;    /* a capture's mount tables, to the
                                  file resolver */
 
-  /* The held-back kernel-only SAMPLE (a copy in HELD_BUF), or NULL.  */
-  StEvent *held;
-  uint8_t *held_buf;
-  size_t held_cap;
+  StKernelJoin *kernel_join;  /* a capture's held-back kernel part */
   StReorder *reorder;         /* perf input: time order for processing */
   Unwound *unwound_free[5];   /* recycled results, by size class */
 
@@ -88,14 +83,7 @@ struct StPipeline
                                  from the part it lost: left out */
   uint64_t past_intact_from;  /* the lowest offset of them */
 
-  /* JIT-style priming.  */
-  gboolean priming;           /* modules prepared by workers */
-  gboolean finishing;         /* the input ended: samples waiting for
-                                 their modules wait for them now */
-  uint64_t ready_seen;        /* the cache's ready generation last seen */
-  uint64_t wait_offset;       /* the sample that waited last */
-  gboolean resuming;          /* processing what waited */
-  StPrimingStats priming_stats;
+  StPriming *priming;         /* when modules are prepared */
 
   /* Counters in the output: the samples written so far (processing may
      run ahead of writing: the counters at a time in the output count
@@ -120,13 +108,14 @@ on_damage (const StDamage *d, void *user)
   uint64_t n = st_stats_damaged (p->stats);
 
   st_stats_damage (p->stats, d);
-  if (p->options.messages == NULL)
+  if (p->options.report == NULL)
     return;
   if (n < ST_DAMAGE_MESSAGES_MAX)
-    fprintf (p->options.messages, "stacktrace: %s\n", d->message);
+    p->options.report (ST_REPORT_DAMAGE, d->message, p->options.report_data);
   else if (n == ST_DAMAGE_MESSAGES_MAX)
-    fprintf (p->options.messages, "stacktrace: more damaged input; further "
-             "messages are suppressed (the statistics count them)\n");
+    p->options.report (ST_REPORT_DAMAGE, "more damaged input; further "
+                       "messages are suppressed (the statistics count them)",
+                       p->options.report_data);
 }
 
 StPipeline *
@@ -143,6 +132,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                        ? (int64_t) options->counters_interval_ms * 1000000
                        : ST_COUNTERS_PERIOD_NS;
   p->stats = st_stats_new ();
+  p->kernel_join = st_kernel_join_new ();
   if (options->callgraph)
     p->callgraph = st_callgraph_new ();
   if (options->callgraph || options->chains != NULL)
@@ -164,25 +154,14 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   st_module_cache_set_lazy_fetch (p->modules, TRUE);
   p->unwinder = st_unwinder_new (options->engine, p->modules);
   p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
-  p->priming_stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
-  if (options->mode == ST_MODE_NAIVE && options->priming != ST_PRIMING_SYNC)
-    {
-      /* After the prepare hook and the finder: workers read them.  */
-      p->priming = TRUE;
-      guint threads = st_priming_threads (options->priming_threads);
-      st_module_cache_set_workers (p->modules, threads,
-                                   options->priming == ST_PRIMING_DEFER);
-      p->priming_stats.mode = st_priming_mode_name (options->priming);
-      p->priming_stats.threads = st_module_cache_workers (p->modules);
-      /* Some room for one round of perf.data besides the waiting: at
-         most half of what the reorder window may hold.  */
-      p->priming_stats.cap = MIN (options->priming_cap > 0
-                                  ? options->priming_cap
-                                  : ST_PRIMING_DEFAULT_CAP,
-                                  ST_REORDER_MAX_BYTES / 2);
-      p->wait_offset = G_MAXUINT64;
-    }
-  st_stats_set_priming (p->stats, &p->priming_stats);
+  /* After the prepare hook and the finder: workers read them.  Some
+     room for one round of perf.data besides the waiting: at most half of
+     what the reorder window may hold.  */
+  p->priming = st_priming_new (p->modules, options->mode == ST_MODE_NAIVE,
+                               options->priming, options->priming_threads,
+                               options->priming_cap,
+                               ST_REORDER_MAX_BYTES / 2);
+  st_stats_set_priming (p->stats, st_priming_stats (p->priming));
   st_stats_set_file_report (p->stats,
                             st_module_cache_file_report (p->modules));
   if (options->stitch)
@@ -203,6 +182,7 @@ st_pipeline_free (StPipeline *p)
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_unwinder_free (p->unwinder);
+  st_priming_free (p->priming);
   st_capture_mounts_free (p->mounts);
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
@@ -210,7 +190,7 @@ st_pipeline_free (StPipeline *p)
   st_callgraph_free (p->callgraph);
   st_symbolizer_free (p->symbolizer);
   st_stats_free (p->stats);
-  g_free (p->held_buf);
+  st_kernel_join_free (p->kernel_join);
   st_reorder_free (p->reorder);
   for (guint i = 0; i < G_N_ELEMENTS (p->unwound_free); i++)
     while (p->unwound_free[i] != NULL)
@@ -265,50 +245,28 @@ pass (StPipeline *p, const StEvent *ev)
   st_stats_event (p->stats, ev, written);
 }
 
-static gboolean
-is_kernel_only (const StEvent *ev)
-{
-  if (ev->kind != ST_EVENT_SAMPLE || ev->source != ST_FORMAT_SYSPROF
-      || ev->sample.n_ips == 0 || ev->sample.ips[0] != ST_CONTEXT_KERNEL)
-    return FALSE;
-  for (uint32_t i = 0; i < ev->sample.n_ips; i++)
-    if (ev->sample.ips[i] == ST_CONTEXT_USER)
-      return FALSE;
-  return TRUE;
-}
-
 static void
 release_held (StPipeline *p)
 {
-  if (p->held != NULL)
-    pass (p, p->held);
-  p->held = NULL;
-}
+  const StEvent *held = st_kernel_join_release (p->kernel_join);
 
-/* Copies EV into the held-back slot (its buffer is reused).  */
-static void
-hold (StPipeline *p, const StEvent *ev)
-{
-  size_t size = st_event_copy_size (ev, NULL, NULL);
-
-  if (size > p->held_cap)
-    {
-      p->held_cap = MAX (size, 2 * p->held_cap);
-      g_free (p->held_buf);
-      p->held_buf = g_malloc (p->held_cap);
-    }
-  p->held = st_event_copy_to (ev, p->held_buf, NULL, NULL);
+  if (held != NULL)
+    pass (p, held);
 }
 
 static void
 debug_line (StPipeline *p, const StEvent *ev, const StUnwindResult *r)
 {
-  fprintf (p->options.debug, "stacktrace: offset %" PRIu64 ": pid %d tid %d "
-           "time %" PRId64 ": %s after %u frame(s) (%s)%s%s\n", ev->offset,
-           ev->pid, ev->tid, ev->time,
-           r->status == ST_UNWIND_FAILED ? "failed" : "truncated", r->n_ips,
-           st_unwind_cause_name (r->cause), r->detail ? ": " : "",
-           r->detail ? r->detail : "");
+  char *line = g_strdup_printf ("offset %" PRIu64 ": pid %d tid %d "
+                                "time %" PRId64 ": %s after %u frame(s) "
+                                "(%s)%s%s", ev->offset, ev->pid, ev->tid,
+                                ev->time, r->status == ST_UNWIND_FAILED
+                                ? "failed" : "truncated", r->n_ips,
+                                st_unwind_cause_name (r->cause),
+                                r->detail ? ": " : "",
+                                r->detail ? r->detail : "");
+  p->options.report (ST_REPORT_DEBUG, line, p->options.report_data);
+  g_free (line);
 }
 
 /* Completes a chain cut by the end of the stack copy from what the
@@ -397,11 +355,9 @@ unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
         continue;                     /* fetched inline */
       if (may_wait)
         return FALSE;
-      if (!p->finishing)
+      if (!st_priming_finishing (p->priming))
         {
-          /* With defer, the cap sent it on before the download.  */
-          if (p->options.priming == ST_PRIMING_DEFER)
-            p->priming_stats.forced++;
+          st_priming_sample_unprimed (p->priming);
           r->unprimed = TRUE;
           return TRUE;
         }
@@ -457,7 +413,8 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
-  if (r.status != ST_UNWIND_COMPLETE && p->options.debug != NULL)
+  if (r.status != ST_UNWIND_COMPLETE && p->options.debug
+      && p->options.report != NULL)
     debug_line (p, ev, &r);
 
   Unwound *u = unwound_new (p, r.n_ips);
@@ -482,57 +439,13 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
 /* Whether raw-stack event EV's process has every module ready, or what
    keeps them.  */
 static StModulesReadiness
-sample_readiness (StPipeline *p, const StEvent *ev)
+sample_readiness (const StEvent *ev, void *user)
 {
+  StPipeline *p = user;
   StProcess *proc = st_process_table_get (p->processes, ev->pid);
 
   st_process_table_use_unwind_state (p->processes, proc);
   return st_unwinder_readiness (p->unwinder, proc);
-}
-
-/* How often a wait at the cap looks whether a download started.  */
-#define ST_PRIMING_WAIT_STEP_US 10000
-
-/* --priming defer: whether raw-stack event EV must wait for its
-   modules.  At the end of the input it does not: its modules are waited
-   for here.  FORCE: the cap was reached; the input is held back (this
-   blocks) while its modules are prepared from local files, but a
-   download is not waited for: EV then goes as it is (unprimed).  */
-static gboolean
-sample_waits (StPipeline *p, const StEvent *ev, gboolean force)
-{
-  StModulesReadiness r = sample_readiness (p, ev);
-
-  if (r == ST_MODULES_READY)
-    return FALSE;
-  if (p->finishing)
-    {
-      while (sample_readiness (p, ev) != ST_MODULES_READY
-             && st_module_cache_wait_any (p->modules))
-        ;
-      return FALSE;
-    }
-  if (force)
-    {
-      p->priming_stats.stalls++;
-      /* (A module not ready is in flight: something comes back.)  */
-      while (r == ST_MODULES_PREPARING
-             && st_module_cache_preparing (p->modules) > 0)
-        {
-          st_module_cache_wait_any_timeout (p->modules,
-                                            ST_PRIMING_WAIT_STEP_US);
-          r = sample_readiness (p, ev);
-        }
-      if (r == ST_MODULES_FETCHING)
-        p->priming_stats.forced++;
-      return FALSE;
-    }
-  if (ev->offset != p->wait_offset)
-    {
-      p->wait_offset = ev->offset;
-      p->priming_stats.waits++;
-    }
-  return TRUE;
 }
 
 /* In time order: the event's effect on the process model, and unwinding.  */
@@ -542,32 +455,28 @@ process_event (const StEvent *ev, gboolean force, void *user)
   StPipeline *p = user;
   gboolean resumed = FALSE;
 
-  if (ev->kind == ST_EVENT_STACK_USER && p->priming
-      && p->options.priming == ST_PRIMING_DEFER)
+  if (ev->kind == ST_EVENT_STACK_USER && st_priming_defers (p->priming))
     {
-      if (sample_waits (p, ev, force))
+      if (st_priming_sample_waits (p->priming, ev, force, sample_readiness,
+                                   p))
         return ST_REORDER_LATER;
-      resumed = p->resuming;
+      resumed = st_priming_resuming (p->priming);
     }
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
     {
-      gboolean may_wait = p->priming && p->options.priming == ST_PRIMING_DEFER
-                          && !force && !p->finishing;
+      gboolean may_wait = st_priming_defers (p->priming) && !force
+                          && !st_priming_finishing (p->priming);
       Unwound *u = unwind (p, ev, may_wait);
       if (u != NULL)
         {
-          p->priming_stats.deferred += resumed;
+          st_priming_sample_unwound (p->priming, resumed);
           return u;
         }
-      /* A file it needs is being fetched: it waits, as in sample_waits.  */
-      if (ev->offset != p->wait_offset)
-        {
-          p->wait_offset = ev->offset;
-          p->priming_stats.waits++;
-        }
+      /* A file it needs is being fetched: it waits.  */
+      st_priming_sample_waited (p->priming, ev);
       return ST_REORDER_LATER;
     }
   return NULL;
@@ -578,14 +487,13 @@ process_event (const StEvent *ev, gboolean force, void *user)
 static StEvent
 merge_held (StPipeline *p, const StEvent *ev)
 {
-  StEvent merged = *ev;
+  StEvent merged;
+  const StEvent *kernel_part = st_kernel_join_take (p->kernel_join, ev,
+                                                    &merged);
 
-  if (p->held != NULL && p->held->pid == ev->pid && p->held->tid == ev->tid
-      && p->held->time == ev->time && ev->stack.n_callchain == 0)
+  if (kernel_part != NULL)
     {
-      merged.stack.callchain = p->held->sample.ips;
-      merged.stack.n_callchain = p->held->sample.n_ips;
-      st_stats_event (p->stats, p->held, FALSE);
+      st_stats_event (p->stats, kernel_part, FALSE);
       st_stats_joined (p->stats);
     }
   else
@@ -611,7 +519,6 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   c->failed += u->status == ST_UNWIND_FAILED;
   c->stitched += u->stitched;
   c->unprimed += u->unprimed;
-  p->held = NULL;
 }
 
 /* Writes the counters at TIME if they changed since the last set.  */
@@ -639,7 +546,8 @@ maybe_counters (StPipeline *p, int64_t time)
 {
   if (time > p->last_time)
     p->last_time = time;
-  if (!p->options.counters || p->writer == NULL || p->held != NULL
+  if (!p->options.counters || p->writer == NULL
+      || st_kernel_join_held (p->kernel_join) != NULL
       || p->options.mode != ST_MODE_NAIVE || p->emitted.samples == 0)
     return;
   if (!p->counters_written
@@ -680,53 +588,31 @@ emit_event (const StEvent *ev, void *result, void *user)
       emit_unwound (p, ev, u);
       unwound_free (p, u);
     }
-  else if (ev->kind == ST_EVENT_STACK_USER && p->held != NULL)
+  else if (ev->kind == ST_EVENT_STACK_USER
+           && st_kernel_join_held (p->kernel_join) != NULL)
     {
       StEvent merged = merge_held (p, ev);
 
       pass (p, &merged);
-      p->held = NULL;
     }
   else
     {
       release_held (p);
-      if (holds_kernel_parts (p) && is_kernel_only (ev))
-        hold (p, ev);   /* may be the kernel part of a raw stack */
+      if (holds_kernel_parts (p) && st_kernel_join_is_kernel_part (ev))
+        st_kernel_join_hold (p->kernel_join, ev);
       else
         pass (p, ev);
     }
   maybe_counters (p, ev->time);
 }
 
-/* Collects the modules the workers prepared; with defer, goes on with a
-   waiting sample whose modules are now ready, and keeps what waits
-   within the cap.  */
+/* Collects the modules the workers prepared; with defer, goes on with
+   waiting samples as the policy says.  */
 static void
 priming_progress (StPipeline *p)
 {
-  st_module_cache_collect (p->modules);
-  uint64_t ready = st_module_cache_ready_generation (p->modules);
-  StReorder *r = p->reorder;
-
-  if (r != NULL && st_reorder_waiting (r))
-    {
-      p->resuming = TRUE;
-      if (ready != p->ready_seen)
-        st_reorder_resume (r, FALSE);
-      /* The oldest waiting sample goes (see sample_waits).  */
-      while (st_reorder_waiting (r)
-             && st_reorder_bytes (r) > p->priming_stats.cap)
-        st_reorder_resume (r, TRUE);
-      p->resuming = FALSE;
-    }
-  p->ready_seen = ready;
-
-  StPrimingStats *ps = &p->priming_stats;
-  ps->held = r != NULL && st_reorder_waiting (r) ? st_reorder_bytes (r) : 0;
-  ps->held_max = MAX (ps->held_max, ps->held);
-  ps->modules_prepared = st_module_cache_prepared_by_workers (p->modules);
-  ps->modules_pending = st_module_cache_preparing (p->modules);
-  st_stats_set_priming (p->stats, ps);
+  st_priming_progress (p->priming, p->reorder);
+  st_stats_set_priming (p->stats, st_priming_stats (p->priming));
 }
 
 static void
@@ -736,8 +622,7 @@ handle (StPipeline *p, const StEvent *ev)
   if (ev->kind == ST_EVENT_OTHER)
     st_capture_mounts_feed (p->mounts, ev);
   /* First sight of a module: as read, before time order holds it.  */
-  if (p->priming && ev->kind == ST_EVENT_MAP)
-    st_priming_see (p->modules, ev);
+  st_priming_see (p->priming, ev);
   if (p->reorder != NULL)
     {
       st_reorder_push (p->reorder, ev);
@@ -749,7 +634,7 @@ handle (StPipeline *p, const StEvent *ev)
       emit_event (ev, process_event (ev, FALSE, p), p);
       st_reader_release (p->reader, ev->offset);
     }
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     priming_progress (p);
 }
 
@@ -767,7 +652,7 @@ input_wait (void *user)
   StPipeline *p = user;
 
   /* Samples whose modules became ready meanwhile go out now.  */
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     priming_progress (p);
   if (p->writer != NULL)
     st_writer_flush (p->writer);
@@ -800,7 +685,7 @@ st_pipeline_run (StPipeline *p, GError **error)
       /* Events of a mapped file are held in place, not copied.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
     }
-  else if (p->priming && p->options.priming == ST_PRIMING_DEFER)
+  else if (st_priming_defers (p->priming))
     {
       /* A window only for samples that wait for their modules.  */
       p->reorder = st_reorder_new (process_event, emit_event, p,
@@ -813,7 +698,7 @@ st_pipeline_run (StPipeline *p, GError **error)
                            p->options.check_ms ? p->options.check_ms : 1000,
                            input_wait, p);
   /* A module prepared while the input stalls wakes the wait at once.  */
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     st_reader_set_wake_fd (p->reader, st_module_cache_wake_fd (p->modules));
   while ((rc = st_reader_next (p->reader, &ev, &read_error)) > 0)
     {
@@ -836,17 +721,17 @@ st_pipeline_run (StPipeline *p, GError **error)
   if (read_error != NULL)
     g_propagate_error (error, read_error);
   st_reader_set_wait_func (p->reader, 0, NULL, NULL);
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     st_reader_set_wake_fd (p->reader, -1);
 
-  p->finishing = TRUE;
+  st_priming_finish (p->priming);
   if (p->reorder != NULL)
     {
-      p->resuming = st_reorder_waiting (p->reorder);
+      st_priming_set_resuming (p->priming, st_reorder_waiting (p->reorder));
       st_reorder_flush (p->reorder);
-      p->resuming = FALSE;
+      st_priming_set_resuming (p->priming, FALSE);
     }
-  if (p->priming)
+  if (st_priming_on_workers (p->priming))
     priming_progress (p);
   release_held (p);
   if (p->past_intact > 0)
@@ -880,10 +765,16 @@ st_pipeline_run (StPipeline *p, GError **error)
           ok = FALSE;
         }
     }
-  if (p->reorder != NULL && st_reorder_overflows (p->reorder) > 0)
-    fprintf (stderr, "stacktrace: warning: a perf round exceeded %u MiB; "
-             "%u time(s) events were processed in input order\n",
-             ST_REORDER_MAX_BYTES >> 20, st_reorder_overflows (p->reorder));
+  if (p->reorder != NULL && st_reorder_overflows (p->reorder) > 0
+      && p->options.report != NULL)
+    {
+      char *line = g_strdup_printf ("warning: a perf round exceeded %u MiB; "
+                                    "%u time(s) events were processed in "
+                                    "input order", ST_REORDER_MAX_BYTES >> 20,
+                                    st_reorder_overflows (p->reorder));
+      p->options.report (ST_REPORT_WARNING, line, p->options.report_data);
+      g_free (line);
+    }
   return ok;
 }
 

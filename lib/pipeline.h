@@ -16,8 +16,25 @@ typedef enum
 {
   ST_MODE_NONE,       /* read and check, write nothing */
   ST_MODE_PASSTHRU,   /* copy/convert, raw stacks kept */
-  ST_MODE_NAIVE,      /* unwind raw stacks with libdwfl */
+  ST_MODE_NAIVE,      /* unwind raw stacks with the engine chosen
+                         (StPipelineOptions.engine) */
 } StMode;
+
+/* What a message the library reports is about.  */
+typedef enum
+{
+  ST_REPORT_DAMAGE,   /* damaged input (the first ST_DAMAGE_MESSAGES_MAX) */
+  ST_REPORT_WARNING,  /* the run went on, differently than asked */
+  ST_REPORT_DEBUG,    /* per-sample diagnostics (StPipelineOptions.debug) */
+} StReportKind;
+
+/* The one way the library speaks to the user: MESSAGE is one line,
+   without the program's name and without a newline; the function adds
+   what its program wants (the command prints "stacktrace: MESSAGE" on
+   standard error).  Called from the thread that runs the pipeline.  The
+   library never writes to standard error itself.  */
+typedef void (*StReportFunc) (StReportKind kind, const char *message,
+                              void *user);
 
 typedef struct
 {
@@ -26,8 +43,10 @@ typedef struct
   const char *symfs;          /* may be NULL */
   const char *buildid_dir;    /* an unpacked perf archive, may be NULL */
   FILE *chains;               /* --chains output, may be NULL */
-  FILE *debug;                /* per-sample diagnostics, may be NULL */
-  FILE *messages;             /* damaged-input reports; NULL: only counted */
+  StReportFunc report;        /* messages for the user; NULL: damage is
+                                 only counted, nothing is reported */
+  void *report_data;
+  gboolean debug;             /* report per-sample diagnostics */
   StFormat output_format;     /* what WRITER writes */
   gboolean callgraph;         /* collect the call graph summary */
   gboolean stitch;            /* per-thread stitching of truncated stacks */
@@ -65,8 +84,8 @@ StPipeline *st_pipeline_new (StReader *reader, StWriter *writer,
 void st_pipeline_free (StPipeline *p);
 
 /* Runs to the end of the input, or until the check function asks to
-   stop or the output fails.  Damaged frames/records are reported on
-   standard error and counted (st_stats_damaged), and the run goes on.
+   stop or the output fails.  Damaged frames/records are reported
+   through the options' report function and counted (st_stats_damaged), and the run goes on.
    On a read or write error, everything before it has been written and
    ERROR names the offset.  While the input stalls, samples whose
    modules became ready are unwound and what was written so far is

@@ -23,14 +23,188 @@ st_priming_threads (guint threads)
   return CLAMP ((guint) g_get_num_processors (), 1, ST_PRIMING_MAX_THREADS);
 }
 
+/* How often a wait at the cap looks whether a download started.  */
+#define ST_PRIMING_WAIT_STEP_US 10000
+
+struct StPriming
+{
+  StModuleCache *modules;
+  StPrimingMode mode;         /* as asked */
+  gboolean on_workers;        /* modules prepared by workers */
+  gboolean finishing;         /* the input ended: samples waiting for
+                                 their modules wait for them now */
+  uint64_t ready_seen;        /* the cache's ready generation last seen */
+  uint64_t wait_offset;       /* the sample that waited last */
+  gboolean resuming;          /* processing what waited */
+  StPrimingStats stats;
+};
+
+StPriming *
+st_priming_new (StModuleCache *modules, gboolean unwinding,
+                StPrimingMode mode, guint threads, size_t cap,
+                size_t max_held)
+{
+  StPriming *pr = g_new0 (StPriming, 1);
+
+  pr->modules = modules;
+  pr->mode = mode;
+  pr->stats.mode = st_priming_mode_name (ST_PRIMING_SYNC);
+  if (unwinding && mode != ST_PRIMING_SYNC)
+    {
+      pr->on_workers = TRUE;
+      st_module_cache_set_workers (modules, st_priming_threads (threads),
+                                   mode == ST_PRIMING_DEFER);
+      pr->stats.mode = st_priming_mode_name (mode);
+      pr->stats.threads = st_module_cache_workers (modules);
+      pr->stats.cap = MIN (cap > 0 ? cap : ST_PRIMING_DEFAULT_CAP, max_held);
+      pr->wait_offset = G_MAXUINT64;
+    }
+  return pr;
+}
+
 void
-st_priming_see (StModuleCache *modules, const StEvent *ev)
+st_priming_free (StPriming *pr)
+{
+  g_free (pr);
+}
+
+gboolean
+st_priming_on_workers (const StPriming *pr)
+{
+  return pr->on_workers;
+}
+
+gboolean
+st_priming_defers (const StPriming *pr)
+{
+  return pr->on_workers && pr->mode == ST_PRIMING_DEFER;
+}
+
+void
+st_priming_see (StPriming *pr, const StEvent *ev)
 {
   StMap map;
 
-  if (ev->kind != ST_EVENT_MAP)
+  if (!pr->on_workers || ev->kind != ST_EVENT_MAP)
     return;
   st_map_from_event (&map, ev);
   if (st_map_is_module (&map))
-    st_module_cache_prime (modules, &map);
+    st_module_cache_prime (pr->modules, &map);
+}
+
+void
+st_priming_sample_waited (StPriming *pr, const StEvent *ev)
+{
+  if (ev->offset != pr->wait_offset)
+    {
+      pr->wait_offset = ev->offset;
+      pr->stats.waits++;
+    }
+}
+
+gboolean
+st_priming_sample_waits (StPriming *pr, const StEvent *ev, gboolean force,
+                         StReadinessFunc readiness, void *user)
+{
+  StModulesReadiness r = readiness (ev, user);
+
+  if (r == ST_MODULES_READY)
+    return FALSE;
+  if (pr->finishing)
+    {
+      while (readiness (ev, user) != ST_MODULES_READY
+             && st_module_cache_wait_any (pr->modules))
+        ;
+      return FALSE;
+    }
+  if (force)
+    {
+      pr->stats.stalls++;
+      /* (A module not ready is in flight: something comes back.)  */
+      while (r == ST_MODULES_PREPARING
+             && st_module_cache_preparing (pr->modules) > 0)
+        {
+          st_module_cache_wait_any_timeout (pr->modules,
+                                            ST_PRIMING_WAIT_STEP_US);
+          r = readiness (ev, user);
+        }
+      if (r == ST_MODULES_FETCHING)
+        pr->stats.forced++;
+      return FALSE;
+    }
+  st_priming_sample_waited (pr, ev);
+  return TRUE;
+}
+
+gboolean
+st_priming_resuming (const StPriming *pr)
+{
+  return pr->resuming;
+}
+
+void
+st_priming_set_resuming (StPriming *pr, gboolean resuming)
+{
+  pr->resuming = resuming;
+}
+
+void
+st_priming_sample_unwound (StPriming *pr, gboolean resumed)
+{
+  pr->stats.deferred += resumed;
+}
+
+void
+st_priming_sample_unprimed (StPriming *pr)
+{
+  /* With defer, the cap sent it on before the download.  */
+  if (pr->mode == ST_PRIMING_DEFER)
+    pr->stats.forced++;
+}
+
+void
+st_priming_progress (StPriming *pr, StReorder *window)
+{
+  if (!pr->on_workers)
+    return;
+  st_module_cache_collect (pr->modules);
+  uint64_t ready = st_module_cache_ready_generation (pr->modules);
+
+  if (window != NULL && st_reorder_waiting (window))
+    {
+      pr->resuming = TRUE;
+      if (ready != pr->ready_seen)
+        st_reorder_resume (window, FALSE);
+      /* The oldest waiting sample goes (see st_priming_sample_waits).  */
+      while (st_reorder_waiting (window)
+             && st_reorder_bytes (window) > pr->stats.cap)
+        st_reorder_resume (window, TRUE);
+      pr->resuming = FALSE;
+    }
+  pr->ready_seen = ready;
+
+  StPrimingStats *ps = &pr->stats;
+  ps->held = window != NULL && st_reorder_waiting (window)
+             ? st_reorder_bytes (window) : 0;
+  ps->held_max = MAX (ps->held_max, ps->held);
+  ps->modules_prepared = st_module_cache_prepared_by_workers (pr->modules);
+  ps->modules_pending = st_module_cache_preparing (pr->modules);
+}
+
+void
+st_priming_finish (StPriming *pr)
+{
+  pr->finishing = TRUE;
+}
+
+gboolean
+st_priming_finishing (const StPriming *pr)
+{
+  return pr->finishing;
+}
+
+const StPrimingStats *
+st_priming_stats (const StPriming *pr)
+{
+  return &pr->stats;
 }

@@ -24,7 +24,26 @@
           sample is unwound as it is and counted unprimed, as with drop,
           rather than stalling the recorder (a download can take
           DEBUGINFOD_TIMEOUT).  At the end of the input (or a stop),
-          whatever waits is completed: the modules are waited for.  */
+          whatever waits is completed: the modules are waited for.
+
+   The policy is an object, StPriming, that the filter loop asks at a
+   few points and tells of a few happenings; the loop keeps the events
+   and their order (the reorder window, reorder.h), the policy decides
+   who waits:
+
+   - st_priming_see: every event as read (a module's first sight);
+   - st_priming_sample_waits: whether a raw-stack sample, in time order,
+     must wait for its modules (defer only; the loop then answers
+     ST_REORDER_LATER) -- or, at the end or at the cap, waits here;
+   - st_priming_progress: between events and while the input stalls,
+     collects what the workers prepared and resumes the window's
+     waiting samples whose modules became ready, or that the cap sends
+     on;
+   - st_priming_finish: the input ended; from now on nothing waits
+     in the window, modules are waited for instead.
+
+   Its figures (StPrimingStats) are for the statistics.  Main thread
+   only.  */
 #ifndef ST_PRIMING_H
 #define ST_PRIMING_H
 
@@ -32,6 +51,9 @@
 
 #include "model/event.h"
 #include "model/module-cache.h"
+#include "reorder.h"
+#include "stats.h"
+#include "unwind/process-modules.h"
 
 typedef enum
 {
@@ -53,8 +75,61 @@ const char *st_priming_mode_name (StPrimingMode mode);
 /* THREADS, or the default for 0.  */
 guint st_priming_threads (guint threads);
 
+typedef struct StPriming StPriming;
+
+/* The policy for MODULES.  Workers prepare modules when UNWINDING and
+   MODE is not sync (THREADS of them, 0: st_priming_threads' default);
+   else every verb below but the figures does nothing.  CAP: what defer
+   may hold while samples wait (0: ST_PRIMING_DEFAULT_CAP), at most
+   MAX_HELD.  Call after the module cache's finder is set: the workers
+   use it.  */
+StPriming *st_priming_new (StModuleCache *modules, gboolean unwinding,
+                           StPrimingMode mode, guint threads, size_t cap,
+                           size_t max_held);
+void st_priming_free (StPriming *pr);
+
+/* Whether modules are prepared by workers.  */
+gboolean st_priming_on_workers (const StPriming *pr);
+/* Whether samples may wait for their modules (defer on workers).  */
+gboolean st_priming_defers (const StPriming *pr);
+
 /* A module's first sight: EV (as read) maps code of a file; queues the
    preparation of its module.  Other events are ignored.  */
-void st_priming_see (StModuleCache *modules, const StEvent *ev);
+void st_priming_see (StPriming *pr, const StEvent *ev);
+
+/* Whether a sample's process has every module ready, or what keeps
+   them; USER as given.  */
+typedef StModulesReadiness (*StReadinessFunc) (const StEvent *ev,
+                                               void *user);
+
+/* Defer: whether raw-stack event EV must wait for its modules (counted
+   once per sample), asking READINESS.  After st_priming_finish it does
+   not: its modules are waited for here.  FORCE: the cap was reached;
+   this blocks while its modules are prepared from local files, but a
+   download is not waited for: EV then goes as it is (unprimed).  */
+gboolean st_priming_sample_waits (StPriming *pr, const StEvent *ev,
+                                  gboolean force, StReadinessFunc readiness,
+                                  void *user);
+/* EV waits for a file being fetched for it (counted once per sample).  */
+void st_priming_sample_waited (StPriming *pr, const StEvent *ev);
+/* Whether the samples processed now are ones that waited.  */
+gboolean st_priming_resuming (const StPriming *pr);
+void st_priming_set_resuming (StPriming *pr, gboolean resuming);
+/* A sample was unwound; RESUMED: after waiting for its modules.  */
+void st_priming_sample_unwound (StPriming *pr, gboolean resumed);
+/* A sample went on without a file being fetched for it on a worker
+   (drop, or defer's cap).  */
+void st_priming_sample_unprimed (StPriming *pr);
+
+/* Collects what the workers prepared; resumes WINDOW's waiting samples
+   (may be NULL) when modules became ready, and the oldest ones while
+   it holds more than the cap.  */
+void st_priming_progress (StPriming *pr, StReorder *window);
+
+/* The input ended (or a stop): samples wait for their modules now.  */
+void st_priming_finish (StPriming *pr);
+gboolean st_priming_finishing (const StPriming *pr);
+
+const StPrimingStats *st_priming_stats (const StPriming *pr);
 
 #endif /* ST_PRIMING_H */

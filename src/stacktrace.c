@@ -115,6 +115,15 @@ output_is_input (const StOptions *o, int in_fd)
   return TRUE;
 }
 
+/* The library's messages, on standard error under the program's name.  */
+static void
+report_to_stderr (StReportKind kind, const char *message, void *user)
+{
+  (void) kind;
+  (void) user;
+  fprintf (stderr, "stacktrace: %s\n", message);
+}
+
 /* Without --priming: sync for a regular file (batch: nothing to gain
    from not waiting), defer for anything else (live: a pipe, a FIFO, a
    socket, an inherited descriptor).  */
@@ -256,8 +265,8 @@ main (int argc, char **argv)
     .symfs = opts.symfs,
     .buildid_dir = opts.buildid_dir,
     .chains = chains,
-    .debug = opts.debug ? stderr : NULL,
-    .messages = stderr,
+    .report = report_to_stderr,
+    .debug = opts.debug,
     .callgraph = opts.summary,
     .stitch = !opts.no_stitch,
     .truncate_stack = (uint64_t) opts.truncate_stack,

@@ -15,6 +15,7 @@
 
 #include "util/mapping-guard.h"
 #include "model/module-cache.h"
+#include "model/module-cache-private.h"
 #include "model/file-report.h"
 #include "model/module-file.h"
 #include "util/worker-pool.h"
@@ -34,6 +35,14 @@ typedef struct
 /* Descriptors a cache keeps open at most for files pinned through their
    process (file-resolver.h), until their modules are prepared.  */
 #define MAX_PINNED_FILES 256
+
+/* A module the cache made: both in one allocation, MODULE first (freed
+   with g_free of the module).  */
+typedef struct
+{
+  StModule module;
+  struct StModuleCacheEntry entry;
+} StCachedModule;
 
 struct StModuleCache
 {
@@ -109,12 +118,12 @@ module_free (gpointer data)
   st_mapping_guard_remove (m->guard);
   if (m->elf != NULL)
     elf_end (m->elf);
-  st_file_pins_close (&m->pins);
+  st_file_pins_close (&m->cached->pins);
   g_ref_string_release ((char *) m->name);
   g_free (m->path);
   g_free (m->loads);
   g_free (m->error);
-  g_free (m->key);
+  g_free (m->cached->key);
   g_free (m);
 }
 
@@ -196,13 +205,13 @@ st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
 const char *
 st_module_identity (const StModule *m)
 {
-  return m->key;
+  return m->cached->key;
 }
 
 char *
 st_module_find_file (const StModule *m, StModuleFileKind kind)
 {
-  StModuleCache *c = m->cache;
+  StModuleCache *c = m->cached->cache;
 
   if (c == NULL || c->src.finder == NULL)
     return NULL;
@@ -225,11 +234,11 @@ points_to (gpointer key, gpointer value, gpointer module)
 static void
 evict (StModuleCache *c, StModule *m)
 {
-  g_queue_unlink (&c->lru, &m->lru);
+  g_queue_unlink (&c->lru, &m->cached->lru);
   g_hash_table_foreach_remove (c->by_recorded, points_to, m);
-  c->bytes -= m->bytes;
+  c->bytes -= m->cached->bytes;
   c->evictions++;
-  g_hash_table_remove (c->by_key, m->key);
+  g_hash_table_remove (c->by_key, m->cached->key);
 }
 
 /* Evicts unused modules, least recently used first, until one more
@@ -250,18 +259,18 @@ static void
 fit_bytes (StModuleCache *c, StModule *keep)
 {
   while (c->bytes > c->max_bytes && c->lru.tail != NULL
-         && c->lru.tail != &keep->lru)
+         && c->lru.tail != &keep->cached->lru)
     evict (c, c->lru.tail->data);
 }
 
 void
 st_module_account (StModule *m, gssize delta)
 {
-  m->bytes += delta;
+  m->cached->bytes += delta;
   /* While a worker prepares M, its bytes are its own: the cache adds
      them when it takes M back (finish).  */
-  if (m->counted)
-    m->cache->bytes += delta;
+  if (m->cached->counted)
+    m->cached->cache->bytes += delta;
 }
 
 /* --- preparation -------------------------------------------------------- */
@@ -275,10 +284,10 @@ prepare (StModuleCache *c, StModule *m, const StMap *map, gboolean fetch)
     st_module_file_fetch (&c->src, m, map);
   else
     st_module_file_open (&c->src, m, map, !c->lazy_fetch);
-  if (st_file_pins_any (&m->pins))
+  if (st_file_pins_any (&m->cached->pins))
     {
       g_atomic_int_dec_and_test (&c->pinned);
-      st_file_pins_close (&m->pins);
+      st_file_pins_close (&m->cached->pins);
     }
   /* The [vdso] copy is shared and not counted.  */
   st_module_account (m, m->data != c->src.vdso ? m->size : 0);
@@ -302,15 +311,15 @@ finish (StModuleCache *c, StModule *m)
   if (m->preparing)
     c->prepared_by_workers++;
   m->preparing = FALSE;
-  m->counted = TRUE;
-  st_file_report_module (c->report, m->key, m->name, m->path, m->source,
+  m->cached->counted = TRUE;
+  st_file_report_module (c->report, m->cached->key, m->name, m->path, m->source,
                          m->verification, m->problem, m->error,
                          /* keyed by the build-id the stream recorded */
-                         g_str_has_prefix (m->key, "b:"));
-  c->bytes += m->bytes;
+                         g_str_has_prefix (m->cached->key, "b:"));
+  c->bytes += m->cached->bytes;
   c->ready_generation++;
-  if (m->users == 0)
-    g_queue_push_head_link (&c->lru, &m->lru);
+  if (m->cached->users == 0)
+    g_queue_push_head_link (&c->lru, &m->cached->lru);
   fit_bytes (c, m);
 }
 
@@ -440,21 +449,23 @@ lookup (StModuleCache *c, const StMap *map)
   else
     {
       make_room (c);
-      m = g_new0 (StModule, 1);
+      StCachedModule *cm = g_new0 (StCachedModule, 1);
+      m = &cm->module;
+      m->cached = &cm->entry;
       m->name = g_ref_string_acquire ((char *) map->filename);
-      m->key = key;
-      m->lru.data = m;
-      m->cache = c;
-      m->pins = ST_FILE_PINS_NONE;
+      m->cached->key = key;
+      m->cached->lru.data = m;
+      m->cached->cache = c;
+      m->cached->pins = ST_FILE_PINS_NONE;
       /* First sight: the process may still be there to ask for its own
          files.  */
       if (g_atomic_int_get (&c->pinned) < MAX_PINNED_FILES)
         {
-          st_file_pins_open (&m->pins, map);
-          if (st_file_pins_any (&m->pins))
+          st_file_pins_open (&m->cached->pins, map);
+          if (st_file_pins_any (&m->cached->pins))
             g_atomic_int_inc (&c->pinned);
         }
-      g_hash_table_insert (c->by_key, m->key, m);
+      g_hash_table_insert (c->by_key, m->cached->key, m);
       if (c->workers != NULL)
         {
           Job *j = g_new0 (Job, 1);
@@ -493,24 +504,24 @@ st_module_cache_fetch (StModuleCache *c, StModule *m, const StMap *map)
   if (c->workers == NULL)
     {
       /* Bytes and report as in finish, without its LRU move.  */
-      c->bytes -= m->bytes;
-      m->counted = FALSE;
+      c->bytes -= m->cached->bytes;
+      m->cached->counted = FALSE;
       prepare (c, m, map, TRUE);
-      m->counted = TRUE;
-      c->bytes += m->bytes;
+      m->cached->counted = TRUE;
+      c->bytes += m->cached->bytes;
       c->ready_generation++;
-      st_file_report_module (c->report, m->key, m->name, m->path, m->source,
+      st_file_report_module (c->report, m->cached->key, m->name, m->path, m->source,
                              m->verification, m->problem, m->error,
-                             g_str_has_prefix (m->key, "b:"));
+                             g_str_has_prefix (m->cached->key, "b:"));
       fit_bytes (c, m);
       return TRUE;
     }
   /* PREPARING again: out of the LRU list and the byte total until a
      worker is done with it (finish).  */
-  if (m->users == 0)
-    g_queue_unlink (&c->lru, &m->lru);
-  c->bytes -= m->bytes;
-  m->counted = FALSE;
+  if (m->cached->users == 0)
+    g_queue_unlink (&c->lru, &m->cached->lru);
+  c->bytes -= m->cached->bytes;
+  m->cached->counted = FALSE;
   m->preparing = TRUE;
   Job *j = g_new0 (Job, 1);
   j->module = m;
@@ -532,10 +543,10 @@ st_module_cache_get (StModuleCache *c, const StMap *map)
 {
   StModule *m = lookup (c, map);
 
-  if (m->users == 0 && !m->preparing && c->lru.head != &m->lru)
+  if (m->cached->users == 0 && !m->preparing && c->lru.head != &m->cached->lru)
     {
-      g_queue_unlink (&c->lru, &m->lru);
-      g_queue_push_head_link (&c->lru, &m->lru);
+      g_queue_unlink (&c->lru, &m->cached->lru);
+      g_queue_push_head_link (&c->lru, &m->cached->lru);
     }
   return m;
 }
@@ -565,17 +576,17 @@ st_module_cache_acquire (StModuleCache *c, const StMap *map)
 {
   StModule *m = lookup (c, map);
 
-  if (m->users++ == 0 && !m->preparing)
-    g_queue_unlink (&c->lru, &m->lru);
+  if (m->cached->users++ == 0 && !m->preparing)
+    g_queue_unlink (&c->lru, &m->cached->lru);
   return m;
 }
 
 void
 st_module_cache_release (StModuleCache *c, StModule *m)
 {
-  g_assert (m->users > 0);
-  if (--m->users == 0 && !m->preparing)
-    g_queue_push_head_link (&c->lru, &m->lru);
+  g_assert (m->cached->users > 0);
+  if (--m->cached->users == 0 && !m->preparing)
+    g_queue_push_head_link (&c->lru, &m->cached->lru);
 }
 
 /* --- reading ---------------------------------------------------------------- */
@@ -585,7 +596,7 @@ st_module_elf_ref (const StModule *m)
 {
   if (m->elf == NULL)
     return NULL;
-  if (m->cache != NULL && m->data == m->cache->src.vdso)
+  if (m->cached != NULL && m->data == m->cached->cache->src.vdso)
     return elf_memory ((char *) m->data, m->size);
   return elf_begin (-1, ELF_C_READ_MMAP, m->elf);
 }

@@ -90,19 +90,14 @@ struct StModule
   void *tables;
   GDestroyNotify tables_free;
 
-  /* Private to the cache.  */
-  StModuleCache *cache;
-  char *key;
-  guint users;             /* process states holding it */
+  /* Written by the cache; read through st_module_ready and
+     st_module_fetching.  */
   gboolean preparing;      /* a worker has it: not READY */
   gint fetching;           /* atomic: asking the finder now (maybe a
                               download); readable while PREPARING */
-  gboolean counted;        /* BYTES are in the cache's total */
-  StFilePins pins;         /* the process's own files, opened at first
-                              sight, closed once prepared */
-  size_t bytes;            /* accounted: file size + tables */
-  GList lru;               /* in the cache's LRU list while unused and
-                              READY */
+  /* The cache's bookkeeping (module-cache-private.h); NULL for a module
+     no cache made.  */
+  struct StModuleCacheEntry *cached;
 };
 
 /* Called once per module that opened successfully, to build what

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/mapping-guard.h"
+#include "model/module-cache-private.h"
 #include "model/module-file.h"
 
 /* Whether ELF has a section holding call frame information (.eh_frame,
@@ -334,7 +335,7 @@ st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map,
 
   g_autofree char *path = local_path (name);
   GArray *where = st_file_resolver_candidates (s->resolver, map, path,
-                                               &m->pins);
+                                               &m->cached->pins);
   for (guint i = 0; i < where->len; i++)
     {
       char *why = NULL;

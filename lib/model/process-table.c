@@ -11,6 +11,21 @@
 
 #include "model/process-table.h"
 
+/* A process of the table, with its places in the table's lists: every
+   StProcess the table hands out is one of these (PROCESS first).  */
+typedef struct
+{
+  StProcess process;
+  GList lru_link;
+  GList state_link;           /* data NULL: not on the list */
+} TableProcess;
+
+static inline TableProcess *
+links (StProcess *p)
+{
+  return (TableProcess *) p;
+}
+
 struct StProcessTable
 {
   GHashTable *by_pid;   /* int32 pid -> StProcess* */
@@ -67,10 +82,10 @@ st_process_table_set_limits (StProcessTable *t, guint max_processes,
 static void
 drop_state (StProcessTable *t, StProcess *p)
 {
-  if (p->state_link.data != NULL)
+  if (links (p)->state_link.data != NULL)
     {
-      g_queue_unlink (&t->with_state, &p->state_link);
-      p->state_link.data = NULL;
+      g_queue_unlink (&t->with_state, &links (p)->state_link);
+      links (p)->state_link.data = NULL;
     }
   st_process_drop_unwind_state (p);
 }
@@ -79,7 +94,7 @@ static void
 forget (StProcessTable *t, StProcess *p)
 {
   drop_state (t, p);
-  g_queue_unlink (&t->lru, &p->lru_link);
+  g_queue_unlink (&t->lru, &links (p)->lru_link);
   g_hash_table_remove (t->by_pid, GINT_TO_POINTER (p->pid));
   t->forgotten++;
 }
@@ -87,10 +102,10 @@ forget (StProcessTable *t, StProcess *p)
 static void
 touch (StProcessTable *t, StProcess *p)
 {
-  if (t->lru.head != &p->lru_link)
+  if (t->lru.head != &links (p)->lru_link)
     {
-      g_queue_unlink (&t->lru, &p->lru_link);
-      g_queue_push_head_link (&t->lru, &p->lru_link);
+      g_queue_unlink (&t->lru, &links (p)->lru_link);
+      g_queue_push_head_link (&t->lru, &links (p)->lru_link);
     }
 }
 
@@ -116,11 +131,12 @@ st_process_table_get (StProcessTable *t, int32_t pid)
   /* Make room first: the least recent is never the one asked for.  */
   while (g_hash_table_size (t->by_pid) >= t->max_processes)
     forget (t, t->lru.tail->data);
-  p = g_new0 (StProcess, 1);
+  TableProcess *tp = g_new0 (TableProcess, 1);
+  p = &tp->process;
   p->pid = pid;
   p->maps = st_address_space_new ();
-  p->lru_link.data = p;
-  g_queue_push_head_link (&t->lru, &p->lru_link);
+  links (p)->lru_link.data = p;
+  g_queue_push_head_link (&t->lru, &links (p)->lru_link);
   g_hash_table_insert (t->by_pid, GINT_TO_POINTER (pid), p);
   return p;
 }
@@ -138,10 +154,10 @@ st_process_load_maps_once (StProcess *p)
 void
 st_process_table_use_unwind_state (StProcessTable *t, StProcess *p)
 {
-  if (p->state_link.data != NULL)
-    g_queue_unlink (&t->with_state, &p->state_link);
-  p->state_link.data = p;
-  g_queue_push_head_link (&t->with_state, &p->state_link);
+  if (links (p)->state_link.data != NULL)
+    g_queue_unlink (&t->with_state, &links (p)->state_link);
+  links (p)->state_link.data = p;
+  g_queue_push_head_link (&t->with_state, &links (p)->state_link);
   while (t->with_state.length > t->max_unwind_states)
     {
       drop_state (t, t->with_state.tail->data);
@@ -231,8 +247,8 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
         {
           p->exited = TRUE;
           drop_state (t, p);
-          g_queue_unlink (&t->lru, &p->lru_link);
-          g_queue_push_tail_link (&t->lru, &p->lru_link);
+          g_queue_unlink (&t->lru, &links (p)->lru_link);
+          g_queue_push_tail_link (&t->lru, &links (p)->lru_link);
         }
       break;
     default:

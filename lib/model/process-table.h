@@ -11,13 +11,9 @@
 
 typedef struct StProcess StProcess;
 
-/* Unwinder state slots of a process.  */
-typedef enum
-{
-  ST_UNWIND_SLOT_DWFL,
-  ST_UNWIND_SLOT_FAST,
-  ST_PROCESS_UNWIND_SLOTS
-} StUnwindSlot;
+/* Unwinder state slots of a process: generic, the unwind layer assigns
+   them (unwind/process-modules.h, StUnwindSlot).  */
+#define ST_PROCESS_UNWIND_SLOTS 2
 
 struct StProcess
 {
@@ -29,14 +25,11 @@ struct StProcess
   gboolean exited;
   uint32_t exec_count;        /* images this pid has run (exec count) */
 
-  /* Owned by the unwinders, one slot each (the fast engine keeps the
-     libdwfl engine as its fallback); freed with UNWIND_STATE_FREE.  */
+  /* Owned by the unwinders, one slot each as the unwind layer assigns
+     them; freed with UNWIND_STATE_FREE.  */
   void *unwind_state[ST_PROCESS_UNWIND_SLOTS];
   GDestroyNotify unwind_state_free[ST_PROCESS_UNWIND_SLOTS];
-
-  /* The table's least-recently-used lists.  */
-  GList lru_link;
-  GList state_link;           /* data NULL: not on the list */
+  /* (The table's own links follow, in process-table.c.)  */
 };
 
 /* Default bounds: processes remembered (a few KiB each, mostly their

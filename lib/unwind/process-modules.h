@@ -19,7 +19,20 @@
 
 #include "model/address-space.h"
 #include "model/module-cache.h"
+#include "model/process-table.h"
 #include "unwind/registers.h"
+
+/* The process table's unwinder state slots (StProcess.unwind_state), one
+   per engine: the fast engine keeps the libdwfl engine as its
+   fallback, so a process may hold both.  */
+typedef enum
+{
+  ST_UNWIND_SLOT_DWFL,
+  ST_UNWIND_SLOT_FAST,
+  ST_UNWIND_N_SLOTS
+} StUnwindSlot;
+
+G_STATIC_ASSERT (ST_UNWIND_N_SLOTS <= ST_PROCESS_UNWIND_SLOTS);
 
 typedef struct
 {
