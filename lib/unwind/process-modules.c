@@ -78,11 +78,11 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
         }
       /* Another mapping of a load already listed (a file's segments
          after its first): nothing new, and no bias to work out.  */
-      gboolean covered = FALSE;
-      for (guint j = 0; j < n && !covered; j++)
-        covered = cands[j].module == m && cands[j].start <= map->start
-                  && map->end <= cands[j].end;
-      if (covered || m->elf == NULL || !st_load_bias (m, map, as, &bias))
+      gboolean in_listed_load = FALSE;
+      for (guint j = 0; j < n && !in_listed_load; j++)
+        in_listed_load = cands[j].module == m && cands[j].start <= map->start
+                         && map->end <= cands[j].end;
+      if (in_listed_load || m->elf == NULL || !st_load_bias (m, map, as, &bias))
         {
           st_module_cache_release (pm->cache, m);
           continue;
