@@ -10,12 +10,12 @@ packages=(
   libzstd-dev         # perf record -z (compressed perf.data)
   zstd                # tests/fuzz/make-seeds.py: the compressed perf.data seeds
   elfutils debuginfod libsysprof-4-dev
-  binutils lld mold   # tests/linker-matrix.sh: bfd, gold, lld and mold
+  binutils lld mold   # tests/integration/linker-matrix.sh: bfd, gold, lld and mold
   linux-perf          # the perf integration tests (they skip without it)
   time python3        # make bench: peak RSS, a python capture
   clang libclang-rt-14-dev   # make fuzz (libFuzzer targets)
-  valgrind            # tests/valgrind-fixture.sh (skips without it), callgrind in make bench
-  hotspot             # tests/hotspot-parser.sh: hotspot's own perf.data parser
+  valgrind            # tests/integration/valgrind-fixture.sh (skips without it), callgrind in make bench
+  hotspot             # tests/integration/hotspot-parser.sh: hotspot's own perf.data parser
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -33,11 +33,12 @@ mkdir -p "$logs"
 export G_SLICE=always-malloc
 export TSAN_OPTIONS="halt_on_error=0 suppressions=$top/tools/tsan.supp log_path=$logs/tsan"
 
-for t in test-worker-pool test-module-cache test-reorder test-priming \
-         test-debuginfod-fetch; do
+for t in util/test-worker-pool model/test-module-cache test-reorder \
+         test-priming model/test-debuginfod-fetch; do
   echo "== unit/$t"
-  "$builddir/tests/unit/$t" >"$logs/$t.out" 2>&1
-  grep -E '^(not )?ok' "$logs/$t.out"
+  log=$logs/$(basename "$t").out
+  "$builddir/tests/unit/$t" >"$log" 2>&1
+  grep -E '^(not )?ok' "$log"
 done
 
 cat >"$builddir/st-primed" <<WRAP

@@ -1,7 +1,7 @@
 /* A CFA program -- a CIE's initial instructions or an FDE's -- run as
    libdw 0.188 runs it (execute_cfi in dwarf_cfi_addrframe), its rows
    given as libdw would describe them (StCfiRow).  The facts it follows,
-   each checked against libdw by tests/unit/test-eh-frame.c:
+   each checked against libdw by tests/unit/unwind/test-eh-frame.c:
 
    - the initial state is the architecture's ABI CFI (fast-arch.h; for
      x86_64 registers 0, 6, 12-16 same_value, rsp the CFA itself, the

@@ -10,5 +10,5 @@ TESTS_SRCDIR=$top/tests
 TESTS_BUILDDIR=$BUILDDIR/tests
 export TESTS_SRCDIR TESTS_BUILDDIR
 ST_KEEP_TMP=${BENCH_KEEP:-0}
-# shellcheck source=../test-lib.sh
-. "$top/tests/test-lib.sh"
+# shellcheck source=../lib/test-lib.sh
+. "$top/tests/lib/test-lib.sh"

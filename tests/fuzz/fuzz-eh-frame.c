@@ -12,7 +12,7 @@
 
 #include <gelf.h>
 
-#include "../unit/eh-frame-image.h"
+#include "eh-frame-image.h"
 #include "fuzz-common.h"
 #include "unwind/eh-frame.h"
 #include "unwind/fast-arch.h"

@@ -1,6 +1,6 @@
 /* Runs a fuzz target's entry point over saved inputs: the files named on
    the command line, or every file in the directories named.  Built with
-   the normal compiler for make check (tests/fuzz-replay.sh).  */
+   the normal compiler for make check (tests/integration/fuzz-replay.sh).  */
 #include "config.h"
 
 #include <glib.h>

@@ -1,7 +1,7 @@
 /* Copies a capture, with FILE_CHUNK frames of files the recorder would
    have copied inserted after its header (Sysprof writes a process's
    /proc/PID/mountinfo and its own /proc/mounts that way), for
-   tests/file-resolver.sh.
+   tests/integration/file-resolver.sh.
    Usage: capture-add-files IN OUT PID:NAME=FILE...
    Each FILE goes as NAME, in frames of pid PID of at most 4 KiB of data
    (the last one flagged).  */

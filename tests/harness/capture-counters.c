@@ -2,7 +2,7 @@
    CTRSET), one line per frame:
      TIME_NS SAMPLES UNWOUND_TO_ROOT RATE_PERCENT TRUNCATED FAILED
      STITCHED UNPRIMED
-   For tests/many-processes.sh.  Usage: capture-counters FILE  */
+   For tests/integration/many-processes.sh.  Usage: capture-counters FILE  */
 #include "config.h"
 
 #include <fcntl.h>

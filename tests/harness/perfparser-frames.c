@@ -1,6 +1,6 @@
 /* The samples hotspot sees: decodes the stream hotspot's perf.data parser
    (hotspot-perfparser --output FILE) writes for hotspot, for
-   tests/hotspot-parser.sh:
+   tests/integration/hotspot-parser.sh:
 
      perfparser-frames STREAM
 

@@ -1,6 +1,6 @@
 /* What Sysprof's views of a capture are built from, computed with
    Sysprof's own libraries (libsysprof-capture-4 and libsysprof-4), for
-   tests/sysprof-views.sh:
+   tests/integration/sysprof-views.sh:
 
      sysprof-views CAPTURE [PID]
 

@@ -14,7 +14,7 @@
 #   --buildid-mmap, pipe mode by inode) and a FIFO in its place: each named
 #   with its cause and the samples it cost, and a rebuilt file never
 #   unwinds; a library without CFI named as "no unwind data".
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_perf

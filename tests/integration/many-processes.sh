@@ -16,7 +16,7 @@
 # generous floor, the stats file agreeing with the last counters, and
 # defer counting no unprimed sample unless its cap was reached.  Skips
 # (77) without a working perf.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_perf

@@ -14,7 +14,7 @@
 # and, in passthru mode, perf.data -> perf.data changes nothing perf
 # script shows (file mode) and is byte-identical (pipe mode).
 # Skips (77) when perf cannot record.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_progs

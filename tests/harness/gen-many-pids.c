@@ -1,5 +1,5 @@
 /* Writes a synthetic Sysprof capture of many processes to standard
-   output, for tests/many-pids.sh: each process has a PROCESS frame,
+   output, for tests/integration/many-pids.sh: each process has a PROCESS frame,
    the fixture binary's mapping and a few raw-stack samples copied from
    the committed fixture capture (so they unwind like the originals);
    every other process exits.  Reuses the library's capture reader and
@@ -10,7 +10,7 @@
 
    With MAP_PATHs, process I maps MAP_PATH[I % N] (at the fixture
    binary's addresses) instead of the fixture binary: for
-   tests/hostile-maps.sh.  */
+   tests/integration/hostile-maps.sh.  */
 #include "config.h"
 
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 # recording is uncompressed (no COMPRESSED record, no compressed
 # feature) and perf script shows exactly what it shows on the original.
 # Skips (77) when perf cannot record.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_progs

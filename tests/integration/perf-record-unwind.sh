@@ -6,7 +6,7 @@
 # time order (the program changes CPU right after exec).  Of the samples whose leaf is a known leaf
 # function, >= 99% must have exactly the expected call path (see
 # check_chains in test-lib.sh).  Skips (77) when perf cannot record.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_progs

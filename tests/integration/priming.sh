@@ -7,7 +7,7 @@
 # order, and count unprimed samples consistently in the summary and the
 # stats file.  Also the defaults (a pipe: defer, a regular file: sync)
 # and bad option values.  The perf part skips when perf cannot record.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 

@@ -14,10 +14,10 @@
 #     process group (setsid): every sample perf wrote is written;
 #   - ENOSPC on perf.data output (a small tmpfs, when mounting works).
 # Waits on events (files, output, process states), never on sleeps.
-. "$TESTS_SRCDIR/test-lib.sh"
+. "$TESTS_SRCDIR/lib/test-lib.sh"
 need_stacktrace
 fx=$TESTS_DATA/fixture
-gen=$TESTS_BUILDDIR/gen-many-pids
+gen=$TESTS_BUILDDIR/harness/gen-many-pids
 [ -x "$gen" ] || die "gen-many-pids not built"
 
 # `perl -e "$sigint_default" CMD...` runs CMD with SIGINT at its default

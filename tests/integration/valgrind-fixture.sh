@@ -4,7 +4,7 @@
 # too), and a damaged copy of the capture (recovery paths).  Any memory
 # error or definite leak fails.  Skipped without valgrind, and in the
 # sanitizer build (valgrind cannot run AddressSanitizer binaries).
-. "$TESTS_SRCDIR/test-lib.sh"
+. "$TESTS_SRCDIR/lib/test-lib.sh"
 need_stacktrace
 command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
 [ "${ST_SANITIZED:-0}" = 1 ] && skip "sanitizer build (checked by ASan instead)"

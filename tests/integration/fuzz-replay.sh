@@ -3,7 +3,7 @@
 # (and sanitizers under ./run-tests.sh --sanitize), over its committed
 # seeds (tests/fuzz/seeds/TARGET) and the inputs that once crashed it
 # (tests/data/fuzz-regressions/TARGET).
-. "$TESTS_SRCDIR/test-lib.sh"
+. "$TESTS_SRCDIR/lib/test-lib.sh"
 
 for t in capture-reader perf-file perf-pipe registers unwind eh-frame; do
   regressions=$TESTS_DATA/fuzz-regressions/$t

@@ -11,7 +11,7 @@
 # Portable sh and POSIX awk only (mawk: no interval expressions, %x is
 # 32-bit), so the scripts run on a bare Debian.
 
-: "${TESTS_SRCDIR:=$(cd "$(dirname "$0")" && pwd)}"
+: "${TESTS_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${TESTS_BUILDDIR:=$TESTS_SRCDIR}"
 : "${TESTS_DATA:=$TESTS_SRCDIR/data}"
 : "${STACKTRACE:=$TESTS_BUILDDIR/../src/stacktrace}"

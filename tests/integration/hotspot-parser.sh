@@ -9,7 +9,7 @@
 # first) that stacktrace --chains gives it (a sample that had no raw stack
 # has no user frames there either).  Skips (77) without perf or
 # hotspot.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_progs

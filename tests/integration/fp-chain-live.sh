@@ -11,7 +11,7 @@
 #     reach main, >= 99% of them identical up to main where both reach it
 #     and the statistics count them as continued by the frame-pointer
 #     chain.
-. "${TESTS_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 rec="$TESTS_BUILDDIR/harness/st-recorder"

@@ -16,7 +16,7 @@
 #   - the callgraph: of the samples whose leaf is st_leaf_work, >= 90 %
 #     have st_leaf_work, st_recurse..., st_run, main as Sysprof names them.
 # Skips (77) without perf or libsysprof-4.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_progs

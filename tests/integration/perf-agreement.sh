@@ -5,7 +5,7 @@
 # address; the share identical by symbol is logged.  Samples where perf's
 # own unwinding stopped early are counted but not compared (see
 # compare_perf in test-lib.sh).  Skips (77) when perf cannot record.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_progs

@@ -8,7 +8,7 @@
 # completed, >= 99% must equal the truth, and no chain may end at a root
 # other than the truth's; stitch-depth at 4 KiB must complete >= 80% of
 # its cut samples.
-. "${TESTS_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 need_perf

@@ -3,7 +3,7 @@
 # saves screenshots to look at (not part of make check: it needs X and
 # judging the pictures is a person's job).
 #
-#   tests/screenshots.sh [OUTDIR]     (run from anywhere, as root for perf)
+#   tests/integration/screenshots.sh [OUTDIR]     (run from anywhere, as root for perf)
 #
 # Records `perf record --call-graph=dwarf -e cpu-clock -- deep-recursion
 # 2000` (2 s), unwinds it with the build's stacktrace into a Sysprof
@@ -25,7 +25,7 @@
 # (Debian packages).
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${STACKTRACE_BUILD:-$top/build}
 st=$build/src/stacktrace
 prog=$build/tests/progs/deep-recursion

@@ -5,7 +5,7 @@
 # must be reported once with its offset, the exit status must be 1, and
 # every other frame or record must still be written (and unwound).
 # The offsets below are those of the committed fixture files.
-. "$TESTS_SRCDIR/test-lib.sh"
+. "$TESTS_SRCDIR/lib/test-lib.sh"
 need_stacktrace
 fx=$TESTS_DATA/fixture
 

@@ -24,7 +24,7 @@
 # and a real call cycle (objects calling each other) both show.
 #
 # Prints every cycle found (the members tsort names).  Needs nm.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v nm >/dev/null 2>&1 || skip "no nm"
 command -v tsort >/dev/null 2>&1 || skip "no tsort"

@@ -15,7 +15,7 @@
 #    .debug_frame, and not without debuginfod.
 # Skips (77) without the debuginfod server; the perf cases are left out
 # (and logged) without a working perf.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 command -v debuginfod >/dev/null 2>&1 \

@@ -8,11 +8,11 @@
 # read), count every sample, and unwind none through those files.  Then
 # a debug link naming a FIFO: the separate-debug-file lookup must not
 # wait on it either.
-. "$TESTS_SRCDIR/test-lib.sh"
+. "$TESTS_SRCDIR/lib/test-lib.sh"
 need_stacktrace
 command -v timeout >/dev/null 2>&1 || skip "no timeout command"
 
-gen=$TESTS_BUILDDIR/gen-many-pids
+gen=$TESTS_BUILDDIR/harness/gen-many-pids
 fixture=$TESTS_DATA/fixture
 [ -x "$gen" ] || die "$gen not built"
 

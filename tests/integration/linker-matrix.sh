@@ -5,7 +5,7 @@
 # size, fixed addresses for the program and a prelinked-style library,
 # static and static-pie with the library's code linked in).  For each:
 #   1. libdwfl's bias of every mapped module of the running program
-#      equals ours (unit/test-load-bias --live), which needs no perf;
+#      equals ours (unit/model/test-load-bias --live), which needs no perf;
 #   2. recorded by perf: --engine fast and --engine dwfl give identical
 #      chains, the capture converted from the recording gives them too
 #      (no protection recorded there), and >= 99% of the samples whose
@@ -13,11 +13,11 @@
 # A linker that is not installed is skipped with a note; a layout a
 # linker does not offer (gold: -z separate-code, -static-pie) is not
 # built.  Skips (77) only when no linker but bfd can link at all.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 progs=$TESTS_SRCDIR/progs
-checker=$TESTS_BUILDDIR/unit/test-load-bias
+checker=$TESTS_BUILDDIR/unit/model/test-load-bias
 [ -x "$checker" ] || die "$checker not built"
 
 CFLAGS_PROG="-O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables -I$progs"

@@ -11,7 +11,7 @@
 # rules, frame pointers where there is no CFI) rather than hand it all
 # to libdwfl.  The perf part skips (the fixture part still runs) when
 # perf cannot record here.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 

@@ -7,7 +7,7 @@
 # PIE (its code segment shares a file page with the read-only one).
 # >= 99% of the samples whose leaf is st_leaf_work must reach main and
 # _start exactly.  Needs no perf.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 
@@ -67,11 +67,11 @@ unwind_fixture ()
 checked=0
 for fx in "$TESTS_DATA/fixture" "$TESTS_DATA/fixture-lld"; do
   if ! [ -f "$fx/fixture.syscap" ]; then
-    echo "$(basename "$fx"): not generated yet (tests/make-fixture.sh)"
+    echo "$(basename "$fx"): not generated yet (tests/data/make-fixture.sh)"
     continue
   fi
   unwind_fixture "$fx"
   checked=$((checked + 1))
 done
-[ $checked -gt 0 ] || skip "no fixture generated yet (tests/make-fixture.sh)"
+[ $checked -gt 0 ] || skip "no fixture generated yet (tests/data/make-fixture.sh)"
 finish

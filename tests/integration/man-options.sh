@@ -2,7 +2,7 @@
 # The manual page is the one option reference: every option that
 # `stacktrace --help` lists (long and short names) must be documented in
 # doc/stacktrace.1, and --help must point to it.
-. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
 

@@ -4,7 +4,7 @@
 # in a scratch directory that is deleted afterwards (so the recorded path
 # exists nowhere and the tests must find the binary through --symfs),
 # convert the perf.data to a capture with raw stacks, and check both.
-# Usage: tests/make-fixture.sh [--lld] [PATH-TO-STACKTRACE]
+# Usage: tests/data/make-fixture.sh [--lld] [PATH-TO-STACKTRACE]
 #   (default: $STACKTRACE, else build/src/stacktrace, else src/stacktrace)
 #   --lld: the lld fixture instead (data/fixture-lld: the same program
 #   linked by lld as a static PIE, whose code segment starts in the file
@@ -12,7 +12,7 @@
 # Needs gcc with a static glibc (libc6-dev) and a working perf (and lld).
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)   # tests/
 top=$(dirname "$here")
 dest=$here/data/fixture
 name=st-fixture

@@ -6,12 +6,12 @@
 # peak RSS must stay under 300 MiB (1 GiB under AddressSanitizer), and the
 # descriptors open at the end
 # must be few: neither per process nor per module and process.
-. "$TESTS_SRCDIR/test-lib.sh"
+. "$TESTS_SRCDIR/lib/test-lib.sh"
 need_stacktrace
 
 n=${ST_MANY_PROCESSES:-10000}
 per=2
-gen=$TESTS_BUILDDIR/gen-many-pids
+gen=$TESTS_BUILDDIR/harness/gen-many-pids
 [ -x "$gen" ] || die "$gen not built"
 
 # Through a pipe: 10,000 processes need no disk space.

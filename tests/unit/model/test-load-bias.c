@@ -18,7 +18,7 @@
                                           live check of the built test
                                           programs (ST_PROGS_DIR)
      test-load-bias --live PROG...        the live check of PROGs only
-                                          (tests/linker-matrix.sh)  */
+                                          (tests/integration/linker-matrix.sh)  */
 #include "config.h"
 
 #include <elfutils/libdwfl.h>
