@@ -62,6 +62,9 @@ struct StModule
   size_t size;
   struct StMappingGuard *guard;  /* DATA, against a file that shrinks
                                     (mapping-guard.h); NULL: none */
+  /* The separate debug file libdwfl mapped for it, guarded by identity
+     (find-debuginfo.c); atomic, NULL: none.  */
+  struct StMappingGuard *debug_guard;
   int machine;             /* ELF e_machine */
   int elf_class;           /* ELFCLASS32/64 */
   gboolean fixed_address;  /* ET_EXEC: loaded at its own addresses */

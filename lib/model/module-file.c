@@ -93,6 +93,7 @@ forget_elf (StModule *m)
 {
   st_mapping_guard_remove (m->guard);
   m->guard = NULL;
+  __atomic_store_n (&m->debug_guard, NULL, __ATOMIC_RELEASE);
   if (m->elf != NULL)
     elf_end (m->elf);
   m->elf = NULL;

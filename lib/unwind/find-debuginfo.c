@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/module-cache.h"
 #include "unwind/find-debuginfo.h"
 #include "unwind/safe-debuginfo.h"
+#include "util/mapping-guard.h"
 
 /* Addresses of .text probed for call frame information.  */
 #define TEXT_PROBES 64
@@ -87,6 +89,23 @@ eh_frame_covers_text (Elf *elf)
   return 2 * covered >= TEXT_PROBES;
 }
 
+/* libelf maps the debug file FD (of module M, or NULL) where we never
+   see it: guard it by identity, so that one truncated under us reads as
+   zeros and marks M's samples (mapping-guard.h), not a SIGBUS.  */
+static void
+guard_debug_file (int fd, StModule *m)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) != 0)
+    return;
+  st_mapping_guard_install ();
+  StMappingGuard *g = st_mapping_guard_add_file ((uint64_t) st.st_dev,
+                                                 (uint64_t) st.st_ino);
+  if (m != NULL && g != NULL)
+    __atomic_store_n (&m->debug_guard, g, __ATOMIC_RELEASE);
+}
+
 gboolean
 st_find_debuginfo_wanted (const StModule *m)
 {
@@ -109,7 +128,13 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
                                      debuginfo_file_name);
 
   if (fd >= 0)
-    return fd;
+    {
+      /* A dwz file is asked for under its own name: not M's file.  */
+      gboolean own = m != NULL && m->path != NULL && file_name != NULL
+                     && strcmp (file_name, m->path) == 0;
+      guard_debug_file (fd, own ? m : NULL);
+      return fd;
+    }
   /* libdwfl also asks for a dwz alternate file, under that file's name:
      only the local search can answer that.  */
   if (m == NULL || m->elf == NULL || m->path == NULL || file_name == NULL
@@ -123,6 +148,7 @@ st_find_debuginfo (Dwfl_Module *mod, void **userdata, const char *modname,
     return -1;
   /* Fetched by the module's build-id: it is that module's debug file.  */
   *debuginfo_file_name = strdup (path);
+  guard_debug_file (fd, m);
   return fd;
 }
 
@@ -161,6 +187,7 @@ st_find_debuginfo_may_have_debug_frame (Dwfl_Module *mod)
   free (found);
   if (fd < 0)
     return FALSE;
+  guard_debug_file (fd, NULL);
   Elf *debug = elf_begin (fd, ELF_C_READ_MMAP, NULL);
   gboolean may = debug == NULL || names_debug_frame (debug);
   elf_end (debug);

@@ -109,7 +109,11 @@ st_walk_drop_shrunk_slow (StUnwindResult *res, const uint64_t *ips,
       /* A return address may be just past its call's module.  */
       uint64_t pc = i == 0 ? ips[i] : ips[i] - 1;
       const StProcessModule *m = st_process_modules_find (pm, pc);
-      if (m == NULL || !st_mapping_guard_faulted (m->module->guard, NULL))
+      if (m == NULL
+          || (!st_mapping_guard_faulted (m->module->guard, NULL)
+              && !st_mapping_guard_faulted (
+                   __atomic_load_n (&m->module->debug_guard,
+                                    __ATOMIC_ACQUIRE), NULL)))
         continue;
       res->n_ips = i;
       res->status = i == 0 ? ST_UNWIND_FAILED : ST_UNWIND_TRUNCATED;

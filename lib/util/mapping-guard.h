@@ -16,6 +16,13 @@
    copy per byte; a handler costs nothing until a file actually shrinks,
    and the hot path pays one relaxed atomic load per sample.
 
+   Files that libdw and libdwfl map themselves (separate debug files, dwz
+   files: our debug-file search hands them a descriptor, libelf maps it
+   where we never see) are guarded by identity instead: on a SIGBUS
+   outside every range the handler looks the address up in
+   /proc/self/maps (open and read are async-signal-safe) and repairs it
+   if the mapping is of a guarded file.
+
    Threads: ranges are added and removed from any thread (a lock);
    the handler reads the table without it (each slot is published with
    release stores).  A SIGBUS outside every range, or one the handler
@@ -36,6 +43,12 @@ void st_mapping_guard_install (void);
    is then unguarded, as before).  */
 StMappingGuard *st_mapping_guard_add (const void *start, size_t len);
 void st_mapping_guard_remove (StMappingGuard *guard);
+
+/* Guards every mapping of the file with device DEV and inode INO (as
+   fstat gives them), wherever it is or will be mapped.  The same file
+   gives the same guard, which stays (the library keeps such files
+   mapped as long as it likes).  NULL when the table is full.  */
+StMappingGuard *st_mapping_guard_add_file (uint64_t dev, uint64_t ino);
 
 /* Whether a read of the range faulted (the file shrank); *FIRST gets the
    lowest faulting offset from the range's start.  */

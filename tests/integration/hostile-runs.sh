@@ -10,6 +10,8 @@
 #   - a large input file truncated by another process during the read;
 #   - a module file truncated in place between two parts of a stream fed
 #     through a FIFO;
+#   - the same for a separate debug file, which libelf maps for libdwfl
+#     where we never see the address (with perf);
 #   - Ctrl-C on `perf record -o - | tee -i | stacktrace` in its own
 #     process group (setsid): every sample perf wrote is written;
 #   - ENOSPC on perf.data output (a small tmpfs, when mounting works).
@@ -208,6 +210,54 @@ grep -q '^cause.file_shrank=[1-9]' "$tmp/live.stats" \
   || fail "shrinking module: no sample counted under file-shrank"
 grep -q '^samples=301$' "$tmp/live.stats" \
   || fail "shrinking module: samples lost"
+
+# --- a separate debug file truncated in place during a live run -------------
+# dbgframe-prog's CFI is only in its debug file, found by its debuglink
+# beside it; the libdwfl engine reads that file's mapping at every frame.
+# A pipe-mode recording fed in two parts, the debug file truncated
+# between them: no SIGBUS, the samples through it counted as file-shrank,
+# none lost.
+if perf_can_record && command -v eu-strip >/dev/null 2>&1; then
+  need_progs
+  mkdir "$tmp/dbg"
+  eu-strip -g -f "$tmp/dbg/dbgframe-prog.debug" -o "$tmp/dbg/dbgframe-prog" \
+    progs/dbgframe-prog || die "eu-strip failed"
+  # shellcheck disable=SC2086
+  $ST_PERF_RECORD -o - -- "$tmp/dbg/dbgframe-prog" 1000 >"$tmp/dbg.pdata" \
+    2>"$tmp/dbg.record.log" || die "perf record dbgframe-prog failed"
+  "$STACKTRACE" --engine dwfl -i "$tmp/dbg.pdata" -o /dev/null \
+    --stats-file "$tmp/dbg-ref.stats" 2>/dev/null \
+    || die "dbgframe-prog: the whole recording failed"
+  ref=$(sed -n 's/^samples=//p' "$tmp/dbg-ref.stats")
+  grep -q '^unwound_to_root=[1-9]' "$tmp/dbg-ref.stats" \
+    || die "dbgframe-prog: nothing unwound through its debug file"
+  size=$(wc -c <"$tmp/dbg.pdata")
+  head -c $((size / 2)) "$tmp/dbg.pdata" >"$tmp/dbg.part1"
+  tail -c +$((size / 2 + 1)) "$tmp/dbg.pdata" >"$tmp/dbg.part2"
+  mkfifo "$tmp/dbg-in"
+  "$STACKTRACE" --engine dwfl -i "$tmp/dbg-in" -o "$tmp/dbg.syscap" \
+    --stats-file "$tmp/dbg.stats" 2>"$tmp/dbg.err" &
+  pid=$!
+  exec 5>"$tmp/dbg-in"
+  cat "$tmp/dbg.part1" >&5
+  if wait_for "samples unwound through the debug file" \
+       grep -q '^unwound_to_root=[1-9]' "$tmp/dbg.stats"; then
+    truncate -s 0 "$tmp/dbg/dbgframe-prog.debug"
+  fi
+  cat "$tmp/dbg.part2" >&5
+  exec 5>&-
+  wait $pid
+  status=$?
+  cat "$tmp/dbg.err"
+  [ $status -eq 0 ] \
+    || fail "shrinking debug file: exit status $status, expected 0 (no signal)"
+  grep -q '^cause.file_shrank=[1-9]' "$tmp/dbg.stats" \
+    || fail "shrinking debug file: no sample counted under file-shrank"
+  grep -q "^samples=$ref\$" "$tmp/dbg.stats" \
+    || fail "shrinking debug file: samples lost (expected $ref)"
+else
+  echo "separate debug file case left out: perf cannot record here"
+fi
 
 # --- Ctrl-C on a recording pipeline -----------------------------------------
 if perf_can_record && command -v setsid >/dev/null 2>&1; then
