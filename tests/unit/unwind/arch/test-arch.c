@@ -14,7 +14,10 @@
    - the ABI's initial CFI, against what libdw 0.188 runs before a CIE
      (the rules of an FDE without instructions, whose CIE has none);
    - the step for frames without CFI (libdwfl's x86_64 frame-pointer
-     unwinder) over a stack image built here, read for read;
+     unwinder) over a stack image built here, read for read: unknown
+     or zero rbp, saved words unreadable (below or beyond the copy),
+     misaligned, a frame pointing at itself (a loop), the stack
+     pointer not moving up;
    - lookup by e_machine, unknown machines refused, and the layout a
      sample's registers alone point to.  */
 #include "config.h"
@@ -542,6 +545,26 @@ test_x86_64_no_cfi_step (void)
                         &pc));
   g_assert_true (step (&s, RBP | RSP, STACK_SP + 16, STACK_SP + 31, &next,
                        &pc));
+
+  /* A misaligned rbp: the words at rbp and rbp + 8 as they lie.  */
+  uint64_t want_fp, want_ra;
+  memcpy (&want_fp, (const uint8_t *) s.words + 4, 8);
+  memcpy (&want_ra, (const uint8_t *) s.words + 12, 8);
+  g_assert_true (step (&s, RBP | RSP, STACK_SP + 4, STACK_SP, &next, &pc));
+  g_assert_cmphex (next.regs[6], ==, want_fp);
+  g_assert_cmphex (pc, ==, want_ra);
+  g_assert_cmphex (next.regs[7], ==, STACK_SP + 20);
+
+  /* A loop: the saved rbp is rbp itself.  The first step is taken; the
+     next, from the caller's rsp = rbp + 16, does not move up: no
+     frame.  */
+  s.words[2] = STACK_SP + 16;
+  g_assert_true (step (&s, RBP | RSP, STACK_SP + 16, STACK_SP, &next, &pc));
+  g_assert_cmphex (next.regs[6], ==, STACK_SP + 16);
+  StFrameRegs again;
+  g_assert_false (step (&s, next.set, next.regs[6], next.regs[7], &again,
+                        &pc));
+  s.words[2] = 0x1002;
 
   /* rbp at the top of the address space: rbp + 8 wraps, unreadable.  */
   g_assert_false (step (&s, RBP | RSP, G_MAXUINT64 - 7, STACK_SP, &next,
