@@ -76,32 +76,32 @@ names_of_machine (int machine, Names *n)
   gboolean is32 = machine == EM_386;
 
   g_assert_no_error (error);
+  /* The same fields in both classes' headers.  */
+#define FILL_HEADER(e, class)                           \
+  do                                                    \
+    {                                                   \
+      memcpy ((e).e_ident, ELFMAG, SELFMAG);            \
+      (e).e_ident[EI_CLASS] = (class);                  \
+      (e).e_ident[EI_DATA] = ELFDATA2LSB;               \
+      (e).e_ident[EI_VERSION] = EV_CURRENT;             \
+      (e).e_type = ET_REL;                              \
+      (e).e_machine = machine;                          \
+      (e).e_version = EV_CURRENT;                       \
+      (e).e_ehsize = sizeof (e);                        \
+      g_assert_cmpint (write (fd, &(e), sizeof (e)), ==, sizeof (e)); \
+    }                                                   \
+  while (0)
   if (is32)
     {
       Elf32_Ehdr e = { 0 };
-      memcpy (e.e_ident, ELFMAG, SELFMAG);
-      e.e_ident[EI_CLASS] = ELFCLASS32;
-      e.e_ident[EI_DATA] = ELFDATA2LSB;
-      e.e_ident[EI_VERSION] = EV_CURRENT;
-      e.e_type = ET_REL;
-      e.e_machine = machine;
-      e.e_version = EV_CURRENT;
-      e.e_ehsize = sizeof e;
-      g_assert_cmpint (write (fd, &e, sizeof e), ==, sizeof e);
+      FILL_HEADER (e, ELFCLASS32);
     }
   else
     {
       Elf64_Ehdr e = { 0 };
-      memcpy (e.e_ident, ELFMAG, SELFMAG);
-      e.e_ident[EI_CLASS] = ELFCLASS64;
-      e.e_ident[EI_DATA] = ELFDATA2LSB;
-      e.e_ident[EI_VERSION] = EV_CURRENT;
-      e.e_type = ET_REL;
-      e.e_machine = machine;
-      e.e_version = EV_CURRENT;
-      e.e_ehsize = sizeof e;
-      g_assert_cmpint (write (fd, &e, sizeof e), ==, sizeof e);
+      FILL_HEADER (e, ELFCLASS64);
     }
+#undef FILL_HEADER
   close (fd);
 
   Dwfl *dwfl = dwfl_begin (&offline_callbacks);
