@@ -23,7 +23,8 @@
 typedef struct
 {
   uint64_t start;
-  uint64_t end;           /* exclusive */
+  uint64_t end;           /* exclusive, modulo 2^64: the range of the
+                             last address ends at 0 */
 } Range;
 
 /* A row of an FDE, as the reader gave it.  */
@@ -117,7 +118,7 @@ range_contains (gconstpointer key, gconstpointer addrp)
 
   if (addr < r->start)
     return -1;
-  return addr >= r->end ? 1 : 0;
+  return addr - r->start >= r->end - r->start ? 1 : 0;
 }
 
 static void
