@@ -294,6 +294,29 @@ capture_put_stack_user (GByteArray *b, int16_t cpu, int32_t pid,
   capture_end_frame (b, at);
 }
 
+StEvent
+capture_stack_event (int32_t pid, int32_t tid, int cpu, int64_t time,
+                     uint32_t abi, uint64_t mask, const uint64_t *regs,
+                     const uint8_t *stack, uint64_t size)
+{
+  StEvent ev;
+
+  memset (&ev, 0, sizeof ev);
+  ev.kind = ST_EVENT_STACK_USER;
+  ev.source = ST_FORMAT_PERF;
+  ev.pid = pid;
+  ev.tid = tid;
+  ev.cpu = cpu;
+  ev.time = time;
+  ev.stack.abi = abi;
+  ev.stack.regs_mask = mask;
+  ev.stack.regs = regs;
+  ev.stack.n_regs = (uint32_t) __builtin_popcountll (mask);
+  ev.stack.stack = size > 0 ? stack : NULL;
+  ev.stack.stack_size = size;
+  return ev;
+}
+
 /* ---- reading back ------------------------------------------------------ */
 
 void
@@ -369,6 +392,24 @@ capture_check_stack (const StEvent *ev, int32_t pid, int32_t tid, int cpu,
   g_assert_cmpuint (ev->stack.n_callchain, ==, 0);
   g_assert_cmpuint (ev->stack.stack_size, ==, size);
   g_assert_cmpmem (ev->stack.stack, size, stack, size);
+}
+
+void
+capture_check_log (const StEvent *ev, uint16_t severity, const char *domain,
+                   const char *message)
+{
+  uint16_t sev;
+  char dom[32];
+
+  g_assert_cmpint (ev->kind, ==, ST_EVENT_OTHER);
+  g_assert_cmpuint (ev->raw_len, >=, 64 + strlen (message) + 1);
+  g_assert_cmpuint (ev->raw[16], ==, CAPTURE_LOG);
+  memcpy (&sev, ev->raw + 24, 2);
+  g_assert_cmpuint (GUINT16_FROM_LE (sev), ==, severity);
+  memcpy (dom, ev->raw + 32, 32);
+  g_assert_nonnull (memchr (dom, '\0', 32));
+  g_assert_cmpstr (dom, ==, domain);
+  g_assert_cmpstr ((const char *) ev->raw + 64, ==, message);
 }
 
 gboolean

@@ -126,6 +126,13 @@ void capture_put_stack_user (GByteArray *b, int16_t cpu, int32_t pid,
                              uint64_t size, uint32_t abi,
                              const uint64_t *regs, uint32_t n_regs);
 
+/* A raw-stack event as the perf reader makes them, for the capture
+   writer and output: N_REGS from MASK, no stack when SIZE is 0.  */
+StEvent capture_stack_event (int32_t pid, int32_t tid, int cpu, int64_t time,
+                             uint32_t abi, uint64_t mask,
+                             const uint64_t *regs, const uint8_t *stack,
+                             uint64_t size);
+
 /* Reading back with the library's capture reader.  */
 
 /* The next event: a capture event with raw bytes 8-aligned in address
@@ -142,6 +149,9 @@ void capture_check_file_header (const uint8_t *p, int64_t time,
 void capture_check_stack (const StEvent *ev, int32_t pid, int32_t tid,
                           int cpu, int64_t time, uint32_t abi, uint64_t mask,
                           const uint8_t *stack, uint64_t size);
+/* A LOG frame (EV's raw bytes) of SEVERITY, DOMAIN and MESSAGE.  */
+void capture_check_log (const StEvent *ev, uint16_t severity,
+                        const char *domain, const char *message);
 /* Whether MESSAGE says "offset OFFSET".  */
 gboolean capture_says_offset (const char *message, uint64_t offset);
 

@@ -53,22 +53,8 @@ static StEvent
 stack_event (int32_t pid, int32_t tid, int cpu, int64_t time, uint32_t abi,
              uint64_t mask, const uint64_t *regs, uint64_t size)
 {
-  StEvent ev;
-
-  memset (&ev, 0, sizeof ev);
-  ev.kind = ST_EVENT_STACK_USER;
-  ev.source = ST_FORMAT_PERF;
-  ev.pid = pid;
-  ev.tid = tid;
-  ev.cpu = cpu;
-  ev.time = time;
-  ev.stack.abi = abi;
-  ev.stack.regs_mask = mask;
-  ev.stack.regs = regs;
-  ev.stack.n_regs = (uint32_t) __builtin_popcountll (mask);
-  ev.stack.stack = size > 0 ? stack_bytes : NULL;
-  ev.stack.stack_size = size;
-  return ev;
+  return capture_stack_event (pid, tid, cpu, time, abi, mask, regs,
+                              stack_bytes, size);
 }
 
 static void
@@ -407,16 +393,9 @@ test_convert_perf (void)
 
   capture_next_ok (r, &ev);
   g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
-  {
-    StCaptureLog lg;
-    memcpy (&lg, ev.raw, sizeof lg);
-    g_assert_cmpuint (lg.frame.type, ==, ST_CAPTURE_LOG);
-    g_assert_cmpuint (lg.severity, ==, G_LOG_LEVEL_WARNING);
-    g_assert_cmpstr (lg.domain, ==, "stacktrace");
-    g_assert_cmpstr ((const char *) ev.raw + 64, ==,
+  capture_check_log (&ev, G_LOG_LEVEL_WARNING, "stacktrace",
                      "5 events lost by the recorder");
-    g_assert_cmpint (ev.time, ==, 8000);
-  }
+  g_assert_cmpint (ev.time, ==, 8000);
 
   {
     const uint64_t full[] = { ST_CONTEXT_KERNEL, 0xffffffff81000003ull,
