@@ -11,7 +11,7 @@
 #   ./run-tests.sh --build-only   build (as selected), no tests, no summary
 #
 # STACKTRACE_CHECK_ARGS is added to the make check command line, with shell
-# quoting, e.g. STACKTRACE_CHECK_ARGS="TESTS='unit/format/test-capture'".
+# quoting, e.g. STACKTRACE_CHECK_ARGS="TESTS='unit/format/test-capture-reader'".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")" && pwd)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/capture-types.h"
+#include "capture-bytes.h"
 
 #define CHUNK_DATA 4096
 
@@ -20,29 +20,21 @@ static gboolean
 write_chunks (FILE *out, int32_t pid, const char *name, const char *data,
               size_t len)
 {
+  GByteArray *b = g_byte_array_new ();
   size_t at = 0;
 
   do
     {
       size_t n = MIN (len - at, (size_t) CHUNK_DATA);
-      size_t frame_len = (sizeof (StCaptureFileChunk) + n + 7) & ~(size_t) 7;
-      g_autofree uint8_t *buf = g_malloc0 (frame_len);
-      StCaptureFileChunk *c = (StCaptureFileChunk *) buf;
 
-      c->frame.len = (uint16_t) frame_len;
-      c->frame.cpu = -1;
-      c->frame.pid = pid;
-      c->frame.type = ST_CAPTURE_FILE_CHUNK;
-      c->is_last = at + n == len;
-      c->len = (uint32_t) n;
-      g_strlcpy (c->path, name, sizeof c->path);
-      memcpy (c->data, data + at, n);
-      if (fwrite (buf, 1, frame_len, out) != frame_len)
-        return FALSE;
+      capture_put_file_chunk (b, -1, pid, 0, at + n == len, name, data + at,
+                              n);
       at += n;
     }
   while (at < len);
-  return TRUE;
+  gboolean ok = fwrite (b->data, 1, b->len, out) == b->len;
+  g_byte_array_unref (b);
+  return ok;
 }
 
 int
@@ -57,15 +49,15 @@ main (int argc, char **argv)
       return 2;
     }
   if (!g_file_get_contents (argv[1], &in, &in_len, NULL)
-      || in_len < sizeof (StCaptureFileHeader))
+      || in_len < CAPTURE_HEADER_BYTES)
     {
       fprintf (stderr, "capture-add-files: cannot read %s\n", argv[1]);
       return 1;
     }
   FILE *out = fopen (argv[2], "wb");
   if (out == NULL
-      || fwrite (in, 1, sizeof (StCaptureFileHeader), out)
-         != sizeof (StCaptureFileHeader))
+      || fwrite (in, 1, CAPTURE_HEADER_BYTES, out)
+         != CAPTURE_HEADER_BYTES)
     {
       fprintf (stderr, "capture-add-files: cannot write %s\n", argv[2]);
       return 1;
@@ -91,8 +83,8 @@ main (int argc, char **argv)
           return 1;
         }
     }
-  size_t rest = in_len - sizeof (StCaptureFileHeader);
-  if (fwrite (in + sizeof (StCaptureFileHeader), 1, rest, out) != rest
+  size_t rest = in_len - CAPTURE_HEADER_BYTES;
+  if (fwrite (in + CAPTURE_HEADER_BYTES, 1, rest, out) != rest
       || fclose (out) != 0)
     {
       fprintf (stderr, "capture-add-files: cannot write %s\n", argv[2]);

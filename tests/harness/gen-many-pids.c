@@ -2,8 +2,10 @@
    output, for tests/integration/many-pids.sh: each process has a PROCESS frame,
    the fixture binary's mapping and a few raw-stack samples copied from
    the committed fixture capture (so they unwind like the originals);
-   every other process exits.  Reuses the library's capture reader and
-   writer.
+   every other process exits.  Reads the fixture with the library's
+   capture reader; writes with the tests' capture byte builder
+   (tests/lib/capture-bytes), end time patched in when standard output
+   is a file.
 
    gen-many-pids FIXTURE.syscap N_PROCESSES SAMPLES_PER_PROCESS
                       [MAP_PATH...]
@@ -19,9 +21,9 @@
 #include <unistd.h>
 
 #include "format/capture-reader.h"
-#include "format/capture-writer.h"
 #include "format/input.h"
-#include "format/output.h"
+
+#include "capture-bytes.h"
 
 #define MAX_SAMPLES 16
 
@@ -69,37 +71,49 @@ main (int argc, char **argv)
       return 1;
     }
 
-  StOutput *out = st_output_new (STDOUT_FILENO);
-  StCaptureWriter *w = st_capture_writer_new (out);
+  /* Written a process at a time: thousands of them do not fit.  */
+  GByteArray *b = g_byte_array_new ();
   int64_t t = samples[0]->time;
-  st_capture_writer_file_header (w, NULL, t);
-  for (int i = 0; i < n_processes; i++)
+  gboolean ok = TRUE;
+  /* Where the header lands, if its end time can be patched in there
+     (a file not opened for appending).  */
+  int flags = fcntl (STDOUT_FILENO, F_GETFL);
+  off_t header_at = flags >= 0 && (flags & O_APPEND) == 0
+                    ? lseek (STDOUT_FILENO, 0, SEEK_CUR) : -1;
+  capture_put_file_header (b, t, 0);
+  for (int i = 0; i < n_processes && ok; i++)
     {
       int32_t pid = 100000 + i;
       char comm[32];
 
       g_snprintf (comm, sizeof comm, "proc-%d", i);
-      st_capture_writer_process (w, 0, pid, t, comm);
-      st_capture_writer_map (w, 0, pid, t, map->map.start, map->map.end,
-                             map->map.pgoff, map->map.inode,
-                             n_paths > 0 ? paths[i % n_paths]
-                                         : map->map.filename, NULL, 0);
+      capture_put_process (b, 0, pid, t, comm);
+      capture_put_map (b, 0, pid, t, map->map.start, map->map.end,
+                       map->map.pgoff, map->map.inode,
+                       n_paths > 0 ? paths[i % n_paths] : map->map.filename,
+                       NULL, 0);
       for (guint k = 0; k < per_process; k++)
         {
-          StEvent s = *samples[k];
-          s.pid = pid;
-          s.tid = pid;
-          s.time = ++t;
-          st_capture_writer_stack_user (w, &s);
+          const StEvent *s = samples[k];
+          capture_put_stack_user (b, (int16_t) s->cpu, pid, pid, ++t,
+                                  s->stack.stack, s->stack.stack_size,
+                                  s->stack.abi, s->stack.regs,
+                                  s->stack.n_regs);
         }
       if (i % 2 == 0)
-        st_capture_writer_exit (w, 0, pid, ++t);
+        capture_put_exit (b, 0, pid, ++t);
+      ok = fwrite (b->data, 1, b->len, stdout) == b->len;
+      g_byte_array_set_size (b, 0);
     }
-  gboolean ok = st_capture_writer_finish (w, &error);
+  ok = ok && fflush (stdout) == 0;
+  /* On a file, the header's end time, as Sysprof's writer does.  */
+  uint64_t end = GUINT64_TO_LE ((uint64_t) t);
+  if (ok && header_at >= 0)
+    ok = pwrite (STDOUT_FILENO, &end, 8,
+                 header_at + CAPTURE_HEADER_END_TIME_AT) == 8;
   if (!ok)
-    fprintf (stderr, "gen-many-pids: %s\n", error->message);
-  st_capture_writer_free (w);
-  st_output_free (out);
+    fprintf (stderr, "gen-many-pids: cannot write the capture\n");
+  g_byte_array_unref (b);
   st_capture_reader_free (r);
   st_input_free (in);
   close (fd);

@@ -668,3 +668,33 @@ assert_error (const Result *res, int code, const char *prefix,
              res->error->message, prefix, part ? part : "");
   g_assert_error (res->error, ST_ERROR, code);
 }
+
+gboolean
+is_pipe_header_record (uint32_t type)
+{
+  return type == ST_PERF_RECORD_HEADER_ATTR
+         || type == ST_PERF_RECORD_HEADER_FEATURE
+         || type == ST_PERF_RECORD_HEADER_BUILD_ID
+         || type == ST_PERF_RECORD_HEADER_EVENT_TYPE;
+}
+
+guint
+result_first_data (const Result *res)
+{
+  guint i = 0;
+
+  while (i < res->evs->len && is_pipe_header_record (ev_at (res, i)->raw_type))
+    i++;
+  return i;
+}
+
+uint64_t
+result_attr_u64 (const Result *res, guint a, size_t off)
+{
+  GBytes *attr = res->attrs->pdata[a];
+  uint64_t v;
+
+  g_assert_cmpuint (g_bytes_get_size (attr), >=, off + 8);
+  memcpy (&v, (const uint8_t *) g_bytes_get_data (attr, NULL) + off, 8);
+  return v;
+}

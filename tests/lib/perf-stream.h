@@ -177,5 +177,12 @@ void assert_same_events (const Result *a, const Result *b,
                          gboolean build_ids);
 void assert_error (const Result *res, int code, const char *prefix,
                    const char *part);
+/* Whether TYPE is a record of a pipe's header (attributes, features,
+   build-ids, event types).  */
+gboolean is_pipe_header_record (uint32_t type);
+/* Index of the first record that is not a pipe-mode header record.  */
+guint result_first_data (const Result *res);
+/* The u64 at OFF of attribute A.  */
+uint64_t result_attr_u64 (const Result *res, guint a, size_t off);
 
 #endif /* ST_TEST_PERF_STREAM_H */

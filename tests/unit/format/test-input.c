@@ -1,4 +1,7 @@
-/* StInput over pipes fed in odd-sized chunks, and StOutput.  */
+/* StInput (lib/format/input.c): pipes fed in odd-sized chunks (every
+   byte against a known pattern, peeks aligned as their offsets), skips
+   past the end, read errors, the wait function of a stalled input, and
+   regular files mapped (peeked bytes stay valid, growth is read).  */
 #include "config.h"
 
 #include <errno.h>
@@ -12,7 +15,6 @@
 
 #include "util/domain.h"
 #include "format/input.h"
-#include "format/output.h"
 
 static uint8_t
 pattern (uint64_t i)
@@ -192,21 +194,6 @@ test_input_read_error (void)
   close (fd);
 }
 
-/* Reads a pipe to its end into a GByteArray.  */
-static gpointer
-drain_pipe (gpointer data)
-{
-  int fd = GPOINTER_TO_INT (data);
-  GByteArray *all = g_byte_array_new ();
-  uint8_t buf[4096];
-  ssize_t n;
-
-  while ((n = read (fd, buf, sizeof buf)) > 0)
-    g_byte_array_append (all, buf, n);
-  close (fd);
-  return all;
-}
-
 typedef struct
 {
   guint calls;
@@ -343,113 +330,6 @@ test_input_mapped_file (void)
   g_free (data);
 }
 
-static void
-test_output_pipe (void)
-{
-  int fds[2];
-  GError *error = NULL;
-
-  g_assert_no_errno (pipe (fds));
-  GThread *t = g_thread_new ("drain", drain_pipe, GINT_TO_POINTER (fds[0]));
-  StOutput *out = st_output_new (fds[1]);
-  const size_t big = 3 * 1024 * 1024 + 3;
-  uint8_t *data = g_malloc (big);
-
-  for (size_t i = 0; i < big; i++)
-    data[i] = pattern (i);
-
-  g_assert_false (st_output_seekable (out));
-  g_assert_cmpint (st_output_fd (out), ==, fds[1]);
-  st_output_write (out, "abc", 3);
-  st_output_pad (out, 5);
-  g_assert_cmpuint (st_output_offset (out), ==, 8);
-  st_output_write (out, data, big);
-  st_output_pad (out, 100);
-  st_output_write (out, "z", 1);
-  g_assert_cmpuint (st_output_offset (out), ==, 8 + big + 101);
-
-  /* No pwrite on a pipe.  */
-  g_assert_false (st_output_pwrite (out, "x", 1, 0, &error));
-  g_assert_error (error, ST_ERROR, ST_ERROR_IO);
-  g_clear_error (&error);
-
-  g_assert_true (st_output_flush (out, &error));
-  g_assert_no_error (error);
-  close (fds[1]);
-  st_output_free (out);
-
-  GByteArray *all = g_thread_join (t);
-  g_assert_cmpuint (all->len, ==, 8 + big + 101);
-  g_assert_cmpmem (all->data, 3, "abc", 3);
-  for (size_t i = 3; i < 8; i++)
-    g_assert_cmpuint (all->data[i], ==, 0);
-  g_assert_cmpmem (all->data + 8, big, data, big);
-  for (size_t i = 8 + big; i < 8 + big + 100; i++)
-    g_assert_cmpuint (all->data[i], ==, 0);
-  g_assert_cmpuint (all->data[all->len - 1], ==, 'z');
-  g_byte_array_unref (all);
-  g_free (data);
-}
-
-static void
-test_output_epipe (void)
-{
-  int fds[2];
-  GError *error = NULL;
-
-  g_assert_no_errno (pipe (fds));
-  close (fds[0]);
-
-  StOutput *out = st_output_new (fds[1]);
-  st_output_write (out, "hello", 5);
-  g_assert_false (st_output_flush (out, &error));
-  /* Its own code: the command ends cleanly with one message.  */
-  g_assert_error (error, ST_ERROR, ST_ERROR_BROKEN_PIPE);
-  g_assert_nonnull (strstr (error->message, "broken pipe"));
-  g_clear_error (&error);
-
-  /* Sticky: later writes are ignored, the error stays.  */
-  st_output_write (out, "more", 4);
-  g_assert_false (st_output_flush (out, &error));
-  g_assert_error (error, ST_ERROR, ST_ERROR_BROKEN_PIPE);
-  g_clear_error (&error);
-
-  st_output_free (out);
-  close (fds[1]);
-}
-
-static void
-test_output_file_pwrite (void)
-{
-  GError *error = NULL;
-  char *path = NULL;
-  int fd = g_file_open_tmp ("st-output-XXXXXX", &path, &error);
-  char *contents = NULL;
-  gsize len = 0;
-
-  g_assert_no_error (error);
-  StOutput *out = st_output_new (fd);
-  g_assert_true (st_output_seekable (out));
-  st_output_write (out, "0123456789", 10);
-  st_output_pad (out, 6);
-  g_assert_true (st_output_pwrite (out, "AB", 2, 3, &error));
-  g_assert_no_error (error);
-  /* Appending after a pwrite continues at the end.  */
-  st_output_write (out, "end", 3);
-  g_assert_true (st_output_flush (out, &error));
-  g_assert_no_error (error);
-  g_assert_cmpuint (st_output_offset (out), ==, 19);
-  st_output_free (out);
-  close (fd);
-
-  g_assert_true (g_file_get_contents (path, &contents, &len, &error));
-  g_assert_no_error (error);
-  g_assert_cmpmem (contents, len, "012AB56789\0\0\0\0\0\0end", 19);
-  g_free (contents);
-  g_unlink (path);
-  g_free (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -461,8 +341,5 @@ main (int argc, char **argv)
   g_test_add_func ("/input/wait-stall", test_input_wait_stall);
   g_test_add_func ("/input/wait-stop", test_input_wait_stop);
   g_test_add_func ("/input/mapped-file", test_input_mapped_file);
-  g_test_add_func ("/output/pipe", test_output_pipe);
-  g_test_add_func ("/output/epipe", test_output_epipe);
-  g_test_add_func ("/output/file-pwrite", test_output_file_pwrite);
   return g_test_run ();
 }
