@@ -2,16 +2,16 @@
 
    Attributes of every size perf has written (perf_event.h's
    PERF_ATTR_SIZE_VER0..VER8: 64, 72, 80, 96, 104, 112, 120, 128, 136;
-   formats.md: perf 6.1 writes 128, newer perf 136) laid out by hand
-   with the field offsets of perf_event.h (sample_type 24, read_format
-   32, the flag word 40 with exclude_callchain_user bit 22 and
-   sample_id_all bit 18, sample_regs_user 80, sample_stack_user 88,
-   clockid 92, config3 128): what the patch changes (formats.md,
-   "Writing callchains for perf report") and that it changes nothing
-   else, nor any field the attr's own size does not cover.  The
-   EVENT_DESC feature (u32 nr, u32 attr_size, then per event the attr,
-   u32 nr_ids, a u32-length string, u64 ids[nr_ids]), well-formed and
-   cut anywhere.  */
+   formats.md: perf 6.1 writes 128, newer perf 136 and may grow it: 144
+   here) laid out by hand with the field offsets of perf_event.h
+   (sample_type 24, read_format 32, the flag word 40 with
+   exclude_callchain_user bit 22 and sample_id_all bit 18,
+   sample_regs_user 80, sample_stack_user 88, clockid 92, config3 128):
+   what the patch changes (formats.md, "Writing callchains for perf
+   report") and that it changes nothing else, nor any field the attr's
+   own size does not cover.  The EVENT_DESC feature (u32 nr, u32
+   attr_size, then per event the attr, u32 nr_ids, a u32-length string,
+   u64 ids[nr_ids]), well-formed and cut anywhere.  */
 #include "config.h"
 
 #include <string.h>
@@ -119,8 +119,10 @@ test_sample_types (void)
 static void
 test_patch_each_version (void)
 {
+  /* The versions, a future larger one, and sizes that cut the raw-stack
+     fields.  */
   static const uint32_t sizes[] = { 64, 72, 80, 96, 104, 112, 120, 128, 136,
-                                    88, 92 };
+                                    144, 88, 92 };
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
