@@ -461,6 +461,8 @@ test_command (void)
     /* The first "--" only: the program's own "--" stays in its line.  */
     { { "perf", "record", "--", "prog", "--", "x", NULL }, "prog",
       "prog -- x" },
+    { { "perf", "record", "-o", "prog.data", "--", "./prog", "-x", NULL },
+      "sh", NULL },
     /* After "--" another program (a shell running it): unknown, even
        if an argument names it.  */
     { { "perf", "record", "--", "sh", "-c", "prog", NULL }, "prog", NULL },
@@ -474,6 +476,8 @@ test_command (void)
     { { "perf", "record", "-a", NULL }, "perf", NULL },
     /* The kernel's comm is the file name cut to 15 characters.  */
     { { "perf", "record", "--", "/opt/a-very-long-program-name", "1",
+        NULL }, "a-very-long-pro", "/opt/a-very-long-program-name 1" },
+    { { "perf", "record", "-g", "/opt/a-very-long-program-name", "1",
         NULL }, "a-very-long-pro", "/opt/a-very-long-program-name 1" },
     { { "perf", "record", "--", "/opt/a-very-long-program-name", NULL },
       "a-very-long-program-name", NULL },
