@@ -48,8 +48,12 @@ perf_name (uint32_t type)
     "HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO",
     "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
     "STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE",
-    "COMPRESSED", "FINISHED_INIT",
+    "COMPRESSED", "FINISHED_INIT", "COMPRESSED2", "BPF_METADATA",
+    "SCHEDSTAT_CPU", "SCHEDSTAT_DOMAIN",
   };
+  /* A name for every user type perf-types.h knows.  */
+  G_STATIC_ASSERT (G_N_ELEMENTS (user)
+                   == ST_PERF_RECORD_USER_LAST - ST_PERF_RECORD_HEADER_ATTR + 1);
 
   if (type < G_N_ELEMENTS (kernel))
     return kernel[type];
