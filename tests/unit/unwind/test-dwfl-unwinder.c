@@ -10,15 +10,14 @@
    short gives a prefix of that path, truncated at the end of the stack;
    a frame limit, the limit.
 
-   Frame pointers where there is no CFI: a stack built here after the
-   x86_64 ABI's frame layout ([BP] the caller's BP, [BP + 8] the return
-   address) through fp-prog (built without any CFI) unwinds through each
-   frame to _start.
+   Frame pointers where there is no CFI: a stack built after the x86_64
+   ABI's frame layout through fp-prog (built without any CFI,
+   tests/lib/fp-prog-sample.c) unwinds through each frame to _start.
 
-   Bad input: no registers, no mappings, a PC in no module, an
-   architecture of no register layout.  The engine's Dwfl symbolizes the
-   fixture's frames as its symbol table does, and its module list is the
-   process's.  */
+   Bad input: no mappings, no registers, a PC in no module, a stack of
+   zeros (a return address of 0 ends the walk), only mappings of a file
+   that is not there.  The engine's Dwfl names the fixture's functions
+   as its symbol table does, and its module list is the process's.  */
 #include "config.h"
 
 #include <string.h>
@@ -37,7 +36,6 @@
 #define FP_PROG ST_PROGS_DIR "/fp-prog"
 
 /* x86_64 perf registers, compacted: AX BX CX DX SI DI BP SP IP R8..R15.  */
-#define REG_BP 6
 #define REG_SP 7
 #define REG_IP 8
 
