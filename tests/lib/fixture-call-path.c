@@ -154,6 +154,57 @@ fixture_call_path_check (const FixtureSymbols *s, const uint64_t *ips,
   return NULL;
 }
 
+gboolean
+fixture_call_path_assert (const FixtureSymbols *s, const StEvent *ev,
+                          const uint64_t *ips, const StUnwindResult *res)
+{
+  gboolean in_work;
+  g_autofree char *why = fixture_call_path_check (s, ips, res->n_ips,
+                                                  &in_work);
+
+  if (why != NULL || res->status != ST_UNWIND_COMPLETE)
+    {
+      g_autofree char *chain = fixture_call_path_describe (s, ips,
+                                                           res->n_ips);
+      g_error ("sample at offset %" G_GUINT64_FORMAT ": %s (status %d, "
+               "cause %s): %s", ev->offset, why ? why : "not complete",
+               res->status, st_unwind_cause_name (res->cause), chain);
+    }
+  return in_work;
+}
+
+void
+fixture_check_cut_walks (FixtureUnwind unwind, void *engine, StProcess *p,
+                         const StEvent *ev, const uint64_t *ips,
+                         const uint64_t *sps, uint32_t n)
+{
+  uint64_t got_ips[ST_UNWIND_MAX_FRAMES], got_sps[ST_UNWIND_MAX_FRAMES];
+  StUnwindResult res;
+
+  g_assert_cmpuint (n, >, 11);
+  StEvent cut = *ev;
+  cut.stack.stack_size = sps[10] - sps[0];
+  unwind (engine, p, &cut, got_ips, got_sps, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
+  g_assert_cmpuint (res.n_ips, ==, 11);
+  g_assert_cmpmem (got_ips, 11 * sizeof ips[0], ips, 11 * sizeof ips[0]);
+  g_assert_cmpmem (got_sps, 11 * sizeof sps[0], sps, 11 * sizeof sps[0]);
+
+  cut.stack.stack_size = 0;
+  unwind (engine, p, &cut, got_ips, got_sps, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
+  g_assert_cmpuint (res.n_ips, ==, 1);
+  g_assert_cmphex (got_ips[0], ==, ips[0]);
+
+  unwind (engine, p, ev, got_ips, got_sps, 7, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_MAX_DEPTH);
+  g_assert_cmpuint (res.n_ips, ==, 7);
+  g_assert_cmpmem (got_ips, 7 * sizeof ips[0], ips, 7 * sizeof ips[0]);
+}
+
 guint
 fixture_for_each_sample (const char *path, StProcessTable *processes,
                          void (*sample) (StProcess *p, const StEvent *ev,

@@ -16,6 +16,7 @@
 
 #include "model/event.h"
 #include "model/process-table.h"
+#include "unwind/unwind-result.h"
 
 typedef struct FixtureSymbols FixtureSymbols;
 
@@ -41,6 +42,30 @@ char *fixture_call_path_check (const FixtureSymbols *s, const uint64_t *ips,
 /* The chain as "name;name;..." (newly allocated), for messages.  */
 char *fixture_call_path_describe (const FixtureSymbols *s,
                                   const uint64_t *ips, guint n);
+
+/* Fails the test, naming the sample EV and its chain, unless the walk
+   RES (frames IPS) is complete along the known path.  Returns whether
+   the leaf is in st_leaf_work.  */
+gboolean fixture_call_path_assert (const FixtureSymbols *s, const StEvent *ev,
+                                   const uint64_t *ips,
+                                   const StUnwindResult *res);
+
+/* An engine's unwind function (as st_unwinder_unwind).  */
+typedef void (*FixtureUnwind) (void *engine, StProcess *p, const StEvent *ev,
+                               uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+                               StUnwindResult *res);
+
+/* Checks the walks of sample EV of P cut short, given its full walk
+   (IPS, SPS, N frames, N > 11): with the stack copy ending at frame
+   10's stack pointer, which holds the return addresses of frames 1..10
+   (each just below its frame's stack pointer, x86_64's CFA), exactly
+   frames 0..10, stopped at the end of the stack; with no stack, the
+   leaf alone, the same; with a limit of 7 frames, the first 7, stopped
+   by the limit.  */
+void fixture_check_cut_walks (FixtureUnwind unwind, void *engine,
+                              StProcess *p, const StEvent *ev,
+                              const uint64_t *ips, const uint64_t *sps,
+                              uint32_t n);
 
 /* Reads the recording PATH (a capture or perf.data): applies every
    mapping and process event to PROCESSES and calls SAMPLE for each

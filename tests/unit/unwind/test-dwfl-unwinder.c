@@ -72,24 +72,6 @@ check_clear (Check *c)
 }
 
 static void
-assert_path (Check *c, const StEvent *ev, const StUnwindResult *res)
-{
-  gboolean in_work;
-  g_autofree char *why = fixture_call_path_check (c->symbols, c->ips,
-                                                  res->n_ips, &in_work);
-
-  if (why != NULL || res->status != ST_UNWIND_COMPLETE)
-    {
-      g_autofree char *chain = fixture_call_path_describe (c->symbols, c->ips,
-                                                           res->n_ips);
-      g_error ("sample at offset %" G_GUINT64_FORMAT ": %s (status %d, "
-               "cause %s): %s", ev->offset, why ? why : "not complete",
-               res->status, st_unwind_cause_name (res->cause), chain);
-    }
-  c->in_work += in_work;
-}
-
-static void
 unwind_fixture_sample (StProcess *p, const StEvent *ev, void *user)
 {
   Check *c = user;
@@ -101,7 +83,7 @@ unwind_fixture_sample (StProcess *p, const StEvent *ev, void *user)
   c->samples++;
   g_assert_cmpint (res.path, ==, ST_PATH_DWFL);
   g_assert_cmpint (res.cause, ==, ST_CAUSE_NONE);
-  assert_path (c, ev, &res);
+  c->in_work += fixture_call_path_assert (c->symbols, ev, c->ips, &res);
   g_assert_true (st_event_register (ev, REG_SP, &sp));
   g_assert_cmphex (c->sps[0], ==, sp);
   for (guint i = 1; i < res.n_ips; i++)
@@ -143,16 +125,21 @@ typedef struct
   guint done;
 } Variations;
 
-/* The stack copy cut to fewer bytes: the frames up to the cut are the
-   full walk's, then it stops at the end of the stack copy.  A frame
-   limit: exactly that many of the full walk's frames.  */
+static void
+dwfl_unwind (void *engine, StProcess *p, const StEvent *ev, uint64_t *ips,
+             uint64_t *sps, uint32_t max_ips, StUnwindResult *res)
+{
+  st_dwfl_unwinder_unwind (engine, p, ev, ips, sps, max_ips, res);
+}
+
+/* Cut stacks and a frame limit (fixture_check_cut_walks) on samples
+   with the whole path.  */
 static void
 vary_sample (StProcess *p, const StEvent *ev, void *user)
 {
   Variations *v = user;
   Check *c = v->c;
-  StUnwindResult full, res;
-  uint64_t ips[ST_UNWIND_MAX_FRAMES], sps[ST_UNWIND_MAX_FRAMES];
+  StUnwindResult full;
   gboolean in_work;
 
   st_dwfl_unwinder_unwind (c->unwinder, p, ev, c->ips, c->sps,
@@ -161,39 +148,8 @@ vary_sample (StProcess *p, const StEvent *ev, void *user)
   if (!in_work || full.n_ips < 20 || v->done >= 40)
     return;
   v->done++;
-  memcpy (ips, c->ips, sizeof ips);
-  memcpy (sps, c->sps, sizeof sps);
-
-  /* Cut in the middle of the st_recurse frames, at frame 10's stack
-     pointer.  */
-  StEvent cut = *ev;
-  cut.stack.stack_size = sps[10] - sps[0];
-  st_dwfl_unwinder_unwind (c->unwinder, p, &cut, c->ips, c->sps,
-                           ST_UNWIND_MAX_FRAMES, &res);
-  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
-  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
-  /* Frame I's PC (I >= 1) is the return address just below its stack
-     pointer (x86_64's CFA): the copy holds those of frames 1..10.  */
-  g_assert_cmpuint (res.n_ips, ==, 11);
-  for (guint i = 0; i < res.n_ips; i++)
-    g_assert_cmphex (c->ips[i], ==, ips[i]);
-
-  /* No stack at all: the leaf alone (its return address would be the
-     first word of the copy).  */
-  cut.stack.stack_size = 0;
-  st_dwfl_unwinder_unwind (c->unwinder, p, &cut, c->ips, c->sps,
-                           ST_UNWIND_MAX_FRAMES, &res);
-  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
-  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
-  g_assert_cmpuint (res.n_ips, ==, 1);
-  g_assert_cmphex (c->ips[0], ==, ips[0]);
-
-  st_dwfl_unwinder_unwind (c->unwinder, p, ev, c->ips, c->sps, 7, &res);
-  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
-  g_assert_cmpint (res.cause, ==, ST_CAUSE_MAX_DEPTH);
-  g_assert_cmpuint (res.n_ips, ==, 7);
-  for (guint i = 0; i < 7; i++)
-    g_assert_cmphex (c->ips[i], ==, ips[i]);
+  fixture_check_cut_walks (dwfl_unwind, c->unwinder, p, ev, c->ips, c->sps,
+                           full.n_ips);
 }
 
 static void

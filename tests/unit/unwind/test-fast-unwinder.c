@@ -89,38 +89,11 @@ unwind (Check *c, StProcess *p, const StEvent *ev, uint32_t max,
   st_fast_unwinder_unwind (c->fast, p, ev, c->ips, c->sps, max, res);
 }
 
-/* The sample cut at frame 10's stack pointer: the copy holds the return
-   addresses of frames 1..10 (each just below its frame's stack pointer,
-   x86_64's CFA), so those frames and no more.  A limit of 7: 7.  */
 static void
-check_cut (Check *c, StProcess *p, const StEvent *ev,
-           const StUnwindResult *full)
+fast_unwind (void *engine, StProcess *p, const StEvent *ev, uint64_t *ips,
+             uint64_t *sps, uint32_t max_ips, StUnwindResult *res)
 {
-  uint64_t ips[ST_UNWIND_MAX_FRAMES], sps[ST_UNWIND_MAX_FRAMES];
-  StUnwindResult res;
-
-  memcpy (ips, c->ips, full->n_ips * sizeof ips[0]);
-  memcpy (sps, c->sps, full->n_ips * sizeof sps[0]);
-  StEvent cut = *ev;
-  cut.stack.stack_size = sps[10] - sps[0];
-  unwind (c, p, &cut, ST_UNWIND_MAX_FRAMES, &res);
-  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
-  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
-  g_assert_cmpuint (res.n_ips, ==, 11);
-  g_assert_cmpmem (c->ips, 11 * sizeof ips[0], ips, 11 * sizeof ips[0]);
-
-  cut.stack.stack_size = 0;
-  unwind (c, p, &cut, ST_UNWIND_MAX_FRAMES, &res);
-  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
-  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
-  g_assert_cmpuint (res.n_ips, ==, 1);
-  g_assert_cmphex (c->ips[0], ==, ips[0]);
-
-  unwind (c, p, ev, 7, &res);
-  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
-  g_assert_cmpint (res.cause, ==, ST_CAUSE_MAX_DEPTH);
-  g_assert_cmpuint (res.n_ips, ==, 7);
-  g_assert_cmpmem (c->ips, 7 * sizeof ips[0], ips, 7 * sizeof ips[0]);
+  st_fast_unwinder_unwind (engine, p, ev, ips, sps, max_ips, res);
 }
 
 static void
@@ -133,16 +106,7 @@ unwind_fixture_sample (StProcess *p, const StEvent *ev, void *user)
 
   unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
   c->samples++;
-  g_autofree char *why = fixture_call_path_check (c->symbols, c->ips,
-                                                  res.n_ips, &in_work);
-  if (why != NULL || res.status != ST_UNWIND_COMPLETE)
-    {
-      g_autofree char *chain = fixture_call_path_describe (c->symbols, c->ips,
-                                                           res.n_ips);
-      g_error ("sample at offset %" G_GUINT64_FORMAT ": %s (status %d, "
-               "cause %s): %s", ev->offset, why ? why : "not complete",
-               res.status, st_unwind_cause_name (res.cause), chain);
-    }
+  in_work = fixture_call_path_assert (c->symbols, ev, c->ips, &res);
   c->in_work += in_work;
   g_assert_cmpint (res.path, ==, ST_PATH_RULES);
   g_assert_cmpint (res.fallback, ==, ST_FALLBACK_NONE);
@@ -158,7 +122,8 @@ unwind_fixture_sample (StProcess *p, const StEvent *ev, void *user)
   if (in_work && res.n_ips >= 20 && c->cuts < 40)
     {
       c->cuts++;
-      check_cut (c, p, ev, &res);
+      fixture_check_cut_walks (fast_unwind, c->fast, p, ev, c->ips, c->sps,
+                               res.n_ips);
     }
 }
 

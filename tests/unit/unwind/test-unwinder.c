@@ -80,25 +80,6 @@ unwind (Check *c, StProcess *p, const StEvent *ev, uint32_t max,
   st_unwinder_unwind (c->unwinder, p, ev, c->ips, c->sps, max, res);
 }
 
-static void
-assert_known_path (Check *c, const StEvent *ev, const StUnwindResult *res)
-{
-  gboolean in_work;
-  g_autofree char *why = fixture_call_path_check (c->symbols, c->ips,
-                                                  res->n_ips, &in_work);
-
-  if (why != NULL || res->status != ST_UNWIND_COMPLETE)
-    {
-      g_autofree char *chain = fixture_call_path_describe (c->symbols, c->ips,
-                                                           res->n_ips);
-      g_error ("%s engine, sample at offset %" G_GUINT64_FORMAT ": %s "
-               "(status %d, cause %s): %s", st_engine_name (c->engine),
-               ev->offset, why ? why : "not complete", res->status,
-               st_unwind_cause_name (res->cause), chain);
-    }
-  c->in_work += in_work;
-}
-
 /* --- the engines ---------------------------------------------------------- */
 
 static void
@@ -108,7 +89,7 @@ unwind_known (StProcess *p, const StEvent *ev, void *user)
   StUnwindResult res;
 
   unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
-  assert_known_path (c, ev, &res);
+  c->in_work += fixture_call_path_assert (c->symbols, ev, c->ips, &res);
   g_assert_cmpint (res.path, ==,
                    c->engine == ST_ENGINE_FAST ? ST_PATH_RULES : ST_PATH_DWFL);
   g_assert_cmpuint (res.n_fp_chain, ==, 0);
@@ -284,7 +265,7 @@ unwind_unprimed (StProcess *p, const StEvent *ev, void *user)
     g_assert_true (st_module_cache_wait_any (c->modules));
   unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
   g_assert_false (res.unprimed);
-  assert_known_path (c, ev, &res);
+  fixture_call_path_assert (c->symbols, ev, c->ips, &res);
 }
 
 static void
