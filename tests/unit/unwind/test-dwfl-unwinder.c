@@ -12,7 +12,9 @@
 
    Frame pointers where there is no CFI: a stack built after the x86_64
    ABI's frame layout through fp-prog (built without any CFI,
-   tests/lib/fp-prog-sample.c) unwinds through each frame to _start.
+   tests/lib/prog-samples.c) unwinds through each frame to _start; a
+   stop in a PLT entry (a CFA expression of RIP) finds the return
+   address where the call and the entry's push put it.
 
    Bad input: no mappings, no registers, a PC in no module, a stack of
    zeros (a return address of 0 ends the walk), only mappings of a file
@@ -25,7 +27,7 @@
 #include <glib.h>
 
 #include "fixture-call-path.h"
-#include "fp-prog-sample.h"
+#include "prog-samples.h"
 #include "format/capture-types.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
@@ -34,6 +36,7 @@
 
 #define FIXTURE ST_FIXTURE_DIR "/st-fixture"
 #define FP_PROG ST_PROGS_DIR "/fp-prog"
+#define PLT_CALLS ST_PROGS_DIR "/plt-calls"
 
 /* x86_64 perf registers, compacted: AX BX CX DX SI DI BP SP IP R8..R15.  */
 #define REG_SP 7
@@ -327,22 +330,50 @@ static void
 test_frame_pointers (void)
 {
   Check c;
-  FpProgSample fp;
+  ProgSample fp;
   StUnwindResult res;
 
   check_init (&c);
-  fp_prog_sample_build (&fp, FP_PROG, c.processes, 5151);
+  prog_sample_fp (&fp, FP_PROG, c.processes, 5151);
   st_dwfl_unwinder_unwind (c.unwinder,
                            st_process_table_get (c.processes, 5151), &fp.ev,
                            c.ips, c.sps, ST_UNWIND_MAX_FRAMES, &res);
   g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
-  g_assert_cmpuint (res.n_ips, ==, FP_PROG_SAMPLE_FRAMES);
-  for (guint i = 0; i < FP_PROG_SAMPLE_FRAMES; i++)
+  g_assert_cmpuint (res.n_ips, ==, fp.n);
+  for (guint i = 0; i < fp.n; i++)
     {
       g_assert_cmphex (c.ips[i], ==, fp.ips[i]);
       g_assert_cmphex (c.sps[i], ==, fp.sps[i]);
     }
   check_clear (&c);
+}
+
+/* Stopped in a PLT entry: the CFA is a DWARF expression of RIP, which
+   the engine must give libdwfl (the return address at [SP] before the
+   entry's push, at [SP + 8] after it).  */
+static void
+test_plt (void)
+{
+  for (int after_push = 0; after_push <= 1; after_push++)
+    {
+      Check c;
+      ProgSample plt;
+      StUnwindResult res;
+
+      check_init (&c);
+      prog_sample_plt (&plt, PLT_CALLS, c.processes, 5252, after_push);
+      st_dwfl_unwinder_unwind (c.unwinder,
+                               st_process_table_get (c.processes, 5252),
+                               &plt.ev, c.ips, c.sps, ST_UNWIND_MAX_FRAMES,
+                               &res);
+      g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+      g_assert_cmpuint (res.n_ips, ==, plt.n);
+      g_assert_cmpmem (c.ips, plt.n * sizeof c.ips[0], plt.ips,
+                       plt.n * sizeof plt.ips[0]);
+      g_assert_cmpmem (c.sps, plt.n * sizeof c.sps[0], plt.sps,
+                       plt.n * sizeof plt.sps[0]);
+      check_clear (&c);
+    }
 }
 
 int
@@ -355,5 +386,6 @@ main (int argc, char **argv)
   g_test_add_func ("/dwfl-unwinder/dwfl-and-modules", test_dwfl_and_modules);
   g_test_add_func ("/dwfl-unwinder/bad-input", test_bad_input);
   g_test_add_func ("/dwfl-unwinder/frame-pointers", test_frame_pointers);
+  g_test_add_func ("/dwfl-unwinder/plt", test_plt);
   return g_test_run ();
 }

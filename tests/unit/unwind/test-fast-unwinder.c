@@ -13,8 +13,12 @@
    pointers as the libdwfl engine, sample by sample.
 
    Frame pointers where there is no CFI: a stack built after the x86_64
-   ABI's frame layout through fp-prog (tests/lib/fp-prog-sample.c) is
-   walked by frame pointer (three steps) to _start.
+   ABI's frame layout through fp-prog (tests/lib/prog-samples.c) is
+   walked by frame pointer (three steps) to _start.  A stop in a PLT
+   entry (its CFA an expression of RIP) by the rules: the return
+   address where the call and the entry's push put it.  A return
+   address just past its function (a call at the function's end): the
+   caller's CFI, not the next function's.
 
    The fallback to libdwfl, with the reason: a sample of the 32-bit ABI
    (libdwfl gives the fixture's known path all the same), and a signal
@@ -25,16 +29,21 @@
    callers by frame pointer.  */
 #include "config.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <glib.h>
 
 #include "fixture-call-path.h"
-#include "fp-prog-sample.h"
+#include "prog-samples.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "unwind/fast-unwinder.h"
@@ -42,6 +51,7 @@
 
 #define FIXTURE ST_FIXTURE_DIR "/st-fixture"
 #define FP_PROG ST_PROGS_DIR "/fp-prog"
+#define PLT_CALLS ST_PROGS_DIR "/plt-calls"
 
 /* x86_64 perf registers, compacted: AX BX CX DX SI DI BP SP IP R8..R15.  */
 #define REG_BP 6
@@ -204,23 +214,50 @@ static void
 test_frame_pointers (void)
 {
   Check c;
-  FpProgSample fp;
+  ProgSample fp;
   StUnwindResult res;
 
   for (int lean = 1; lean >= 0; lean--)
     {
       check_init (&c, lean);
-      fp_prog_sample_build (&fp, FP_PROG, c.processes, 5151);
+      prog_sample_fp (&fp, FP_PROG, c.processes, 5151);
       unwind (&c, st_process_table_get (c.processes, 5151), &fp.ev,
               ST_UNWIND_MAX_FRAMES, &res);
       g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
       g_assert_cmpint (res.path, ==, ST_PATH_RULES);
       g_assert_cmpuint (res.n_fp_frames, ==, 3);
-      g_assert_cmpuint (res.n_ips, ==, FP_PROG_SAMPLE_FRAMES);
+      g_assert_cmpuint (res.n_ips, ==, fp.n);
       g_assert_cmpmem (c.ips, sizeof fp.ips, fp.ips, sizeof fp.ips);
       g_assert_cmpmem (c.sps, sizeof fp.sps, fp.sps, sizeof fp.sps);
       check_clear (&c);
     }
+}
+
+/* Stopped in a PLT entry (tests/lib/prog-samples.c): the PLT's CFA
+   expression is one the rules express, no fallback.  */
+static void
+test_plt (void)
+{
+  for (int after_push = 0; after_push <= 1; after_push++)
+    for (int lean = 1; lean >= 0; lean--)
+      {
+        Check c;
+        ProgSample plt;
+        StUnwindResult res;
+
+        check_init (&c, lean);
+        prog_sample_plt (&plt, PLT_CALLS, c.processes, 5252, after_push);
+        unwind (&c, st_process_table_get (c.processes, 5252), &plt.ev,
+                ST_UNWIND_MAX_FRAMES, &res);
+        g_assert_cmpint (res.path, ==, ST_PATH_RULES);
+        g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+        g_assert_cmpuint (res.n_ips, ==, plt.n);
+        g_assert_cmpmem (c.ips, plt.n * sizeof c.ips[0], plt.ips,
+                         plt.n * sizeof plt.ips[0]);
+        g_assert_cmpmem (c.sps, plt.n * sizeof c.sps[0], plt.sps,
+                         plt.n * sizeof plt.sps[0]);
+        check_clear (&c);
+      }
 }
 
 /* A fixture sample with registers of the 32-bit ABI: not for the fast
@@ -348,12 +385,12 @@ static void
 test_fallback_signal_frame (void)
 {
   Check c;
-  FpProgSample fp;
+  ProgSample fp;
   StUnwindResult res;
   const int32_t pid = 6161;
 
   check_init (&c, TRUE);
-  fp_prog_sample_build (&fp, FP_PROG, c.processes, pid);
+  prog_sample_fp (&fp, FP_PROG, c.processes, pid);
   uint64_t trampoline = map_signal_return (c.processes, pid);
   if (trampoline == 0)
     {
@@ -385,13 +422,122 @@ test_fallback_signal_frame (void)
   g_assert_cmpint (res.path, ==, ST_PATH_FALLBACK);
   g_assert_cmpint (res.fallback, ==, ST_FALLBACK_SIGNAL);
   g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
-  g_assert_cmpuint (res.n_ips, ==, 1 + FP_PROG_SAMPLE_FRAMES);
+  g_assert_cmpuint (res.n_ips, ==, 1 + fp.n);
   g_assert_cmphex (c.ips[0], ==, trampoline);
   g_assert_cmphex (c.sps[0], ==, sp);
   g_assert_cmpmem (c.ips + 1, sizeof fp.ips, fp.ips, sizeof fp.ips);
   g_assert_cmpmem (c.sps + 1, sizeof fp.sps, fp.sps, sizeof fp.sps);
   g_free (stack);
   check_clear (&c);
+}
+
+/* A return address just past its function: the call was the function's
+   last instruction (a call that does not return, as the C library's
+   cold paths end).  The caller's CFI is the one at the call, at the
+   return address - 1, not that of the function after it.  In the
+   fixture: _nl_load_domain.cold ends with a call, abort starts right
+   after it.  The CFA offsets at each PC are libdw's, on the file.  A
+   leaf in st_leaf_work returns there; the caller's return address (at
+   its CFA - 8) is 0, the outermost frame, and the word where the next
+   function's CFI would put it is a code address, which a lookup at the
+   wrong address would take for a third frame.  */
+static int64_t
+cfa_rsp_offset (Dwarf_CFI *cfi, uint64_t pc)
+{
+  Dwarf_Frame *frame;
+  Dwarf_Op *ops;
+  size_t nops;
+
+  g_assert_cmpint (dwarf_cfi_addrframe (cfi, pc, &frame), ==, 0);
+  g_assert_cmpint (dwarf_frame_cfa (frame, &ops, &nops), ==, 0);
+  /* rsp + N */
+  g_assert_cmpuint (nops, ==, 1);
+  g_assert_cmpint (ops[0].atom, ==, DW_OP_bregx);
+  g_assert_cmpuint (ops[0].number, ==, 7);
+  int64_t off = (int64_t) ops[0].number2;
+  free (frame);
+  return off;
+}
+
+static void
+test_return_address_at_function_end (void)
+{
+  const int32_t pid = 7171;
+  FixtureSymbols *symbols = fixture_symbols_load (FIXTURE);
+  uint64_t caller = fixture_symbols_address (symbols, "_nl_load_domain.cold");
+  uint64_t next = fixture_symbols_address (symbols, "abort");
+  uint64_t leaf = fixture_symbols_address (symbols, "st_leaf_work") + 4;
+  uint64_t run = fixture_symbols_address (symbols, "st_run");
+
+  if (caller == 0 || next == 0
+      || !fixture_symbols_in (symbols, next - 1, "_nl_load_domain.cold"))
+    {
+      g_test_skip ("the fixture has no such pair of functions");
+      fixture_symbols_free (symbols);
+      return;
+    }
+  int fd = open (FIXTURE, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  Elf *elf = elf_begin (fd, ELF_C_READ, NULL);
+  Dwarf_CFI *cfi = dwarf_getcfi_elf (elf);
+  g_assert_nonnull (cfi);
+  int64_t leaf_cfa = cfa_rsp_offset (cfi, leaf);
+  int64_t caller_cfa = cfa_rsp_offset (cfi, next - 1);
+  int64_t next_cfa = cfa_rsp_offset (cfi, next);
+  dwarf_cfi_end (cfi);
+  elf_end (elf);
+  close (fd);
+  g_assert_cmpint (caller_cfa, !=, next_cfa);
+  g_assert_cmpint (leaf_cfa + MAX (caller_cfa, next_cfa), <=, 4096);
+
+  const uint64_t sp = 0x7ffd00200000ull;
+  uint64_t stack[512] = { 0 };
+  uint64_t regs[17] = { 0 };
+  stack[(leaf_cfa - 8) / 8] = next;                   /* the leaf's RA */
+  stack[(leaf_cfa + next_cfa - 8) / 8] = run + 8;     /* a decoy */
+  stack[(leaf_cfa + caller_cfa - 8) / 8] = 0;         /* outermost */
+  regs[REG_IP] = leaf;
+  regs[REG_SP] = sp;
+
+  for (int lean = 1; lean >= -1; lean--)
+    {
+      Check c;
+      StUnwindResult res;
+      StEvent map;
+      check_init (&c, lean > 0);
+      memset (&map, 0, sizeof map);
+      map.kind = ST_EVENT_MAP;
+      map.pid = map.tid = pid;
+      map.map.start = 0x401000;
+      map.map.end = 0x477000;
+      map.map.pgoff = 0x1000;
+      map.map.filename = "/gone/st-fixture";
+      st_process_table_apply (c.processes, &map);
+      StEvent ev;
+      memset (&ev, 0, sizeof ev);
+      ev.kind = ST_EVENT_STACK_USER;
+      ev.pid = ev.tid = pid;
+      ev.stack.abi = ST_REGS_ABI_64;
+      ev.stack.regs_mask = 0xff01ff;    /* AX..IP, R8..R15 */
+      ev.stack.regs = regs;
+      ev.stack.n_regs = 17;
+      ev.stack.stack = (const uint8_t *) stack;
+      ev.stack.stack_size = sizeof stack;
+      StProcess *p = st_process_table_get (c.processes, pid);
+      if (lean >= 0)
+        unwind (&c, p, &ev, ST_UNWIND_MAX_FRAMES, &res);
+      else  /* the reference */
+        st_dwfl_unwinder_unwind (st_fast_unwinder_dwfl_engine (c.fast), p,
+                                 &ev, c.ips, c.sps, ST_UNWIND_MAX_FRAMES,
+                                 &res);
+      g_assert_cmpuint (res.n_ips, ==, 2);
+      g_assert_cmphex (c.ips[0], ==, leaf);
+      g_assert_cmphex (c.ips[1], ==, next - 1);
+      g_assert_cmphex (c.sps[1], ==, sp + leaf_cfa);
+      g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+      check_clear (&c);
+    }
+  fixture_symbols_free (symbols);
 }
 
 int
@@ -403,6 +549,9 @@ main (int argc, char **argv)
   g_test_add_func ("/fast-unwinder/fixture-full-walk", test_fixture_full_walk);
   g_test_add_func ("/fast-unwinder/same-as-dwfl", test_same_as_dwfl);
   g_test_add_func ("/fast-unwinder/frame-pointers", test_frame_pointers);
+  g_test_add_func ("/fast-unwinder/plt", test_plt);
+  g_test_add_func ("/fast-unwinder/return-address-at-function-end",
+                   test_return_address_at_function_end);
   g_test_add_func ("/fast-unwinder/fallback-arch", test_fallback_arch);
   g_test_add_func ("/fast-unwinder/fallback-signal-frame",
                    test_fallback_signal_frame);
