@@ -21,7 +21,8 @@
    caller's CFI, not the next function's.
 
    The fallback to libdwfl, with the reason: a sample of the 32-bit ABI
-   (libdwfl gives the fixture's known path all the same), and a signal
+   or of modules without rule tables (libdwfl gives the fixture's known
+   path all the same), and a signal
    frame -- the C library's signal return trampoline, found as the
    return address of a signal handler of this process, over a
    ucontext_t whose saved registers point into fp-prog: the
@@ -281,6 +282,41 @@ unwind_as_abi32 (StProcess *p, const StEvent *ev, void *user)
                                                   res.n_ips, &in_work);
   g_assert_null (why);
   c->in_work += in_work;
+}
+
+/* Modules prepared without the fast engine's rule tables (another
+   prepare hook): the process is not for the rules; libdwfl unwinds it,
+   along the known path.  */
+static void
+no_tables (StModule *module, void *user_data)
+{
+}
+
+static void
+unwind_without_tables (StProcess *p, const StEvent *ev, void *user)
+{
+  Check *c = user;
+  StUnwindResult res;
+
+  if (c->samples++ >= 20)
+    return;
+  unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.path, ==, ST_PATH_FALLBACK);
+  g_assert_cmpint (res.fallback, ==, ST_FALLBACK_ARCH);
+  c->in_work += fixture_call_path_assert (c->symbols, ev, c->ips, &res);
+}
+
+static void
+test_fallback_no_tables (void)
+{
+  Check c;
+
+  check_init (&c, TRUE);
+  st_module_cache_set_prepare (c.modules, no_tables, NULL);
+  fixture_for_each_sample (ST_FIXTURE_DIR "/fixture.syscap", c.processes,
+                           unwind_without_tables, &c);
+  g_assert_cmpuint (c.in_work, >, 10);
+  check_clear (&c);
 }
 
 static void
@@ -553,6 +589,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fast-unwinder/return-address-at-function-end",
                    test_return_address_at_function_end);
   g_test_add_func ("/fast-unwinder/fallback-arch", test_fallback_arch);
+  g_test_add_func ("/fast-unwinder/fallback-no-tables",
+                   test_fallback_no_tables);
   g_test_add_func ("/fast-unwinder/fallback-signal-frame",
                    test_fallback_signal_frame);
   return g_test_run ();
