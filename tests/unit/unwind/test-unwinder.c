@@ -1,0 +1,303 @@
+/* The engine the pipeline unwinds with (unwind/unwinder.c): the engine
+   chosen, and what it adds to either engine's walk.
+
+   Both engines (fast, dwfl) unwind every sample of the committed
+   fixture along its known path (st-fixture.c's, by its symbol table:
+   tests/lib/fixture-call-path.c), each reporting its own path (rules,
+   libdwfl); their names; the Dwfl for symbols names the fixture's
+   functions as its symbol table does.
+
+   The recorder's frame-pointer chain where DWARF stops early: a fixture
+   sample cut short (its stack copy ends at frame 10's stack pointer)
+   with the chain a frame-pointer walk of it gives (the sampled IP, then
+   each caller's return address, taken from the full walk) is
+   completed to exactly the full walk's frames; a chain that does not
+   start at the sampled IP, a walk stopped by the frame limit, and a
+   complete walk get nothing from it; code addresses past the process's
+   mappings are not appended.
+
+   Unprimed: with modules still being prepared on a worker (held at a
+   gate), a sample gets its sampled IP and stack pointer alone, marked
+   unprimed, and the readiness says so; once ready, the known path.  */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+#include "fixture-call-path.h"
+#include "model/module-cache.h"
+#include "model/process-table.h"
+#include "test-gate.h"
+#include "unwind/dwfl-offline.h"
+#include "unwind/registers.h"
+#include "unwind/rule-cache.h"
+#include "unwind/unwinder.h"
+
+#define FIXTURE ST_FIXTURE_DIR "/st-fixture"
+#define RECORDING ST_FIXTURE_DIR "/fixture.syscap"
+
+/* x86_64 perf registers, compacted: AX BX CX DX SI DI BP SP IP R8..R15.  */
+#define REG_SP 7
+#define REG_IP 8
+
+typedef struct
+{
+  StEngine engine;
+  FixtureSymbols *symbols;
+  StModuleCache *modules;
+  StUnwinder *unwinder;
+  StProcessTable *processes;
+  guint samples, in_work, continued;
+  uint64_t ips[ST_UNWIND_MAX_FRAMES];
+  uint64_t sps[ST_UNWIND_MAX_FRAMES];
+} Check;
+
+static void
+check_init (Check *c, StEngine engine)
+{
+  memset (c, 0, sizeof *c);
+  c->engine = engine;
+  c->symbols = fixture_symbols_load (FIXTURE);
+  c->modules = st_module_cache_new (ST_FIXTURE_DIR);
+  c->unwinder = st_unwinder_new (engine, c->modules);
+  c->processes = st_process_table_new ();
+}
+
+static void
+check_clear (Check *c)
+{
+  st_process_table_free (c->processes);
+  st_unwinder_free (c->unwinder);
+  st_module_cache_free (c->modules);
+  fixture_symbols_free (c->symbols);
+}
+
+static void
+unwind (Check *c, StProcess *p, const StEvent *ev, uint32_t max,
+        StUnwindResult *res)
+{
+  st_unwinder_unwind (c->unwinder, p, ev, c->ips, c->sps, max, res);
+}
+
+/* --- the engines ---------------------------------------------------------- */
+
+static void
+unwind_known (StProcess *p, const StEvent *ev, void *user)
+{
+  Check *c = user;
+  StUnwindResult res;
+
+  unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
+  c->in_work += fixture_call_path_assert (c->symbols, ev, c->ips, &res);
+  g_assert_cmpint (res.path, ==,
+                   c->engine == ST_ENGINE_FAST ? ST_PATH_RULES : ST_PATH_DWFL);
+  g_assert_cmpuint (res.n_fp_chain, ==, 0);
+  g_assert_false (res.unprimed);
+  c->samples++;
+}
+
+static void
+test_engines (void)
+{
+  const StEngine engines[] = { ST_ENGINE_FAST, ST_ENGINE_DWFL };
+
+  g_assert_cmpstr (st_engine_name (ST_ENGINE_FAST), ==, "fast");
+  g_assert_cmpstr (st_engine_name (ST_ENGINE_DWFL), ==, "dwfl");
+  for (guint e = 0; e < G_N_ELEMENTS (engines); e++)
+    {
+      Check c;
+      check_init (&c, engines[e]);
+      fixture_for_each_sample (RECORDING, c.processes, unwind_known, &c);
+      g_test_message ("%s: %u samples, %u along the whole path",
+                      st_engine_name (engines[e]), c.samples, c.in_work);
+      g_assert_cmpuint (c.samples, >=, 250);
+      g_assert_cmpuint (c.in_work, >=, c.samples * 9 / 10);
+
+      /* The Dwfl for symbols.  */
+      StProcess *p = st_process_table_get (c.processes, 5831);
+      Dwfl *dwfl = st_unwinder_dwfl (c.unwinder, p);
+      g_assert_nonnull (dwfl);
+      uint64_t work = fixture_symbols_address (c.symbols, "st_leaf_work");
+      Dwfl_Module *mod = dwfl_addrmodule (dwfl, work);
+      g_assert_nonnull (mod);
+      g_assert_cmpstr (dwfl_module_addrname (mod, work), ==, "st_leaf_work");
+      g_assert_cmpint (st_unwinder_readiness (c.unwinder, p), ==,
+                       ST_MODULES_READY);
+      check_clear (&c);
+    }
+  st_unwinder_free (NULL);
+}
+
+/* --- the frame-pointer chain ---------------------------------------------- */
+
+static void
+continue_by_fp_chain (StProcess *p, const StEvent *ev, void *user)
+{
+  Check *c = user;
+  StUnwindResult full, res;
+  uint64_t ips[ST_UNWIND_MAX_FRAMES], sps[ST_UNWIND_MAX_FRAMES];
+  uint64_t chain[ST_UNWIND_MAX_FRAMES + 1];
+  gboolean in_work;
+
+  unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &full);
+  g_free (fixture_call_path_check (c->symbols, c->ips, full.n_ips, &in_work));
+  if (!in_work || full.n_ips < 20 || c->continued >= 40)
+    return;
+  c->continued++;
+  const uint32_t n = full.n_ips;
+  memcpy (ips, c->ips, n * sizeof ips[0]);
+  memcpy (sps, c->sps, n * sizeof sps[0]);
+
+  /* What a frame-pointer walk of this stack gives: the sampled IP, then
+     return addresses.  */
+  chain[0] = ips[0];
+  for (uint32_t i = 1; i < n; i++)
+    chain[i] = ips[i] + 1;
+  StEvent cut = *ev;
+  cut.stack.stack_size = sps[10] - sps[0];
+  cut.stack.user_callchain = chain;
+  cut.stack.n_user_callchain = n;
+  unwind (c, p, &cut, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_NONE);
+  g_assert_cmpuint (res.n_ips, ==, n);
+  g_assert_cmpuint (res.n_fp_chain, ==, n - 11);
+  g_assert_cmpmem (c->ips, n * sizeof ips[0], ips, n * sizeof ips[0]);
+  g_assert_cmpmem (c->sps, 11 * sizeof sps[0], sps, 11 * sizeof sps[0]);
+  for (uint32_t i = 11; i < n; i++)
+    g_assert_cmphex (c->sps[i], ==, 0);
+
+  /* Past the process's code: not appended.  */
+  chain[n] = 0x12345;
+  cut.stack.n_user_callchain = n + 1;
+  unwind (c, p, &cut, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpuint (res.n_ips, ==, n);
+
+  /* Another sampled IP: the chain is of another moment.  */
+  chain[0] = ips[0] + 1;
+  cut.stack.n_user_callchain = n;
+  unwind (c, p, &cut, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_STACK_END);
+  g_assert_cmpuint (res.n_ips, ==, 11);
+  g_assert_cmpuint (res.n_fp_chain, ==, 0);
+  chain[0] = ips[0];
+
+  /* Stopped by the frame limit: left so.  */
+  StEvent limited = *ev;
+  limited.stack.user_callchain = chain;
+  limited.stack.n_user_callchain = n;
+  unwind (c, p, &limited, 7, &res);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_MAX_DEPTH);
+  g_assert_cmpuint (res.n_ips, ==, 7);
+  g_assert_cmpuint (res.n_fp_chain, ==, 0);
+
+  /* Complete already: nothing to add.  */
+  unwind (c, p, &limited, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+  g_assert_cmpuint (res.n_ips, ==, n);
+  g_assert_cmpuint (res.n_fp_chain, ==, 0);
+}
+
+static void
+test_fp_chain (void)
+{
+  const StEngine engines[] = { ST_ENGINE_FAST, ST_ENGINE_DWFL };
+
+  for (guint e = 0; e < G_N_ELEMENTS (engines); e++)
+    {
+      Check c;
+      check_init (&c, engines[e]);
+      fixture_for_each_sample (RECORDING, c.processes, continue_by_fp_chain,
+                               &c);
+      g_assert_cmpuint (c.continued, >, 10);
+      check_clear (&c);
+    }
+}
+
+/* --- unprimed ------------------------------------------------------------- */
+
+typedef struct
+{
+  TestGate *gate;
+  StModulePrepare prepare;    /* the engine's own hook */
+} GatedPrepare;
+
+static void
+gated_prepare (StModule *module, void *user_data)
+{
+  GatedPrepare *g = user_data;
+
+  test_gate_pass (g->gate);
+  g->prepare (module, NULL);
+}
+
+typedef struct
+{
+  Check *c;
+  GatedPrepare *gated;
+  guint seen;
+} Unprimed;
+
+static void
+unwind_unprimed (StProcess *p, const StEvent *ev, void *user)
+{
+  Unprimed *u = user;
+  Check *c = u->c;
+  StUnwindResult res;
+  uint64_t ip, sp;
+
+  if (u->seen++ > 0)
+    return;
+  g_assert_true (st_event_register (ev, REG_IP, &ip));
+  g_assert_true (st_event_register (ev, REG_SP, &sp));
+  unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_true (res.unprimed);
+  g_assert_cmpuint (res.n_ips, ==, 1);
+  g_assert_cmphex (c->ips[0], ==, ip);
+  g_assert_cmphex (c->sps[0], ==, sp);
+  g_assert_cmpint (st_unwinder_readiness (c->unwinder, p), ==,
+                   ST_MODULES_PREPARING);
+
+  test_gate_open (u->gated->gate);
+  while (st_unwinder_readiness (c->unwinder, p) != ST_MODULES_READY)
+    g_assert_true (st_module_cache_wait_any (c->modules));
+  unwind (c, p, ev, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_false (res.unprimed);
+  fixture_call_path_assert (c->symbols, ev, c->ips, &res);
+}
+
+static void
+test_unprimed (void)
+{
+  const StEngine engines[] = { ST_ENGINE_FAST, ST_ENGINE_DWFL };
+
+  for (guint e = 0; e < G_N_ELEMENTS (engines); e++)
+    {
+      Check c;
+      GatedPrepare gated = { test_gate_new (),
+                             engines[e] == ST_ENGINE_FAST
+                             ? st_rule_cache_prepare
+                             : st_dwfl_offline_prepare };
+      Unprimed u = { &c, &gated };
+
+      check_init (&c, engines[e]);
+      st_module_cache_set_prepare (c.modules, gated_prepare, &gated);
+      st_module_cache_set_workers (c.modules, 1, FALSE);
+      fixture_for_each_sample (RECORDING, c.processes, unwind_unprimed, &u);
+      g_assert_cmpuint (u.seen, >, 0);
+      check_clear (&c);
+      test_gate_free (gated.gate);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/unwinder/engines", test_engines);
+  g_test_add_func ("/unwinder/fp-chain", test_fp_chain);
+  g_test_add_func ("/unwinder/unprimed", test_unprimed);
+  return g_test_run ();
+}
