@@ -1,6 +1,8 @@
-/* The filter loop.  A capture's raw-stack sample split in two frames is
-   joined (kernel-join.h) into one unwound sample.  The unwinding counters
-   go into the output when counter-schedule.h says.
+/* The filter loop: read, unwind, write in input order.  A capture's
+   raw-stack sample split in two frames is joined (kernel-join.h) into
+   one unwound sample; what an unwound sample gives --chains and the call
+   graph is report/sample-report.h's; the unwinding counters go into the
+   output when counter-schedule.h says.
 
    JIT-style priming: the policy is priming.h's; the loop shows it every
    event as read and asks it between events and while the input stalls.
@@ -24,7 +26,7 @@
 #include "kernel-join.h"
 #include "pipeline.h"
 #include "priming.h"
-#include "report/chain-dump.h"
+#include "report/sample-report.h"
 #include "unwind/registers.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
@@ -62,8 +64,8 @@ struct StPipeline
   StWriter *writer;
   StPipelineOptions options;
   StStats *stats;
-  StCallgraph *callgraph;
-  StSymbolizer *symbolizer;   /* for --chains and the call graph */
+  StSampleReport *sample_report;  /* --chains and the call graph; NULL
+                                     when neither is asked */
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
@@ -130,10 +132,9 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                            write_counters, writer);
   p->stats = st_stats_new ();
   p->kernel_join = st_kernel_join_new ();
-  if (options->callgraph)
-    p->callgraph = st_callgraph_new ();
   if (options->callgraph || options->chains != NULL)
-    p->symbolizer = st_symbolizer_new ();
+    p->sample_report = st_sample_report_new (options->chains != NULL,
+                                             options->callgraph);
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new_with_resolver
     (st_file_resolver_new (options->symfs, options->buildid_dir));
@@ -184,8 +185,7 @@ st_pipeline_free (StPipeline *p)
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
-  st_callgraph_free (p->callgraph);
-  st_symbolizer_free (p->symbolizer);
+  st_sample_report_free (p->sample_report);
   st_stats_free (p->stats);
   st_counter_schedule_free (p->counters);
   st_kernel_join_free (p->kernel_join);
@@ -380,6 +380,18 @@ charge_no_unwind_data (StPipeline *p, StProcess *proc,
                                    st_module_identity (m));
 }
 
+/* The unwound chain of EV (P->ips, N_IPS) to --chains and the call
+   graph.  Not inlined: in unwind it cost every sample register spills
+   (9 instructions), reports on or off.  */
+static __attribute__ ((noinline)) char *
+report_sample (StPipeline *p, StProcess *proc, const StEvent *ev,
+               uint32_t n_ips)
+{
+  return st_sample_report_add (p->sample_report,
+                               st_unwinder_dwfl (p->unwinder, proc), ev,
+                               proc->comm, p->ips, n_ips);
+}
+
 /* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
    being fetched (MAY_WAIT).  */
 static Unwound *
@@ -421,16 +433,9 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   u->stitched = r.n_stitched > 0;
   u->unprimed = r.unprimed;
 
-  /* Symbolize now: the process's mappings are those of the sample's time.  */
-  Dwfl *dwfl = NULL;
-  if (p->options.chains != NULL || p->callgraph != NULL)
-    dwfl = st_unwinder_dwfl (p->unwinder, proc);
-  if (p->options.chains != NULL)
-    u->chain_line = st_chain_dump_line (p->symbolizer, dwfl, ev, p->ips,
-                                        r.n_ips);
-  if (p->callgraph != NULL)
-    st_callgraph_add (p->callgraph, p->symbolizer, dwfl, proc->comm, p->ips,
-                      r.n_ips);
+  /* Named now: the process's mappings are those of the sample's time.  */
+  if (p->sample_report != NULL)
+    u->chain_line = report_sample (p, proc, ev, r.n_ips);
   return u;
 }
 
@@ -747,7 +752,8 @@ st_pipeline_stats (const StPipeline *p)
 const StCallgraph *
 st_pipeline_callgraph (const StPipeline *p)
 {
-  return p->callgraph;
+  return p->sample_report != NULL
+         ? st_sample_report_callgraph (p->sample_report) : NULL;
 }
 
 gboolean
