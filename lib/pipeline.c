@@ -127,7 +127,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->writer = writer;
   p->options = *options;
   /* Counters tell how unwinding goes: only when samples are unwound.  */
-  if (options->counters && writer != NULL && options->mode == ST_MODE_NAIVE)
+  if (options->counters && writer != NULL && options->mode == ST_MODE_UNWIND)
     p->counters = st_counter_schedule_new (options->counters_interval_ms,
                                            write_counters, writer);
   p->stats = st_stats_new ();
@@ -155,7 +155,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   /* After the prepare hook and the finder: workers read them.  Some
      room for one round of perf.data besides the waiting: at most half of
      what the reorder window may hold.  */
-  p->priming = st_priming_new (p->modules, options->mode == ST_MODE_NAIVE,
+  p->priming = st_priming_new (p->modules, options->mode == ST_MODE_UNWIND,
                                options->priming, options->priming_threads,
                                options->priming_cap,
                                ST_REORDER_MAX_BYTES / 2);
@@ -468,7 +468,7 @@ process_event (const StEvent *ev, gboolean force, void *user)
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
-  if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
+  if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_UNWIND)
     {
       gboolean may_wait = st_priming_defers (p->priming) && !force
                           && !st_priming_finishing (p->priming);
@@ -525,7 +525,7 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
 static gboolean
 holds_kernel_parts (const StPipeline *p)
 {
-  return p->options.mode == ST_MODE_NAIVE
+  return p->options.mode == ST_MODE_UNWIND
          || p->options.output_format == ST_FORMAT_PERF;
 }
 
