@@ -1,5 +1,8 @@
-/* The filter loop.  A capture's raw-stack sample split in two frames is
-   joined (kernel-join.h) into one unwound sample.
+/* The filter loop: read, unwind, write in input order.  A capture's
+   raw-stack sample split in two frames is joined (kernel-join.h) into
+   one unwound sample; what an unwound sample gives --chains and the call
+   graph is report/sample-report.h's; the unwinding counters go into the
+   output when counter-schedule.h says.
 
    JIT-style priming: the policy is priming.h's; the loop shows it every
    event as read and asks it between events and while the input stalls.
@@ -14,6 +17,7 @@
 #include <stdio.h>
 
 #include "capture-mounts.h"
+#include "counter-schedule.h"
 #include "util/domain.h"
 #include "format/record-names.h"
 #include "model/file-report.h"
@@ -22,7 +26,7 @@
 #include "kernel-join.h"
 #include "pipeline.h"
 #include "priming.h"
-#include "report/chain-dump.h"
+#include "report/sample-report.h"
 #include "unwind/registers.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
@@ -38,10 +42,6 @@
    in all (~40 bytes each: 10 MiB).  */
 #define ST_STITCH_MAX_THREADS 4096
 #define ST_STITCH_MAX_FRAMES (256u * 1024)
-
-/* Counters in the output: by default at most one set per second of
-   sample time.  */
-#define ST_COUNTERS_PERIOD_NS 1000000000
 
 /* What processing a raw-stack sample leaves for its emission.  Recycled
    through free lists of a few capacities: no allocation per sample.  */
@@ -64,8 +64,8 @@ struct StPipeline
   StWriter *writer;
   StPipelineOptions options;
   StStats *stats;
-  StCallgraph *callgraph;
-  StSymbolizer *symbolizer;   /* for --chains and the call graph */
+  StSampleReport *sample_report;  /* --chains and the call graph; NULL
+                                     when neither is asked */
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
@@ -84,17 +84,7 @@ struct StPipeline
   uint64_t past_intact_from;  /* the lowest offset of them */
 
   StPriming *priming;         /* when modules are prepared */
-
-  /* Counters in the output: the samples written so far (processing may
-     run ahead of writing: the counters at a time in the output count
-     what comes before it), when the last set was written, what it said,
-     and the newest event time written.  */
-  StProgressCounters emitted;
-  int64_t counters_period;    /* ns of sample time between sets */
-  gboolean counters_written;
-  int64_t counters_time;
-  StProgressCounters counters_last;
-  int64_t last_time;
+  StCounterSchedule *counters;  /* NULL when the output has none */
 
   uint64_t ips[ST_UNWIND_MAX_FRAMES];
   uint64_t sps[ST_UNWIND_MAX_FRAMES];
@@ -118,6 +108,14 @@ on_damage (const StDamage *d, void *user)
                        p->options.report_data);
 }
 
+/* A set the counter schedule asks for, into the output (FALSE when
+   its format has no counters).  */
+static gboolean
+write_counters (int64_t time, const StProgressCounters *counters, void *user)
+{
+  return st_writer_counters (user, time, counters);
+}
+
 StPipeline *
 st_pipeline_new (StReader *reader, StWriter *writer,
                  const StPipelineOptions *options)
@@ -128,15 +126,15 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->reader = reader;
   p->writer = writer;
   p->options = *options;
-  p->counters_period = options->counters_interval_ms > 0
-                       ? (int64_t) options->counters_interval_ms * 1000000
-                       : ST_COUNTERS_PERIOD_NS;
+  /* Counters tell how unwinding goes: only when samples are unwound.  */
+  if (options->counters && writer != NULL && options->mode == ST_MODE_UNWIND)
+    p->counters = st_counter_schedule_new (options->counters_interval_ms,
+                                           write_counters, writer);
   p->stats = st_stats_new ();
   p->kernel_join = st_kernel_join_new ();
-  if (options->callgraph)
-    p->callgraph = st_callgraph_new ();
   if (options->callgraph || options->chains != NULL)
-    p->symbolizer = st_symbolizer_new ();
+    p->sample_report = st_sample_report_new (options->chains != NULL,
+                                             options->callgraph);
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new_with_resolver
     (st_file_resolver_new (options->symfs, options->buildid_dir));
@@ -157,7 +155,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   /* After the prepare hook and the finder: workers read them.  Some
      room for one round of perf.data besides the waiting: at most half of
      what the reorder window may hold.  */
-  p->priming = st_priming_new (p->modules, options->mode == ST_MODE_NAIVE,
+  p->priming = st_priming_new (p->modules, options->mode == ST_MODE_UNWIND,
                                options->priming, options->priming_threads,
                                options->priming_cap,
                                ST_REORDER_MAX_BYTES / 2);
@@ -187,9 +185,9 @@ st_pipeline_free (StPipeline *p)
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
-  st_callgraph_free (p->callgraph);
-  st_symbolizer_free (p->symbolizer);
+  st_sample_report_free (p->sample_report);
   st_stats_free (p->stats);
+  st_counter_schedule_free (p->counters);
   st_kernel_join_free (p->kernel_join);
   st_reorder_free (p->reorder);
   for (guint i = 0; i < G_N_ELEMENTS (p->unwound_free); i++)
@@ -382,6 +380,18 @@ charge_no_unwind_data (StPipeline *p, StProcess *proc,
                                    st_module_identity (m));
 }
 
+/* The unwound chain of EV (P->ips, N_IPS) to --chains and the call
+   graph.  Not inlined: in unwind it cost every sample register spills
+   (9 instructions), reports on or off.  */
+static __attribute__ ((noinline)) char *
+report_sample (StPipeline *p, StProcess *proc, const StEvent *ev,
+               uint32_t n_ips)
+{
+  return st_sample_report_add (p->sample_report,
+                               st_unwinder_dwfl (p->unwinder, proc), ev,
+                               proc->comm, p->ips, n_ips);
+}
+
 /* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
    being fetched (MAY_WAIT).  */
 static Unwound *
@@ -423,16 +433,9 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   u->stitched = r.n_stitched > 0;
   u->unprimed = r.unprimed;
 
-  /* Symbolize now: the process's mappings are those of the sample's time.  */
-  Dwfl *dwfl = NULL;
-  if (p->options.chains != NULL || p->callgraph != NULL)
-    dwfl = st_unwinder_dwfl (p->unwinder, proc);
-  if (p->options.chains != NULL)
-    u->chain_line = st_chain_dump_line (p->symbolizer, dwfl, ev, p->ips,
-                                        r.n_ips);
-  if (p->callgraph != NULL)
-    st_callgraph_add (p->callgraph, p->symbolizer, dwfl, proc->comm, p->ips,
-                      r.n_ips);
+  /* Named now: the process's mappings are those of the sample's time.  */
+  if (p->sample_report != NULL)
+    u->chain_line = report_sample (p, proc, ev, r.n_ips);
   return u;
 }
 
@@ -465,7 +468,7 @@ process_event (const StEvent *ev, gboolean force, void *user)
   st_process_table_apply (p->processes, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
-  if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_NAIVE)
+  if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_UNWIND)
     {
       gboolean may_wait = st_priming_defers (p->priming) && !force
                           && !st_priming_finishing (p->priming);
@@ -511,48 +514,9 @@ emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
   if (p->writer != NULL)
     st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
-
-  StProgressCounters *c = &p->emitted;
-  c->samples++;
-  c->complete += u->status == ST_UNWIND_COMPLETE;
-  c->truncated += u->status == ST_UNWIND_TRUNCATED;
-  c->failed += u->status == ST_UNWIND_FAILED;
-  c->stitched += u->stitched;
-  c->unprimed += u->unprimed;
-}
-
-/* Writes the counters at TIME if they changed since the last set.  */
-static void
-write_counters (StPipeline *p, int64_t time)
-{
-  StProgressCounters c = p->emitted;
-
-  if (p->counters_written
-      && memcmp (&c, &p->counters_last, sizeof c) == 0)
-    return;
-  if (st_writer_counters (p->writer, time, &c))
-    {
-      p->counters_written = TRUE;
-      p->counters_time = time;
-      p->counters_last = c;
-    }
-}
-
-/* Once samples were unwound, a set of counters per second of sample
-   time, between frames (never between a held kernel part and its
-   STACK_USER frame).  */
-static void
-maybe_counters (StPipeline *p, int64_t time)
-{
-  if (time > p->last_time)
-    p->last_time = time;
-  if (!p->options.counters || p->writer == NULL
-      || st_kernel_join_held (p->kernel_join) != NULL
-      || p->options.mode != ST_MODE_NAIVE || p->emitted.samples == 0)
-    return;
-  if (!p->counters_written
-      || p->last_time - p->counters_time >= p->counters_period)
-    write_counters (p, p->last_time);
+  if (p->counters != NULL)
+    st_counter_schedule_sample (p->counters, u->status, u->stitched,
+                                u->unprimed);
 }
 
 /* Whether a capture's kernel-only SAMPLE frames are held back to join
@@ -561,7 +525,7 @@ maybe_counters (StPipeline *p, int64_t time)
 static gboolean
 holds_kernel_parts (const StPipeline *p)
 {
-  return p->options.mode == ST_MODE_NAIVE
+  return p->options.mode == ST_MODE_UNWIND
          || p->options.output_format == ST_FORMAT_PERF;
 }
 
@@ -603,7 +567,10 @@ emit_event (const StEvent *ev, void *result, void *user)
       else
         pass (p, ev);
     }
-  maybe_counters (p, ev->time);
+  /* (Never between a held kernel part and its STACK_USER frame.)  */
+  if (p->counters != NULL)
+    st_counter_schedule_event (p->counters, ev->time,
+                               st_kernel_join_held (p->kernel_join) == NULL);
 }
 
 /* Collects the modules the workers prepared; with defer, goes on with
@@ -746,10 +713,8 @@ st_pipeline_run (StPipeline *p, GError **error)
                      msg };
       on_damage (&d, p);
     }
-  /* The final values, unless the last set already has them.  */
-  if (p->options.counters && p->writer != NULL
-      && p->options.mode == ST_MODE_NAIVE && p->emitted.samples > 0)
-    write_counters (p, p->last_time);
+  if (p->counters != NULL)
+    st_counter_schedule_finish (p->counters);
 
   gboolean ok = rc >= 0;
   if (p->writer != NULL)
@@ -787,7 +752,8 @@ st_pipeline_stats (const StPipeline *p)
 const StCallgraph *
 st_pipeline_callgraph (const StPipeline *p)
 {
-  return p->callgraph;
+  return p->sample_report != NULL
+         ? st_sample_report_callgraph (p->sample_report) : NULL;
 }
 
 gboolean

@@ -16,8 +16,8 @@ typedef enum
 {
   ST_MODE_NONE,       /* read and check, write nothing */
   ST_MODE_PASSTHRU,   /* copy/convert, raw stacks kept */
-  ST_MODE_NAIVE,      /* unwind raw stacks with the engine chosen
-                         (StPipelineOptions.engine) */
+  ST_MODE_UNWIND,     /* unwind raw stacks with the engine chosen
+                         (StPipelineOptions.engine); -m naive */
 } StMode;
 
 /* What a message the library reports is about.  */

@@ -35,7 +35,7 @@ parse_mode (const char *value, StMode *out, GError **error)
   else if (g_strcmp0 (value, "passthru") == 0)
     *out = ST_MODE_PASSTHRU;
   else if (g_strcmp0 (value, "naive") == 0)
-    *out = ST_MODE_NAIVE;
+    *out = ST_MODE_UNWIND;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -211,7 +211,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   opts->input_fd = opts->output_fd = -1;
   opts->format = ST_FORMAT_AUTO;
   opts->output_format = ST_FORMAT_SYSPROF;
-  opts->mode = ST_MODE_NAIVE;
+  opts->mode = ST_MODE_UNWIND;
   opts->engine = ST_ENGINE_FAST;
 
   g_option_context_add_main_entries (ctx, entries, NULL);

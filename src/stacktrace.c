@@ -244,7 +244,7 @@ main (int argc, char **argv)
           goto out;
         }
       writer = st_writer_new (out_fd, opts.output_format, reader,
-                              opts.mode == ST_MODE_NAIVE, &error);
+                              opts.mode == ST_MODE_UNWIND, &error);
       if (writer == NULL)
         {
           fprintf (stderr, "stacktrace: %s\n", error->message);

@@ -29,7 +29,7 @@ run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
   reader = st_reader_new (in_fd, ST_FORMAT_AUTO, &error);
   g_assert_no_error (error);
   writer = st_writer_new (out_fd, opts->output_format, reader,
-                          opts->mode == ST_MODE_NAIVE, &error);
+                          opts->mode == ST_MODE_UNWIND, &error);
   g_assert_no_error (error);
   p = st_pipeline_new (reader, writer, opts);
   g_assert_true (st_pipeline_run (p, &error));

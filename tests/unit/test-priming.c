@@ -85,7 +85,7 @@ run (StEngine engine, StPrimingMode priming, size_t cap, Case *c)
   int out_fd = g_file_open_tmp ("st-priming-XXXXXX", &out_path, NULL);
   FILE *chains_file = open_memstream (&chains, &chains_len);
   StPipelineOptions opts = {
-    .mode = ST_MODE_NAIVE,
+    .mode = ST_MODE_UNWIND,
     .engine = engine,
     .chains = chains_file,
     .output_format = ST_FORMAT_SYSPROF,

@@ -464,7 +464,7 @@ test_libsysprof_reads_unwound_recording (void)
   g_assert_no_error (error);
   mem = open_memstream (&chains, &chains_len);
   {
-    StPipelineOptions opts = { .mode = ST_MODE_NAIVE, .symfs = symfs,
+    StPipelineOptions opts = { .mode = ST_MODE_UNWIND, .symfs = symfs,
                                .chains = mem, .stitch = TRUE,
                                .output_format = ST_FORMAT_SYSPROF };
 

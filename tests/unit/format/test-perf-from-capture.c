@@ -196,16 +196,16 @@ test_from_capture (void)
 {
   GBytes *capture = make_capture ();
 
-  for (int naive = 0; naive <= 1; naive++)
+  for (int unwind = 0; unwind <= 1; unwind++)
     for (int out_file = 0; out_file <= 1; out_file++)
       {
         char *stats = NULL;
         GByteArray *out = capture_to_perf (capture, out_file,
-                                           naive ? ST_MODE_NAIVE
-                                                 : ST_MODE_PASSTHRU, &stats);
+                                           unwind ? ST_MODE_UNWIND
+                                                  : ST_MODE_PASSTHRU, &stats);
         Result *res = read_bytes (out, !out_file);
 
-        check_from_capture (res, !naive);
+        check_from_capture (res, !unwind);
         g_assert_nonnull (strstr (stats, "3 event(s) have no counterpart in "
                                          "the output format and were not "
                                          "written: LOG=1, MARK=1, "

@@ -746,7 +746,7 @@ test_fixture (void)
       char *chains = NULL;
       size_t chains_len = 0;
       FILE *mem = open_memstream (&chains, &chains_len);
-      StPipelineOptions opts = { .mode = ST_MODE_NAIVE, .symfs = symfs,
+      StPipelineOptions opts = { .mode = ST_MODE_UNWIND, .symfs = symfs,
                                  .chains = mem, .stitch = TRUE,
                                  .output_format = ST_FORMAT_PERF };
       GByteArray *out;
