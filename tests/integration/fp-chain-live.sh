@@ -57,7 +57,11 @@ if command -v perf >/dev/null 2>&1; then
   with_main=$(grep -c ' main$' "$tmp/live.script")
   echo "perf script on the live output: $in_perf samples ($chains unwound), $with_main frames in main"
   [ "$in_perf" -eq "$chains" ] || fail "perf script reads $in_perf samples, $chains were unwound"
-  [ "$with_main" -ge "$in_perf" ] || fail "perf script sees main in fewer samples"
+  # perf sees main wherever our chain reaches it (>= 99% of them, above).
+  ours=$(awk -F '\t' "$upto_main"'{ if (upto_main($5) != "") n++ } END { print n + 0 }' \
+    "$tmp/live.chains")
+  [ "$with_main" -ge "$ours" ] \
+    || fail "perf script sees main in $with_main samples, our chains in $ours"
 fi
 
 # 2. The same samples whole and cut.
