@@ -364,7 +364,9 @@ unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
 }
 
 /* A walk stopped at the last frame of R, in a module whose file has no
-   CFI: that file cost the sample.  */
+   CFI, or whose code was built without it (the walk then stops on
+   whatever the frame-pointer fallback read): that file cost the
+   sample.  */
 static void
 charge_no_unwind_data (StPipeline *p, StProcess *proc,
                        const StUnwindResult *r)
@@ -375,9 +377,15 @@ charge_no_unwind_data (StPipeline *p, StProcess *proc,
   if (map == NULL || !st_map_is_module (map))
     return;
   StModule *m = st_module_cache_get (p->modules, map);
-  if (st_module_ready (m) && m->elf != NULL && m->no_unwind_sections)
-    st_file_report_no_unwind_data (st_module_cache_file_report (p->modules),
-                                   st_module_identity (m));
+  if (!st_module_ready (m) || m->elf == NULL
+      || !(m->no_unwind_sections || m->code_without_cfi))
+    return;
+  StNoCfiReason why
+    = m->no_unwind_sections ? ST_NO_CFI_SECTIONS
+      : __atomic_load_n (&m->debug_file_found, __ATOMIC_ACQUIRE)
+      ? ST_NO_CFI_DEBUG_FILE : ST_NO_CFI_CODE;
+  st_file_report_no_unwind_data (st_module_cache_file_report (p->modules),
+                                 st_module_identity (m), why);
 }
 
 /* The unwound chain of EV (P->ips, N_IPS) to --chains and the call

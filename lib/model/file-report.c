@@ -88,7 +88,8 @@ st_file_report_cost (StFileReport *r, const char *key)
 }
 
 void
-st_file_report_no_unwind_data (StFileReport *r, const char *key)
+st_file_report_no_unwind_data (StFileReport *r, const char *key,
+                               StNoCfiReason why)
 {
   StFileEntry *e = g_hash_table_lookup (r->by_key, key);
 
@@ -99,11 +100,18 @@ st_file_report_no_unwind_data (StFileReport *r, const char *key)
     }
   if (e->problem == ST_FILE_OK)
     {
-      e->problem = ST_FILE_NO_UNWIND_DATA;
+      e->problem = why == ST_NO_CFI_DEBUG_FILE ? ST_FILE_DEBUG_WITHOUT_CFI
+                                               : ST_FILE_NO_UNWIND_DATA;
       g_free (e->detail);
-      e->detail = g_strdup_printf ("%s: no .eh_frame or .debug_frame, and "
-                                   "no debug file with one was found",
-                                   e->path);
+      e->detail = g_strdup_printf (
+        why == ST_NO_CFI_SECTIONS
+        ? "%s: no .eh_frame or .debug_frame, and no debug file with one "
+          "was found"
+        : why == ST_NO_CFI_CODE
+        ? "%s: built without unwind tables (its .eh_frame covers little of "
+          "its code, no .debug_frame), and no debug file was found"
+        : "%s: built without unwind tables (its .eh_frame covers little of "
+          "its code), and its debug file has no .debug_frame", e->path);
     }
   e->samples++;
 }

@@ -54,10 +54,22 @@ void st_file_report_module (StFileReport *r, const char *key,
                             gboolean has_build_id);
 /* A sample stopped at code of the unusable module KEY.  */
 void st_file_report_cost (StFileReport *r, const char *key);
-/* A sample stopped, without call frame information, in module KEY, whose
-   file has none (st_module no_unwind_sections): from now on KEY is
-   listed as unusable for unwinding (ST_FILE_NO_UNWIND_DATA).  */
-void st_file_report_no_unwind_data (StFileReport *r, const char *key);
+/* Why a module's file lacks call frame information.  */
+typedef enum
+{
+  ST_NO_CFI_SECTIONS,         /* neither .eh_frame nor .debug_frame */
+  ST_NO_CFI_CODE,             /* .eh_frame for little of its code (built
+                                 without unwind tables), no .debug_frame
+                                 and no debug file found */
+  ST_NO_CFI_DEBUG_FILE,       /* the same, and its debug file has no
+                                 .debug_frame either */
+} StNoCfiReason;
+
+/* A sample stopped in module KEY, whose file lacks call frame
+   information for WHY: from now on KEY is listed as unusable for
+   unwinding (ST_FILE_NO_UNWIND_DATA, or ST_FILE_DEBUG_WITHOUT_CFI).  */
+void st_file_report_no_unwind_data (StFileReport *r, const char *key,
+                                    StNoCfiReason why);
 
 void st_file_report_totals (const StFileReport *r, StFileReportTotals *t);
 /* The unusable files, most samples first (then by name); borrowed

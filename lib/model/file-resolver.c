@@ -78,6 +78,7 @@ st_file_problem_name (StFileProblem problem)
     case ST_FILE_NOT_REGULAR: return "not a regular file";
     case ST_FILE_NOT_ELF: return "not ELF";
     case ST_FILE_NO_UNWIND_DATA: return "no unwind data";
+    case ST_FILE_DEBUG_WITHOUT_CFI: return "debug file without unwind data";
     case ST_FILE_REPLACED: return "replaced since recorded";
     case ST_FILE_BUILD_ID_MISMATCH: return "build-id mismatch";
     case ST_FILE_PROBLEM_N: break;
@@ -92,6 +93,9 @@ st_file_problem_advice (StFileProblem problem, gboolean has_build_id)
     {
     case ST_FILE_NO_UNWIND_DATA:
       return "install its debug info (or set DEBUGINFOD_URLS)";
+    case ST_FILE_DEBUG_WITHOUT_CFI:
+      return "build it with unwind tables (-fasynchronous-unwind-tables), "
+             "or keep .debug_frame in its debug file";
     case ST_FILE_NOT_ELF:
     case ST_FILE_NOT_REGULAR:
       return "give the real file's root with --symfs DIR";

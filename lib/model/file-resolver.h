@@ -73,6 +73,7 @@ typedef enum
   ST_FILE_NOT_REGULAR,
   ST_FILE_NOT_ELF,
   ST_FILE_NO_UNWIND_DATA,
+  ST_FILE_DEBUG_WITHOUT_CFI,    /* a debug file, no .debug_frame in it */
   ST_FILE_REPLACED,             /* same device, another inode */
   ST_FILE_BUILD_ID_MISMATCH,
   ST_FILE_PROBLEM_N

@@ -84,6 +84,11 @@ struct StModule
   gboolean no_unwind_sections;  /* neither .eh_frame nor .debug_frame:
                                    unwinding through it needs its
                                    separate debug file */
+  gboolean code_without_cfi;    /* no .debug_frame, and .eh_frame covers
+                                   less than half its code (set when
+                                   prepared, find-debuginfo.c) */
+  gboolean debug_file_found;    /* libdwfl opened a separate debug file
+                                   for it (atomic, find-debuginfo.c) */
   gboolean fetch_deferred; /* no local file; the finder (a download,
                               maybe) waits until a sample needs it:
                               st_module_cache_fetch */

@@ -54,7 +54,7 @@ st_dwfl_offline_prepare (StModule *m, void *user_data)
   Dwfl_Module *mod;
   Dwarf_Addr bias;
 
-  if (!st_find_debuginfo_wanted (m))
+  if (!st_find_debuginfo_prepare (m))
     return;
   /* Loading the CFI of the module's debug file runs the search of
      find-debuginfo.c (local files, then the finder); the finder

@@ -104,16 +104,31 @@ guard_debug_file (int fd, StModule *m)
                                                  (uint64_t) st.st_ino);
   if (m != NULL && g != NULL)
     __atomic_store_n (&m->debug_guard, g, __ATOMIC_RELEASE);
+  if (m != NULL)
+    __atomic_store_n (&m->debug_file_found, TRUE, __ATOMIC_RELEASE);
+}
+
+gboolean
+st_find_debuginfo_code_without_cfi (const StModule *m)
+{
+  GElf_Shdr debug_frame;
+
+  return m->elf != NULL
+         && !find_section (m->elf, ".debug_frame", &debug_frame)
+         && !eh_frame_covers_text (m->elf);
 }
 
 gboolean
 st_find_debuginfo_wanted (const StModule *m)
 {
-  GElf_Shdr debug_frame;
+  return m->build_id_len > 0 && st_find_debuginfo_code_without_cfi (m);
+}
 
-  return m->elf != NULL && m->build_id_len > 0
-         && !find_section (m->elf, ".debug_frame", &debug_frame)
-         && !eh_frame_covers_text (m->elf);
+gboolean
+st_find_debuginfo_prepare (StModule *m)
+{
+  m->code_without_cfi = st_find_debuginfo_code_without_cfi (m);
+  return m->build_id_len > 0 && m->code_without_cfi;
 }
 
 int

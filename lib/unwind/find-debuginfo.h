@@ -23,11 +23,19 @@
 
 #include "model/module-cache.h"
 
+/* Whether M's code was built without unwind tables: no .debug_frame of
+   its own, and an .eh_frame covering less than half of its .text.  */
+gboolean st_find_debuginfo_code_without_cfi (const StModule *m);
+
 /* Whether M's call frame information may be only in a separate debug
-   file, the case where debuginfod is asked for it: M has a build-id, no
-   .debug_frame of its own, and an .eh_frame covering less than half of
-   its .text.  */
+   file, the case where debuginfod is asked for it: M has a build-id and
+   its code was built without unwind tables.  */
 gboolean st_find_debuginfo_wanted (const StModule *m);
+
+/* When M is prepared: notes whether its code lacks CFI
+   (M->code_without_cfi, for the file report), and returns
+   st_find_debuginfo_wanted (M).  */
+gboolean st_find_debuginfo_prepare (StModule *m);
 
 /* Whether libdwfl may find a .debug_frame for MOD (of a module whose
    CFI is not wanted from debuginfod): FALSE only when neither its file

@@ -201,7 +201,7 @@ st_rule_cache_prepare (StModule *m, void *user_data)
      off the hot path.  */
   if (c->dmod != NULL)
     c->eh = dwfl_module_eh_cfi (c->dmod, &c->eh_bias);
-  if (c->dmod != NULL && st_find_debuginfo_wanted (m))
+  if (st_find_debuginfo_prepare (m) && c->dmod != NULL)
     {
       c->dwarf_tried = TRUE;
       c->dwarf = dwfl_module_dwarf_cfi (c->dmod, &c->dwarf_bias);

@@ -13,7 +13,11 @@
 # - a missing library, a rebuilt one (file mode, pipe mode with
 #   --buildid-mmap, pipe mode by inode) and a FIFO in its place: each named
 #   with its cause and the samples it cost, and a rebuilt file never
-#   unwinds; a library without CFI named as "no unwind data".
+#   unwinds; a library without CFI named as "no unwind data";
+# - a stripped program built without unwind tables (dbgframe-prog, its
+#   CFI only in .debug_frame): named as "no unwind data" without its
+#   debug file, as "debug file without unwind data" with a debug file
+#   lacking .debug_frame, and unwound whole with the real debug file.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
@@ -236,6 +240,34 @@ $ST_PERF_RECORD -o "$tmp/nocfi.data" -- "$nocfi/uses-lib" \
 run_st nocfi -i "$tmp/nocfi.data" -m naive -o /dev/null || fail "nocfi: failed"
 grep -E "^stacktrace:   $nocfi/libstcallee.so: no unwind data, [1-9][0-9]* sample" \
   "$tmp/nocfi.err" || fail "nocfi: the library was not named"
+
+# Code built without unwind tables, stripped: its CFI is only in the
+# debug file its debuglink names (found beside it).
+nut=$tmp/no-tables
+mkdir -p "$nut/hide" && eu-strip -g -f "$nut/hide/dbgframe-prog.debug" \
+  -o "$nut/dbgframe-prog" progs/dbgframe-prog || die "eu-strip failed"
+# shellcheck disable=SC2086
+$ST_PERF_RECORD -o "$tmp/nut.data" -- "$nut/dbgframe-prog" \
+  ${ST_PROG_MS:+"$ST_PROG_MS"} >"$tmp/nut.record.log" 2>&1 \
+  || die "perf record failed"
+run_st nut-none -i "$tmp/nut.data" -o /dev/null || fail "nut-none: failed"
+grep -E "^stacktrace:   $nut/dbgframe-prog: no unwind data, [1-9][0-9]* sample" \
+  "$tmp/nut-none.err" || fail "no tables, no debug file: not named"
+grep -q "built without unwind tables .*no debug file was found" \
+  "$tmp/nut-none.err" || fail "no tables, no debug file: no reason given"
+objcopy --remove-section .debug_frame "$nut/hide/dbgframe-prog.debug" \
+  "$nut/dbgframe-prog.debug" 2>/dev/null || die "objcopy failed"
+run_st nut-nodf -i "$tmp/nut.data" -o /dev/null || fail "nut-nodf: failed"
+grep -E "^stacktrace:   $nut/dbgframe-prog: debug file without unwind data, [1-9][0-9]* sample" \
+  "$tmp/nut-nodf.err" || fail "no tables, debug file without .debug_frame: not named"
+grep -q "advice: build it with unwind tables" "$tmp/nut-nodf.err" \
+  || fail "no tables, debug file without .debug_frame: no advice"
+cp "$nut/hide/dbgframe-prog.debug" "$nut/dbgframe-prog.debug" || die "cp failed"
+run_st nut-debug -i "$tmp/nut.data" -o /dev/null --chains "$tmp/nut.chains" \
+  || fail "nut-debug: failed"
+grep -q "could not be used" "$tmp/nut-debug.err" \
+  && fail "no tables, with its debug file: still named"
+check_chains nut nopie-prog "$tmp/nut.chains" || fail "nut-debug: chains"
 
 # The rest ran; without the container the test as a whole is skipped.
 if [ $container = no ] && [ "$st_failed" -eq 0 ]; then
