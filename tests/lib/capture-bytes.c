@@ -54,8 +54,16 @@ capture_put_fixed_string (GByteArray *b, const char *s, size_t size)
 void
 capture_put_file_header (GByteArray *b, int64_t time, int64_t end_time)
 {
-  capture_put_u32 (b, CAPTURE_MAGIC);
-  capture_put (b, (const uint8_t[]) { 1, 1, 0, 0 }, 4);   /* v1, LE */
+  capture_put_file_header_as (b, CAPTURE_MAGIC, 1, 1, time, end_time);
+}
+
+void
+capture_put_file_header_as (GByteArray *b, uint32_t magic, uint8_t version,
+                            uint8_t little_endian, int64_t time,
+                            int64_t end_time)
+{
+  capture_put_u32 (b, magic);
+  capture_put (b, (const uint8_t[]) { version, little_endian, 0, 0 }, 4);
   capture_put_fixed_string (b, CAPTURE_TEST_TIME, 64);
   capture_put_u64 (b, (uint64_t) time);
   capture_put_u64 (b, (uint64_t) end_time);
@@ -294,20 +302,41 @@ capture_put_stack_user (GByteArray *b, int16_t cpu, int32_t pid,
   capture_end_frame (b, at);
 }
 
+GByteArray *
+capture_with_forks (guint n, int32_t first_parent, int32_t parent_step)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  capture_put_file_header (b, 1000, 0);
+  for (guint i = 0; i < n; i++)
+    capture_put_fork (b, 1, first_parent + (int32_t) i * parent_step,
+                      2000 + i, 200 + (int32_t) i);
+  return b;
+}
+
 StEvent
-capture_stack_event (int32_t pid, int32_t tid, int cpu, int64_t time,
-                     uint32_t abi, uint64_t mask, const uint64_t *regs,
-                     const uint8_t *stack, uint64_t size)
+capture_perf_event (StEventKind kind, int32_t pid, int32_t tid, int cpu,
+                    int64_t time)
 {
   StEvent ev;
 
   memset (&ev, 0, sizeof ev);
-  ev.kind = ST_EVENT_STACK_USER;
+  ev.kind = kind;
   ev.source = ST_FORMAT_PERF;
   ev.pid = pid;
   ev.tid = tid;
   ev.cpu = cpu;
   ev.time = time;
+  return ev;
+}
+
+StEvent
+capture_stack_event (int32_t pid, int32_t tid, int cpu, int64_t time,
+                     uint32_t abi, uint64_t mask, const uint64_t *regs,
+                     const uint8_t *stack, uint64_t size)
+{
+  StEvent ev = capture_perf_event (ST_EVENT_STACK_USER, pid, tid, cpu, time);
+
   ev.stack.abi = abi;
   ev.stack.regs_mask = mask;
   ev.stack.regs = regs;

@@ -58,6 +58,11 @@ void capture_put_fixed_string (GByteArray *b, const char *s, size_t size);
 /* The 256-byte file header: magic, version 1, little-endian,
    CAPTURE_TEST_TIME, TIME and END_TIME.  */
 void capture_put_file_header (GByteArray *b, int64_t time, int64_t end_time);
+/* The same with another MAGIC, VERSION and byte-order byte (bit 0 set:
+   little-endian), for headers a reader must refuse.  */
+void capture_put_file_header_as (GByteArray *b, uint32_t magic,
+                                 uint8_t version, uint8_t little_endian,
+                                 int64_t time, int64_t end_time);
 
 /* A frame header that claims LEN bytes, whatever follows (for damaged
    frames).  */
@@ -126,6 +131,16 @@ void capture_put_stack_user (GByteArray *b, int16_t cpu, int32_t pid,
                              uint64_t size, uint32_t abi,
                              const uint64_t *regs, uint32_t n_regs);
 
+/* A small whole capture: the file header (time 1000, end time 0), then
+   N FORK frames on CPU 1, frame i at time 2000 + i with FIRST_PARENT +
+   i * PARENT_STEP forking 200 + i.  */
+GByteArray *capture_with_forks (guint n, int32_t first_parent,
+                                int32_t parent_step);
+
+/* An event of KIND as the perf reader makes them, with these header
+   fields, all else zero.  */
+StEvent capture_perf_event (StEventKind kind, int32_t pid, int32_t tid,
+                            int cpu, int64_t time);
 /* A raw-stack event as the perf reader makes them, for the capture
    writer and output: N_REGS from MASK, no stack when SIZE is 0.  */
 StEvent capture_stack_event (int32_t pid, int32_t tid, int cpu, int64_t time,

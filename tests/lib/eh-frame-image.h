@@ -1,11 +1,14 @@
 /* An in-memory x86_64 ELF image holding an .eh_frame at FRAME_VADDR and,
    when HDR_LEN > 0, an .eh_frame_hdr at HDR_VADDR: what the .eh_frame
-   reader is tested (test-eh-frame.c) and fuzzed (fuzz-eh-frame.c) on.
-   Header-only, so that the fuzz build (tests/fuzz/run-fuzz.sh) needs no
-   extra source.  Free the image with g_free.  */
+   reader is tested (test-eh-frame.c) and fuzzed (fuzz-eh-frame.c) on;
+   and the writers of the entries' bytes (LEB128 numbers, the padded
+   entry), shared with one-fde-image.c.  Header-only, so that the fuzz
+   build (tests/fuzz/run-fuzz.sh) needs no extra source.  Free the image
+   with g_free.  */
 #ifndef ST_EH_FRAME_IMAGE_H
 #define ST_EH_FRAME_IMAGE_H
 
+#include <dwarf.h>
 #include <elf.h>
 #include <glib.h>
 #include <stdint.h>
@@ -13,6 +16,49 @@
 
 #define HDR_VADDR 0x1000u
 #define FRAME_VADDR 0x2000u
+
+/* Appends V as ULEB128 / SLEB128 to B.  */
+static inline void
+eh_frame_put_uleb (GByteArray *b, uint64_t v)
+{
+  do
+    {
+      guint8 c = v & 0x7f;
+      v >>= 7;
+      c |= v != 0 ? 0x80 : 0;
+      g_byte_array_append (b, &c, 1);
+    }
+  while (v != 0);
+}
+
+static inline void
+eh_frame_put_sleb (GByteArray *b, int64_t v)
+{
+  for (;;)
+    {
+      guint8 c = v & 0x7f;
+      v >>= 7;
+      gboolean last = (v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40));
+      c |= last ? 0 : 0x80;
+      g_byte_array_append (b, &c, 1);
+      if (last)
+        return;
+    }
+}
+
+/* Ends the CIE or FDE that starts at AT: pads it with DW_CFA_nop to a
+   multiple of ALIGN bytes and writes its length (that of what follows
+   the length field).  */
+static inline void
+eh_frame_end_entry (GByteArray *b, size_t at, size_t align)
+{
+  static const guint8 nop = DW_CFA_nop;
+
+  while ((b->len - at) % align != 0)
+    g_byte_array_append (b, &nop, 1);
+  uint32_t len = b->len - at - 4;
+  memcpy (b->data + at, &len, 4);
+}
 
 static inline uint8_t *
 eh_frame_image (const uint8_t *hdr, size_t hdr_len, const uint8_t *frame,

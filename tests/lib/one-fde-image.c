@@ -20,45 +20,6 @@ put_u32 (GByteArray *b, uint32_t v)
 }
 
 void
-one_fde_put_uleb (GByteArray *b, uint64_t v)
-{
-  do
-    {
-      uint8_t c = v & 0x7f;
-      v >>= 7;
-      put_u8 (b, c | (v != 0 ? 0x80 : 0));
-    }
-  while (v != 0);
-}
-
-void
-one_fde_put_sleb (GByteArray *b, int64_t v)
-{
-  for (;;)
-    {
-      uint8_t c = v & 0x7f;
-      v >>= 7;
-      if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40)))
-        {
-          put_u8 (b, c);
-          return;
-        }
-      put_u8 (b, c | 0x80);
-    }
-}
-
-/* Pads the entry starting at AT with nops to 8 bytes and writes its
-   length.  */
-static void
-end_entry (GByteArray *b, size_t at)
-{
-  while ((b->len - at) % 8 != 0)
-    put_u8 (b, DW_CFA_nop);
-  uint32_t len = b->len - at - 4;
-  memcpy (b->data + at, &len, 4);
-}
-
-void
 one_fde_open (OneFde *o, const OneFdeSpec *s)
 {
   GByteArray *b = g_byte_array_new ();
@@ -72,14 +33,14 @@ one_fde_open (OneFde *o, const OneFdeSpec *s)
   put_u8 (b, 1);
   g_byte_array_append (b, (const guint8 *) s->augmentation,
                        strlen (s->augmentation) + 1);
-  one_fde_put_uleb (b, s->code_align);
-  one_fde_put_sleb (b, s->data_align);
+  eh_frame_put_uleb (b, s->code_align);
+  eh_frame_put_sleb (b, s->data_align);
   put_u8 (b, s->ra);
-  one_fde_put_uleb (b, 1);
+  eh_frame_put_uleb (b, 1);
   put_u8 (b, DW_EH_PE_pcrel | DW_EH_PE_sdata4);
   cie_insn = b->len;
   g_byte_array_append (b, s->cie_insn, s->n_cie_insn);
-  end_entry (b, 0);
+  eh_frame_end_entry (b, 0, 8);
   cie_end = b->len;
 
   /* The FDE.  */
@@ -88,10 +49,10 @@ one_fde_open (OneFde *o, const OneFdeSpec *s)
   put_u32 (b, at + 4);                  /* back to the CIE */
   put_u32 (b, (uint32_t) (s->start - (FRAME_VADDR + b->len)));
   put_u32 (b, s->len);
-  one_fde_put_uleb (b, 0);              /* augmentation data */
+  eh_frame_put_uleb (b, 0);              /* augmentation data */
   fde_insn = b->len;
   g_byte_array_append (b, s->fde_insn, s->n_fde_insn);
-  end_entry (b, at);
+  eh_frame_end_entry (b, at, 8);
   fde_end = b->len;
   put_u32 (b, 0);                       /* the terminator */
 

@@ -40,8 +40,4 @@ typedef struct
 void one_fde_open (OneFde *o, const OneFdeSpec *spec);
 void one_fde_close (OneFde *o);
 
-/* Appends V as ULEB128 / SLEB128 to B.  */
-void one_fde_put_uleb (GByteArray *b, uint64_t v);
-void one_fde_put_sleb (GByteArray *b, int64_t v);
-
 #endif /* ST_ONE_FDE_IMAGE_H */

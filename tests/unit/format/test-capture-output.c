@@ -195,21 +195,6 @@ test_passthrough_empty (void)
 
 /* ---- conversion of perf events ------------------------------------------ */
 
-static StEvent
-perf_event (StEventKind kind, int32_t pid, int32_t tid, int64_t time)
-{
-  StEvent ev;
-
-  memset (&ev, 0, sizeof ev);
-  ev.kind = kind;
-  ev.source = ST_FORMAT_PERF;
-  ev.pid = pid;
-  ev.tid = tid;
-  ev.cpu = 1;
-  ev.time = time;
-  return ev;
-}
-
 static void
 expect_sample (StCaptureReader *r, int32_t pid, int32_t tid, int64_t time,
                const uint64_t *ips, uint32_t n)
@@ -256,7 +241,7 @@ test_convert_perf (void)
   const StWriterOps *ops = &st_capture_output_ops;
 
   /* SAMPLE as-is; the first event's time starts a fresh header.  */
-  ev = perf_event (ST_EVENT_SAMPLE, 10, 11, 7000);
+  ev = capture_perf_event (ST_EVENT_SAMPLE, 10, 11, 1, 7000);
   ev.sample.ips = mixed;
   ev.sample.n_ips = G_N_ELEMENTS (mixed);
   g_assert_true (ops->event (impl, &ev));
@@ -277,7 +262,7 @@ test_convert_perf (void)
 
   /* Mappings: anonymous data ones are dropped (written nothing, still
      TRUE), those of files kept.  */
-  ev = perf_event (ST_EVENT_MAP, 10, 10, 7400);
+  ev = capture_perf_event (ST_EVENT_MAP, 10, 10, 1, 7400);
   ev.map.start = 0x1000;
   ev.map.end = 0x2000;
   ev.map.filename = "//anon";
@@ -299,31 +284,31 @@ test_convert_perf (void)
   ev.map.build_id_len = 0;
   g_assert_true (ops->event (impl, &ev));
 
-  ev = perf_event (ST_EVENT_PROCESS, 10, 10, 7500);
+  ev = capture_perf_event (ST_EVENT_PROCESS, 10, 10, 1, 7500);
   ev.process.comm = "worker";
   ev.process.exec = true;
   g_assert_true (ops->event (impl, &ev));
 
   /* A new thread has no counterpart; a new process has.  */
-  ev = perf_event (ST_EVENT_FORK, 10, 13, 7600);
+  ev = capture_perf_event (ST_EVENT_FORK, 10, 13, 1, 7600);
   ev.fork.parent_pid = 10;
   ev.fork.parent_tid = 10;
   g_assert_false (ops->event (impl, &ev));
-  ev = perf_event (ST_EVENT_FORK, 20, 20, 7700);
+  ev = capture_perf_event (ST_EVENT_FORK, 20, 20, 1, 7700);
   ev.fork.parent_pid = 10;
   ev.fork.parent_tid = 12;
   g_assert_true (ops->event (impl, &ev));
 
-  ev = perf_event (ST_EVENT_EXIT, 10, 13, 7800);
+  ev = capture_perf_event (ST_EVENT_EXIT, 10, 13, 1, 7800);
   g_assert_false (ops->event (impl, &ev));
-  ev = perf_event (ST_EVENT_EXIT, 20, 20, 7900);
+  ev = capture_perf_event (ST_EVENT_EXIT, 20, 20, 1, 7900);
   g_assert_true (ops->event (impl, &ev));
 
-  ev = perf_event (ST_EVENT_LOST, 10, 10, 8000);
+  ev = capture_perf_event (ST_EVENT_LOST, 10, 10, 1, 8000);
   ev.lost.count = 5;
   g_assert_true (ops->event (impl, &ev));
 
-  ev = perf_event (ST_EVENT_OTHER, 10, 10, 8100);
+  ev = capture_perf_event (ST_EVENT_OTHER, 10, 10, 1, 8100);
   g_assert_false (ops->event (impl, &ev));
 
   /* Unwound samples: kernel part, USER marker, user addresses.  */
@@ -482,26 +467,26 @@ test_recording_header (void)
       void *impl = st_capture_output_new (out, NULL);
       const StWriterOps *ops = &st_capture_output_ops;
 
-      ev = perf_event (ST_EVENT_OTHER, -1, -1, 0);
+      ev = capture_perf_event (ST_EVENT_OTHER, -1, -1, 1, 0);
       ev.raw = feature->data;
       ev.raw_len = feature->len;
       g_assert_false (ops->event (impl, &ev));
       ev.raw = clock->data;
       ev.raw_len = clock->len;
       g_assert_false (ops->event (impl, &ev));
-      ev = perf_event (ST_EVENT_PROCESS, 30, 30, 0);
+      ev = capture_perf_event (ST_EVENT_PROCESS, 30, 30, 1, 0);
       ev.process.comm = "perf-exec";
       g_assert_true (ops->event (impl, &ev));
-      ev = perf_event (ST_EVENT_PROCESS, 40, 40, 0);
+      ev = capture_perf_event (ST_EVENT_PROCESS, 40, 40, 1, 0);
       ev.process.comm = "bash";
       g_assert_true (ops->event (impl, &ev));
       /* The handover to the fd while the header waits writes nothing.  */
       g_assert_true (st_output_flush (out, NULL));
-      ev = perf_event (ST_EVENT_PROCESS, 30, 30, 5000);
+      ev = capture_perf_event (ST_EVENT_PROCESS, 30, 30, 1, 5000);
       ev.process.comm = "prog";
       ev.process.exec = true;
       g_assert_true (ops->event (impl, &ev));
-      ev = perf_event (ST_EVENT_SAMPLE, 30, 30, 6000);
+      ev = capture_perf_event (ST_EVENT_SAMPLE, 30, 30, 1, 6000);
       ev.sample.ips = ips;
       ev.sample.n_ips = G_N_ELEMENTS (ips);
       g_assert_true (ops->event (impl, &ev));

@@ -31,24 +31,6 @@
 
 /* --- features by hand ------------------------------------------------- */
 
-static void
-add (GByteArray *b, const void *p, size_t n)
-{
-  g_byte_array_append (b, p, (guint) n);
-}
-
-static void
-add_u32 (GByteArray *b, uint32_t v)
-{
-  add (b, &v, 4);
-}
-
-static void
-add_u64 (GByteArray *b, uint64_t v)
-{
-  add (b, &v, 8);
-}
-
 /* CMDLINE of ARGS as perf writes it: each string with its NUL, padded
    to 64 (or, PERF_PAD false, exactly its length, no NUL).  */
 static GByteArray *
@@ -58,15 +40,15 @@ cmdline (const char *const *args, gboolean perf_pad)
   GByteArray *b = g_byte_array_new ();
   guint n = g_strv_length ((char **) args);
 
-  add_u32 (b, n);
+  put_u32 (b, n);
   for (guint i = 0; i < n; i++)
     {
       size_t len = strlen (args[i]);
       size_t padded = perf_pad ? (len + 1 + 63) / 64 * 64 : len;
 
-      add_u32 (b, (uint32_t) padded);
-      add (b, args[i], len);
-      add (b, zeros, padded - len);
+      put_u32 (b, (uint32_t) padded);
+      put (b, args[i], len);
+      put (b, zeros, padded - len);
     }
   return b;
 }
@@ -76,8 +58,8 @@ sample_time (uint64_t first, uint64_t last)
 {
   GByteArray *b = g_byte_array_new ();
 
-  add_u64 (b, first);
-  add_u64 (b, last);
+  put_u64 (b, first);
+  put_u64 (b, last);
   return b;
 }
 
@@ -86,10 +68,10 @@ clock_data (uint64_t wall_ns, uint64_t clock_ns)
 {
   GByteArray *b = g_byte_array_new ();
 
-  add_u32 (b, 1);           /* version */
-  add_u32 (b, 1);           /* CLOCK_MONOTONIC */
-  add_u64 (b, wall_ns);
-  add_u64 (b, clock_ns);
+  put_u32 (b, 1);           /* version */
+  put_u32 (b, 1);           /* CLOCK_MONOTONIC */
+  put_u64 (b, wall_ns);
+  put_u64 (b, clock_ns);
   return b;
 }
 
@@ -100,11 +82,11 @@ feature_record (uint32_t type, uint64_t feat_id, const GByteArray *feat)
   GByteArray *b = g_byte_array_new ();
   uint16_t misc = 0, size = (uint16_t) (16 + feat->len);
 
-  add_u32 (b, type);
-  add (b, &misc, 2);
-  add (b, &size, 2);
-  add_u64 (b, feat_id);
-  add (b, feat->data, feat->len);
+  put_u32 (b, type);
+  put (b, &misc, 2);
+  put (b, &size, 2);
+  put_u64 (b, feat_id);
+  put (b, feat->data, feat->len);
   return b;
 }
 
@@ -192,25 +174,25 @@ test_cmdline_damaged (void)
     /* A count the section cannot hold (each string needs 4 bytes).  */
     GByteArray *bad = g_byte_array_new ();
 
-    add_u32 (bad, 3);
-    add_u32 (bad, 0);
-    add_u32 (bad, 0);
+    put_u32 (bad, 3);
+    put_u32 (bad, 0);
+    put_u32 (bad, 0);
     take (&rec, FEAT_CMDLINE, bad, bad->len);
     assert_argv (rec.argv, perf_args);
     /* A length past the end, and the largest length.  */
     g_byte_array_set_size (bad, 0);
-    add_u32 (bad, 1);
-    add_u32 (bad, 200);
-    add (bad, "perf", 4);
+    put_u32 (bad, 1);
+    put_u32 (bad, 200);
+    put (bad, "perf", 4);
     take (&rec, FEAT_CMDLINE, bad, bad->len);
     assert_argv (rec.argv, perf_args);
     g_byte_array_set_size (bad, 0);
-    add_u32 (bad, 1);
-    add_u32 (bad, G_MAXUINT32);
+    put_u32 (bad, 1);
+    put_u32 (bad, G_MAXUINT32);
     take (&rec, FEAT_CMDLINE, bad, bad->len);
     assert_argv (rec.argv, perf_args);
     g_byte_array_set_size (bad, 0);
-    add_u32 (bad, G_MAXUINT32);
+    put_u32 (bad, G_MAXUINT32);
     take (&rec, FEAT_CMDLINE, bad, bad->len);
     assert_argv (rec.argv, perf_args);
     g_byte_array_unref (bad);

@@ -3,13 +3,13 @@
    The magics of formats.md: a Sysprof capture starts with the u32
    0xFDCA975E (little-endian), perf.data with "PERFILE2" (then the header
    size: 104 for a file, 16 for a pipe); their byte-swapped forms are
-   recognized and refused by the format's reader.  Captures are laid out
-   here by hand (256-byte header, 24-byte frame headers), perf.data comes
-   from the perf-stream builder.  Input through a pipe in odd chunks and
-   through a mapped file: detection, the events read behind the facade,
-   empty, short and unknown input, a forced format, damage going to the
-   handler set on the facade, what outlives an event, and a stop while
-   the input stalls before its first byte.  */
+   recognized and refused by the format's reader.  Captures (256-byte
+   header, 24-byte frame headers) come from the capture-bytes builder,
+   perf.data from the perf-stream builder.  Input through a pipe in odd
+   chunks and through a mapped file: detection, the events read behind
+   the facade, empty, short and unknown input, a forced format, damage
+   going to the handler set on the facade, what outlives an event, and a
+   stop while the input stalls before its first byte.  */
 #include "config.h"
 
 #include <signal.h>
@@ -21,70 +21,14 @@
 #include "format/reader.h"
 #include "util/domain.h"
 
+#include "capture-bytes.h"
 #include "perf-stream.h"
 #include "test-io.h"
 
-#define CAPTURE_MAGIC 0xFDCA975Eu
-#define CAPTURE_FORK  5
+/* --- inputs from the builders ------------------------------------------- */
 
-/* --- captures by hand ---------------------------------------------------- */
-
-static void
-le32 (uint8_t *p, uint32_t v)
-{
-  memcpy (p, &v, 4);
-}
-
-static void
-le64 (uint8_t *p, uint64_t v)
-{
-  memcpy (p, &v, 8);
-}
-
-/* The 256-byte header: magic, version 1, little_endian bit, the capture
-   time, time and end time.  */
-static void
-capture_header (GByteArray *b, uint32_t magic, uint8_t version,
-                uint8_t little_endian)
-{
-  uint8_t h[256] = { 0 };
-
-  le32 (h, magic);
-  h[4] = version;
-  h[5] = little_endian;
-  memcpy (h + 8, "2026-11-24T05:00:00Z", 20);
-  le64 (h + 72, 1000);
-  le64 (h + 80, 0);
-  g_byte_array_append (b, h, sizeof h);
-}
-
-/* A FORK frame (32 bytes): PID forked CHILD at TIME.  */
-static void
-capture_fork (GByteArray *b, int32_t pid, int32_t child, int64_t time)
-{
-  uint8_t f[32] = { 0 };
-
-  f[0] = 32;                          /* u16 len */
-  f[2] = 1;                           /* i16 cpu */
-  le32 (f + 4, (uint32_t) pid);
-  le64 (f + 8, (uint64_t) time);
-  f[16] = CAPTURE_FORK;
-  le32 (f + 24, (uint32_t) child);
-  g_byte_array_append (b, f, sizeof f);
-}
-
-static GByteArray *
-capture_with_forks (guint n)
-{
-  GByteArray *b = g_byte_array_new ();
-
-  capture_header (b, CAPTURE_MAGIC, 1, 1);
-  for (guint i = 0; i < n; i++)
-    capture_fork (b, 100 + i, 200 + i, 2000 + i);
-  return b;
-}
-
-/* --- perf.data from the builder ----------------------------------------- */
+/* Captures of forks: frame i at 256 + 32 * i, 100 + i forking 200 + i at
+   2000 + i.  */
 
 static const AttrSpec perf_attr = {
   .sample_type = ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_TID
@@ -162,7 +106,7 @@ assert_open_fails (const void *data, size_t len, StFormat format, int code,
 static void
 test_detect_capture (void)
 {
-  GByteArray *cap = capture_with_forks (2);
+  GByteArray *cap = capture_with_forks (2, 100, 1);
 
   for (int via_pipe = 0; via_pipe <= 1; via_pipe++)
     {
@@ -266,7 +210,7 @@ test_empty_and_short (void)
                      "offset 0: input ended after 8 bytes, inside the "
                      "perf.data header");
   {
-    GByteArray *cap = capture_with_forks (0);
+    GByteArray *cap = capture_with_forks (0, 100, 1);
 
     assert_open_fails (cap->data, 255, ST_FORMAT_AUTO, ST_ERROR_TRUNCATED,
                        "offset 0: input ended after 255 bytes, inside the "
@@ -296,11 +240,14 @@ test_unknown (void)
                      unknown);
   /* The capture magic is a u32 at 0, not anywhere else.  */
   {
-    uint8_t shifted[16] = { 0 };
+    GByteArray *shifted = g_byte_array_new ();
 
-    le32 (shifted + 4, CAPTURE_MAGIC);
-    assert_open_fails (shifted, sizeof shifted, ST_FORMAT_AUTO,
+    capture_put_zeros (shifted, 4);
+    capture_put_u32 (shifted, CAPTURE_MAGIC);
+    capture_put_zeros (shifted, 8);
+    assert_open_fails (shifted->data, shifted->len, ST_FORMAT_AUTO,
                        ST_ERROR_FORMAT, unknown);
+    g_byte_array_unref (shifted);
   }
 }
 
@@ -311,7 +258,8 @@ test_byte_swapped (void)
   GByteArray *cap = g_byte_array_new ();
   uint8_t swapped_perf[16] = { '2', 'E', 'L', 'I', 'F', 'R', 'E', 'P' };
 
-  capture_header (cap, GUINT32_SWAP_LE_BE (CAPTURE_MAGIC), 1, 0);
+  capture_put_file_header_as (cap, GUINT32_SWAP_LE_BE (CAPTURE_MAGIC), 1, 0,
+                              1000, 0);
   assert_open_fails (cap->data, cap->len, ST_FORMAT_AUTO,
                      ST_ERROR_UNSUPPORTED,
                      "offset 0: big-endian / byte-swapped capture not "
@@ -327,7 +275,7 @@ test_byte_swapped (void)
 static void
 test_forced_format (void)
 {
-  GByteArray *cap = capture_with_forks (1);
+  GByteArray *cap = capture_with_forks (1, 100, 1);
   GByteArray *perf = perf_comms (FALSE);
 
   g_assert_cmpuint (perf->len, >=, 256);
@@ -379,7 +327,7 @@ test_damage_handler (void)
      frame header, not a multiple of 8): without a handler the reader
      stops there; with one set on the facade, the damage goes to it and
      the third frame is read.  */
-  GByteArray *cap = capture_with_forks (3);
+  GByteArray *cap = capture_with_forks (3, 100, 1);
 
   cap->data[256 + 32] = 20;
   for (int handled = 0; handled <= 1; handled++)

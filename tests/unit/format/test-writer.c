@@ -8,8 +8,8 @@
    same events; a capture out, whatever comes in: a capture (magic
    0xFDCA975E), frames of a capture input copied byte for byte.  Only a
    capture has counters (CTRDEF 8 / CTRSET 9 frames).  An output format
-   that is not one, a failed output.  Captures are laid out by hand,
-   perf.data comes from the perf-stream builder.  */
+   that is not one, a failed output.  Captures come from the
+   capture-bytes builder, perf.data from the perf-stream builder.  */
 #include "config.h"
 
 #include <signal.h>
@@ -21,55 +21,15 @@
 #include "format/writer.h"
 #include "util/domain.h"
 
+#include "capture-bytes.h"
 #include "perf-stream.h"
 #include "test-io.h"
 
-#define CAPTURE_MAGIC  0xFDCA975Eu
-#define CAPTURE_FORK   5
-#define CAPTURE_CTRDEF 8
-#define CAPTURE_CTRSET 9
-
 /* --- inputs -------------------------------------------------------------- */
 
-static void
-le32 (uint8_t *p, uint32_t v)
-{
-  memcpy (p, &v, 4);
-}
-
-static void
-le64 (uint8_t *p, uint64_t v)
-{
-  memcpy (p, &v, 8);
-}
-
-/* A capture: the 256-byte header, then a FORK frame (32 bytes) per
-   child, 100 forking 200, 201, ...  */
-static GByteArray *
-capture_with_forks (guint n)
-{
-  GByteArray *b = g_byte_array_new ();
-  uint8_t h[256] = { 0 };
-
-  le32 (h, CAPTURE_MAGIC);
-  h[4] = 1;                                   /* version */
-  h[5] = 1;                                   /* little-endian */
-  memcpy (h + 8, "2026-11-24T05:00:00Z", 20);
-  le64 (h + 72, 1000);
-  g_byte_array_append (b, h, sizeof h);
-  for (guint i = 0; i < n; i++)
-    {
-      uint8_t f[32] = { 0 };
-
-      f[0] = 32;
-      le32 (f + 4, 100);
-      le64 (f + 8, 2000 + i);
-      f[16] = CAPTURE_FORK;
-      le32 (f + 24, 200 + i);
-      g_byte_array_append (b, f, sizeof f);
-    }
-  return b;
-}
+/* Captures: the 256-byte header, then a FORK frame (32 bytes) per child,
+   100 forking 200, 201, ...  */
+#define FORKING_PARENT 100
 
 static const AttrSpec perf_attr = {
   .sample_type = ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_TID
@@ -230,7 +190,7 @@ test_capture_to_perf (void)
 {
   /* The converter: a perf.data of its own (its own attribute), the same
      events.  Also without a reader.  */
-  GByteArray *in = capture_with_forks (2);
+  GByteArray *in = capture_with_forks (2, FORKING_PARENT, 0);
   guint n;
   GBytes *out = convert (in, ST_FORMAT_PERF, TRUE, &n);
   StFormat format;
@@ -256,7 +216,7 @@ static void
 test_to_capture (void)
 {
   /* A capture input: its frames byte for byte after a header.  */
-  GByteArray *in = capture_with_forks (2);
+  GByteArray *in = capture_with_forks (2, FORKING_PARENT, 0);
   GByteArray *frames = g_byte_array_new ();
   guint n;
   GBytes *out = convert (in, ST_FORMAT_SYSPROF, TRUE, &n);
@@ -385,7 +345,7 @@ test_failed_output (void)
      flush, and stays failed; finishing reports it.  */
   for (int perf = 0; perf <= 1; perf++)
     {
-      GByteArray *in = capture_with_forks (1);
+      GByteArray *in = capture_with_forks (1, FORKING_PARENT, 0);
       GBytes *in_bytes = g_bytes_new (in->data, in->len);
       GError *error = NULL;
       Source src;

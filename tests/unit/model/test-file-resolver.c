@@ -9,8 +9,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "capture-bytes.h"
 #include "capture-mounts.h"
-#include "format/capture-types.h"
 #include "model/file-report.h"
 #include "model/file-resolver.h"
 #include "model/module-cache.h"
@@ -32,6 +32,18 @@ candidate (GArray *list, guint i)
 {
   g_assert_cmpuint (i, <, list->len);
   return &g_array_index (list, StFileCandidate, i);
+}
+
+/* Feeds the frame in B (from the capture-bytes builder) of PID, and
+   empties B.  */
+static void
+feed_frame (StCaptureMounts *m, int32_t pid, GByteArray *b)
+{
+  StEvent ev = { .kind = ST_EVENT_OTHER, .source = ST_FORMAT_SYSPROF,
+                 .pid = pid, .raw = b->data, .raw_len = b->len };
+
+  st_capture_mounts_feed (m, &ev);
+  g_byte_array_set_size (b, 0);
 }
 
 static void
@@ -318,24 +330,16 @@ static void
 feed_file (StCaptureMounts *m, int32_t pid, const char *name,
            const char *text, size_t chunk)
 {
+  g_autoptr (GByteArray) b = g_byte_array_new ();
   size_t len = strlen (text), at = 0;
 
   do
     {
       size_t n = MIN (len - at, chunk);
-      size_t frame_len = sizeof (StCaptureFileChunk) + n;
-      g_autofree StCaptureFileChunk *c = g_malloc0 (frame_len);
-      StEvent ev = { .kind = ST_EVENT_OTHER, .source = ST_FORMAT_SYSPROF,
-                     .pid = pid, .raw = (const uint8_t *) c,
-                     .raw_len = frame_len };
 
-      c->frame.type = ST_CAPTURE_FILE_CHUNK;
-      c->frame.pid = pid;
-      c->is_last = at + n == len;
-      c->len = (uint32_t) n;
-      g_strlcpy (c->path, name, sizeof c->path);
-      memcpy (c->data, text + at, n);
-      st_capture_mounts_feed (m, &ev);
+      capture_put_file_chunk (b, 0, pid, 0, at + n == len, name, text + at,
+                              n);
+      feed_frame (m, pid, b);
       at += n;
     }
   while (at < len);
@@ -345,20 +349,10 @@ static void
 feed_overlay (StCaptureMounts *m, int32_t pid, guint layer, const char *src,
               const char *dst)
 {
-  size_t frame_len = sizeof (StCaptureOverlay) + strlen (src) + strlen (dst)
-                     + 2;
-  g_autofree StCaptureOverlay *o = g_malloc0 (frame_len);
-  StEvent ev = { .kind = ST_EVENT_OTHER, .source = ST_FORMAT_SYSPROF,
-                 .pid = pid, .raw = (const uint8_t *) o,
-                 .raw_len = frame_len };
+  g_autoptr (GByteArray) b = g_byte_array_new ();
 
-  o->frame.type = ST_CAPTURE_OVERLAY;
-  o->layer = layer;
-  o->src_len = strlen (src);
-  o->dst_len = strlen (dst);
-  memcpy (o->data, src, o->src_len);
-  memcpy (o->data + o->src_len + 1, dst, o->dst_len);
-  st_capture_mounts_feed (m, &ev);
+  capture_put_overlay (b, 0, pid, 0, (uint8_t) layer, src, dst);
+  feed_frame (m, pid, b);
 }
 
 /* The paths the capture's frames give for PATH of process PID.  */

@@ -30,10 +30,9 @@
 #include <elfutils/libdw.h>
 #include <glib.h>
 
-#include "model/module-cache.h"
 #include "eh-frame-image.h"
 #include "perf-stream.h"         /* put, put_u32, put_u64 */
-#include "unwind/dwfl-offline.h"
+#include "rule-cache-module.h"
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/eh-frame.h"
 #include "unwind/find-debuginfo.h"
@@ -254,44 +253,6 @@ put_u8 (GByteArray *b, unsigned v)
   put (b, &c, 1);
 }
 
-static void
-put_uleb (GByteArray *b, uint64_t v)
-{
-  do
-    {
-      guint8 c = v & 0x7f;
-      v >>= 7;
-      put_u8 (b, c | (v != 0 ? 0x80 : 0));
-    }
-  while (v != 0);
-}
-
-static void
-put_sleb (GByteArray *b, int64_t v)
-{
-  for (;;)
-    {
-      guint8 c = v & 0x7f;
-      v >>= 7;
-      if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40)))
-        {
-          put_u8 (b, c);
-          return;
-        }
-      put_u8 (b, c | 0x80);
-    }
-}
-
-/* Pads the entry at AT with nops and sets its length.  */
-static void
-end_entry (GByteArray *b, size_t at)
-{
-  while ((b->len - at) % 4 != 0)
-    put_u8 (b, DW_CFA_nop);
-  uint32_t len = b->len - at - 4;
-  memcpy (b->data + at, &len, 4);
-}
-
 typedef struct
 {
   const char *aug;
@@ -312,12 +273,12 @@ add_cie (GByteArray *b, const CieSpec *c, gboolean no_cfa,
   put_u32 (b, 0);
   put_u8 (b, c->version);
   put (b, c->aug, strlen (c->aug) + 1);
-  put_uleb (b, c->code);
-  put_sleb (b, c->data);
+  eh_frame_put_uleb (b, c->code);
+  eh_frame_put_sleb (b, c->data);
   if (c->version == 1)
     put_u8 (b, c->ra);
   else
-    put_uleb (b, c->ra);
+    eh_frame_put_uleb (b, c->ra);
   if (c->aug[0] == 'z')
     {
       GByteArray *aug = g_byte_array_new ();
@@ -329,7 +290,7 @@ add_cie (GByteArray *b, const CieSpec *c, gboolean no_cfa,
             put_u8 (aug, 0x9b);         /* indirect pcrel sdata4 */
             put_u32 (aug, 0);
           }
-      put_uleb (b, aug->len);
+      eh_frame_put_uleb (b, aug->len);
       put (b, aug->data, aug->len);
       g_byte_array_free (aug, TRUE);
     }
@@ -341,7 +302,7 @@ add_cie (GByteArray *b, const CieSpec *c, gboolean no_cfa,
       put (b, cfa, sizeof cfa);
     }
   put (b, insn, n);
-  end_entry (b, at);
+  eh_frame_end_entry (b, at, 4);
   return at;
 }
 
@@ -364,10 +325,10 @@ add_fde (GByteArray *b, size_t cie_at, gboolean absolute, uint64_t start,
     {
       put_u32 (b, (uint32_t) (start - (FRAME_VADDR + b->len)));
       put_u32 (b, len);
-      put_uleb (b, 0);                  /* augmentation data */
+      eh_frame_put_uleb (b, 0);                  /* augmentation data */
     }
   put (b, insn, n);
-  end_entry (b, at);
+  eh_frame_end_entry (b, at, 4);
   return at;
 }
 
@@ -679,69 +640,6 @@ test_files (void)
   g_assert_cmpuint (n.to_libdw * 20, <, n.fdes);
 }
 
-/* libdw's rule for ADDR as the rule cache asked for it before the
-   reader: .eh_frame, then .debug_frame, else no CFI.  */
-static void
-reference_rule (Dwfl_Module *dmod, uint64_t addr, StUnwindRule *rule)
-{
-  const StFastArch *arch = st_fast_arch (EM_X86_64);
-  Dwarf_CFI *cfi[2];
-  Dwarf_Addr bias[2], start, end;
-
-  cfi[0] = dwfl_module_eh_cfi (dmod, &bias[0]);
-  cfi[1] = dwfl_module_dwarf_cfi (dmod, &bias[1]);
-  for (int i = 0; i < 2; i++)
-    {
-      Dwarf_Frame *frame;
-      if (cfi[i] != NULL
-          && dwarf_cfi_addrframe (cfi[i], addr - bias[i], &frame) == 0)
-        {
-          st_cfi_rule_from_frame (frame, arch->n_regs, arch->ra, rule,
-                                  &start, &end);
-          free (frame);
-          return;
-        }
-    }
-  memset (rule, 0, sizeof *rule);
-  rule->kind = ST_RULE_NO_CFI;
-}
-
-/* A file as a module of a fresh module cache with rule tables, and a
-   Dwfl of that module alone.  */
-typedef struct
-{
-  StModuleCache *modules;
-  StMap map;
-  StModule *m;
-  Dwfl *dwfl;
-  Dwfl_Module *dmod;
-} Opened;
-
-static void
-open_module (const char *path, Opened *o)
-{
-  memset (o, 0, sizeof *o);
-  o->modules = st_module_cache_new (NULL);
-  st_module_cache_set_prepare (o->modules, st_rule_cache_prepare, NULL);
-  o->map.start = 0x7f0000000000ull;
-  o->map.end = o->map.start + 0x10000000;
-  o->map.filename = g_ref_string_new_intern (path);
-  o->m = st_module_cache_acquire (o->modules, &o->map);
-  g_assert_nonnull (o->m);
-  g_assert_nonnull (o->m->tables);
-  o->dwfl = st_dwfl_of_module (o->m, &o->dmod);
-  g_assert_nonnull (o->dmod);
-}
-
-static void
-close_module (Opened *o)
-{
-  dwfl_end (o->dwfl);
-  st_module_cache_release (o->modules, o->m);
-  st_module_cache_free (o->modules);
-  g_ref_string_release ((char *) o->map.filename);
-}
-
 /* The rule cache, reader and libdw together, against libdw alone, at
    addresses in random order (and runs of neighbours, which meet the rows
    already read, in the hot table or not).  */
@@ -755,8 +653,8 @@ test_rule_cache (void)
     {
       if (!g_file_test (files[i].path, G_FILE_TEST_EXISTS))
         continue;
-      Opened o;
-      open_module (files[i].path, &o);
+      RuleCacheModule o;
+      rule_cache_module_open (&o, files[i].path);
       StModule *m = o.m;
       Dwfl_Module *dmod = o.dmod;
 
@@ -771,7 +669,7 @@ test_rule_cache (void)
           if (addr < m->low_vaddr || addr >= m->high_vaddr)
             continue;
           StUnwindRule want;
-          reference_rule (dmod, addr, &want);
+          libdw_module_rule (dmod, addr, &want);
           const StUnwindRule *got = st_rule_cache_lookup (m->tables, addr);
           if (memcmp (got, &want, sizeof want) != 0)
             g_error ("%s: %#" G_GINT64_MODIFIER "x: the rule cache's rule "
@@ -779,7 +677,7 @@ test_rule_cache (void)
                      addr, got->kind, want.kind);
           compared++;
         }
-      close_module (&o);
+      rule_cache_module_close (&o);
     }
   g_test_message ("rule cache: %u addresses compared with libdw", compared);
   g_rand_free (rand);
@@ -802,23 +700,23 @@ test_debug_frame_search (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      Opened o;
-      open_module (cases[i].path, &o);
+      RuleCacheModule o;
+      rule_cache_module_open (&o, cases[i].path);
       g_assert_cmpint (st_find_debuginfo_may_have_debug_frame (o.dmod), ==,
                        cases[i].may);
-      close_module (&o);
+      rule_cache_module_close (&o);
     }
 
-  Opened o;
+  RuleCacheModule o;
   Dwarf_Addr eh_bias;
   guint from_debug_frame = 0;
-  open_module (cases[0].path, &o);
+  rule_cache_module_open (&o, cases[0].path);
   Dwarf_CFI *eh = dwfl_module_eh_cfi (o.dmod, &eh_bias);
   for (uint64_t addr = o.m->low_vaddr; addr < o.m->high_vaddr; addr++)
     {
       StUnwindRule want;
       Dwarf_Frame *frame;
-      reference_rule (o.dmod, addr, &want);
+      libdw_module_rule (o.dmod, addr, &want);
       const StUnwindRule *got = st_rule_cache_lookup (o.m->tables, addr);
       if (memcmp (got, &want, sizeof want) != 0)
         g_error ("mixed-frames: %#" G_GINT64_MODIFIER "x: the rule cache's "
@@ -831,7 +729,7 @@ test_debug_frame_search (void)
       else if (want.kind != ST_RULE_NO_CFI)
         free (frame);
     }
-  close_module (&o);
+  rule_cache_module_close (&o);
   g_test_message ("mixed-frames: %u addresses unwound by the debug file's "
                   ".debug_frame", from_debug_frame);
   g_assert_cmpuint (from_debug_frame, >, 0);
@@ -869,8 +767,8 @@ test_entry_point (void)
     {
       if (!g_file_test (files[i].path, G_FILE_TEST_EXISTS))
         continue;
-      Opened o;
-      open_module (files[i].path, &o);
+      RuleCacheModule o;
+      rule_cache_module_open (&o, files[i].path);
       Dwarf_Addr bias;
       GElf_Ehdr ehdr;
       Elf *elf = dwfl_module_getelf (o.dmod, &bias);
@@ -901,7 +799,7 @@ test_entry_point (void)
                            ==, reference_at_entry (o.dmod, addr));
           compared++;
         }
-      close_module (&o);
+      rule_cache_module_close (&o);
     }
   g_test_message ("entry point: %u addresses compared with libdwfl, %u in "
                   "the entry point's function", compared, at);

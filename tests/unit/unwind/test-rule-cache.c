@@ -29,77 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/module-cache.h"
-#include "unwind/dwfl-offline.h"
+#include "rule-cache-module.h"
 #include "unwind/fast-arch.h"
-#include "unwind/rule-cache.h"
-
-typedef struct
-{
-  StModuleCache *modules;
-  StMap map;
-  StModule *m;
-  StRuleCache *c;
-  Dwfl *dwfl;           /* the module alone, for libdw's answers */
-  Dwfl_Module *dmod;
-  Dwarf_CFI *cfi[2];    /* .eh_frame, .debug_frame */
-  Dwarf_Addr bias[2];
-} Opened;
-
-static void
-open_module (const char *path, Opened *o)
-{
-  memset (o, 0, sizeof *o);
-  o->modules = st_module_cache_new (NULL);
-  st_module_cache_set_prepare (o->modules, st_rule_cache_prepare, NULL);
-  o->map.start = 0x7f0000000000ull;
-  o->map.end = o->map.start + 0x10000000;
-  o->map.filename = g_ref_string_new_intern (path);
-  o->m = st_module_cache_acquire (o->modules, &o->map);
-  g_assert_nonnull (o->m);
-  g_assert_nonnull (o->m->elf);
-  g_assert_nonnull (o->m->tables);
-  o->c = o->m->tables;
-  o->dwfl = st_dwfl_of_module (o->m, &o->dmod);
-  g_assert_nonnull (o->dmod);
-  o->cfi[0] = dwfl_module_eh_cfi (o->dmod, &o->bias[0]);
-  o->cfi[1] = dwfl_module_dwarf_cfi (o->dmod, &o->bias[1]);
-}
-
-static void
-close_module (Opened *o)
-{
-  dwfl_end (o->dwfl);
-  st_module_cache_release (o->modules, o->m);
-  st_module_cache_free (o->modules);
-  g_ref_string_release ((char *) o->map.filename);
-}
-
-typedef enum { FROM_EH, FROM_DEBUG, FROM_NONE } Source;
-
-/* libdw's rule for ADDR, and where it came from.  */
-static Source
-reference (const Opened *o, uint64_t addr, StUnwindRule *rule)
-{
-  const StFastArch *arch = st_fast_arch (EM_X86_64);
-
-  for (int i = 0; i < 2; i++)
-    {
-      Dwarf_Frame *frame;
-      Dwarf_Addr start, end;
-      if (o->cfi[i] != NULL
-          && dwarf_cfi_addrframe (o->cfi[i], addr - o->bias[i], &frame) == 0)
-        {
-          st_cfi_rule_from_frame (frame, arch->n_regs, arch->ra, rule,
-                                  &start, &end);
-          free (frame);
-          return i == 0 ? FROM_EH : FROM_DEBUG;
-        }
-    }
-  memset (rule, 0, sizeof *rule);
-  rule->kind = ST_RULE_NO_CFI;
-  return FROM_NONE;
-}
 
 typedef struct
 {
@@ -117,12 +48,13 @@ typedef struct
 
 /* Looks ADDR up both ways, against libdw; records the hot range.  */
 static void
-check_address (Opened *o, const char *path, uint64_t addr, Seen *seen)
+check_address (RuleCacheModule *o, const char *path, uint64_t addr,
+               Seen *seen)
 {
   StUnwindRule want;
-  Source src = reference (o, addr, &want);
-  uint32_t index = st_rule_cache_lookup_index (o->c, addr);
-  const StUnwindRule *got = st_rule_cache_rule (o->c, index);
+  LibdwRuleSource src = libdw_module_rule (o->dmod, addr, &want);
+  uint32_t index = st_rule_cache_lookup_index (o->rules, addr);
+  const StUnwindRule *got = st_rule_cache_rule (o->rules, index);
 
   if (memcmp (got, &want, sizeof want) != 0)
     g_error ("%s: %#" G_GINT64_MODIFIER "x: rule differs from libdw's "
@@ -131,14 +63,14 @@ check_address (Opened *o, const char *path, uint64_t addr, Seen *seen)
              want.cfa_offset);
   /* The slow path agrees (it may grow the hot table, emptying it), and
      leaves ADDR's range in its slot.  */
-  g_assert_cmpuint (st_rule_cache_lookup_slow (o->c, addr), ==, index);
+  g_assert_cmpuint (st_rule_cache_lookup_slow (o->rules, addr), ==, index);
   const StRuleHot *h = st_rule_cache_hot_slot ((struct StRuleCachePublic *)
-                                               o->c, addr);
+                                               o->rules, addr);
   g_assert_cmpuint (h->rule, ==, index);
   g_assert_cmphex (addr - h->start, <, h->len);
-  g_assert_true (st_rule_cache_lookup (o->c, addr)
-                 == st_rule_cache_rule (o->c, index));
-  if (src != FROM_EH)
+  g_assert_true (st_rule_cache_lookup (o->rules, addr)
+                 == st_rule_cache_rule (o->rules, index));
+  if (src != LIBDW_FROM_EH)
     g_assert_cmpuint (h->len, ==, 1);
 
   char *key = g_strdup_printf ("%" G_GINT64_MODIFIER "x:%u", h->start,
@@ -153,7 +85,7 @@ check_address (Opened *o, const char *path, uint64_t addr, Seen *seen)
 
 /* Every address of every range recorded: the range's rule.  */
 static void
-check_ranges (Opened *o, const char *path, Seen *seen)
+check_ranges (RuleCacheModule *o, const char *path, Seen *seen)
 {
   GHashTableIter it;
   gpointer value;
@@ -163,11 +95,11 @@ check_ranges (Opened *o, const char *path, Seen *seen)
   while (g_hash_table_iter_next (&it, NULL, &value))
     {
       const Range *r = value;
-      const StUnwindRule *rule = st_rule_cache_rule (o->c, r->rule);
+      const StUnwindRule *rule = st_rule_cache_rule (o->rules, r->rule);
       for (uint64_t a = r->start; a - r->start < r->len; a++)
         {
           StUnwindRule want;
-          reference (o, a, &want);
+          libdw_module_rule (o->dmod, a, &want);
           if (memcmp (rule, &want, sizeof want) != 0)
             g_error ("%s: the range %#" G_GINT64_MODIFIER "x+%u holds %#"
                      G_GINT64_MODIFIER "x, whose rule differs", path,
@@ -181,7 +113,7 @@ check_ranges (Opened *o, const char *path, Seen *seen)
 
 /* The rules by index: interned, each with its lean form.  */
 static void
-check_indices (Opened *o, Seen *seen)
+check_indices (RuleCacheModule *o, Seen *seen)
 {
   const StFastArch *arch = st_fast_arch (EM_X86_64);
   GList *keys = g_hash_table_get_keys (seen->indices);
@@ -190,14 +122,14 @@ check_indices (Opened *o, Seen *seen)
     {
       uint32_t i = GPOINTER_TO_UINT (a->data) - 1;
       StLeanRule lean;
-      st_lean_rule_from_rule (st_rule_cache_rule (o->c, i), arch, &lean);
-      g_assert_true (memcmp (&lean, st_rule_cache_lean (o->c, i),
+      st_lean_rule_from_rule (st_rule_cache_rule (o->rules, i), arch, &lean);
+      g_assert_true (memcmp (&lean, st_rule_cache_lean (o->rules, i),
                              sizeof lean) == 0);
       for (GList *b = a->next; b != NULL; b = b->next)
         {
           uint32_t j = GPOINTER_TO_UINT (b->data) - 1;
-          g_assert_false (memcmp (st_rule_cache_rule (o->c, i),
-                                  st_rule_cache_rule (o->c, j),
+          g_assert_false (memcmp (st_rule_cache_rule (o->rules, i),
+                                  st_rule_cache_rule (o->rules, j),
                                   sizeof (StUnwindRule)) == 0);
         }
     }
@@ -241,9 +173,9 @@ test_every_address (void)
   for (guint i = 0; i < G_N_ELEMENTS (small); i++)
     for (int descending = 1; descending >= 0; descending--)
       {
-        Opened o;
+        RuleCacheModule o;
         Seen seen;
-        open_module (small[i].path, &o);
+        rule_cache_module_open (&o, small[i].path);
         seen_init (&seen);
         uint64_t lo = o.m->low_vaddr - MIN (o.m->low_vaddr, 64);
         uint64_t hi = o.m->high_vaddr + 64;
@@ -254,14 +186,16 @@ test_every_address (void)
         check_indices (&o, &seen);
         g_test_message ("%s: %u addresses, %u from .eh_frame, %u from "
                         ".debug_frame, %u without CFI; %u rules",
-                        small[i].path, seen.addresses, seen.from[FROM_EH],
-                        seen.from[FROM_DEBUG], seen.from[FROM_NONE],
+                        small[i].path, seen.addresses,
+                        seen.from[LIBDW_FROM_EH], seen.from[LIBDW_FROM_DEBUG],
+                        seen.from[LIBDW_NO_CFI],
                         g_hash_table_size (seen.indices));
-        g_assert_cmpint (seen.from[FROM_EH] > 0, ==, small[i].eh);
-        g_assert_cmpint (seen.from[FROM_DEBUG] > 0, ==, small[i].debug);
-        g_assert_cmpuint (seen.from[FROM_NONE], >, 0);
+        g_assert_cmpint (seen.from[LIBDW_FROM_EH] > 0, ==, small[i].eh);
+        g_assert_cmpint (seen.from[LIBDW_FROM_DEBUG] > 0, ==,
+                         small[i].debug);
+        g_assert_cmpuint (seen.from[LIBDW_NO_CFI], >, 0);
         seen_clear (&seen);
-        close_module (&o);
+        rule_cache_module_close (&o);
       }
 }
 
@@ -273,21 +207,21 @@ test_outside (void)
     0, 1, 0xfff, 0x7fffffffffffull, G_MAXUINT64 - 1, G_MAXUINT64,
     G_MAXUINT64 - 15,
   };
-  Opened o;
+  RuleCacheModule o;
   Seen seen;
 
-  open_module (small[0].path, &o);
+  rule_cache_module_open (&o, small[0].path);
   seen_init (&seen);
   for (guint i = 0; i < G_N_ELEMENTS (far); i++)
     {
       check_address (&o, small[0].path, far[i], &seen);
-      g_assert_cmpuint (st_rule_cache_lookup (o.c, far[i])->kind, ==,
+      g_assert_cmpuint (st_rule_cache_lookup (o.rules, far[i])->kind, ==,
                         ST_RULE_NO_CFI);
     }
   /* Every no-CFI answer is one rule.  */
   g_assert_cmpuint (g_hash_table_size (seen.indices), ==, 1);
   seen_clear (&seen);
-  close_module (&o);
+  rule_cache_module_close (&o);
 }
 
 /* libc: thousands of ranges, more misses than the first hot table has
@@ -297,15 +231,15 @@ test_growth (void)
 {
   const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
   GRand *rand = g_rand_new_with_seed (15);
-  Opened o;
+  RuleCacheModule o;
   Seen seen;
   enum { N = 20000 };
   uint64_t *addrs = g_new (uint64_t, N);
   uint32_t *first = g_new (uint32_t, N);
 
-  open_module (libc, &o);
+  rule_cache_module_open (&o, libc);
   seen_init (&seen);
-  struct StRuleCachePublic *pub = (struct StRuleCachePublic *) o.c;
+  struct StRuleCachePublic *pub = (struct StRuleCachePublic *) o.rules;
   uint32_t shift_before = pub->hot_shift;
   for (guint k = 0; k < N; k++)
     {
@@ -313,19 +247,19 @@ test_growth (void)
                  + g_rand_int_range (rand, 0,
                                      o.m->high_vaddr - o.m->low_vaddr);
       check_address (&o, libc, addrs[k], &seen);
-      first[k] = st_rule_cache_lookup_index (o.c, addrs[k]);
+      first[k] = st_rule_cache_lookup_index (o.rules, addrs[k]);
     }
   g_test_message ("libc: hot table of 2^%u slots, then 2^%u", 64
                   - shift_before, 64 - pub->hot_shift);
   g_assert_cmpuint (pub->hot_shift, <, shift_before);
   for (guint k = 0; k < N; k++)
-    g_assert_cmpuint (st_rule_cache_lookup_index (o.c, addrs[k]), ==,
+    g_assert_cmpuint (st_rule_cache_lookup_index (o.rules, addrs[k]), ==,
                       first[k]);
   check_indices (&o, &seen);
   g_free (addrs);
   g_free (first);
   seen_clear (&seen);
-  close_module (&o);
+  rule_cache_module_close (&o);
   g_rand_free (rand);
 }
 
