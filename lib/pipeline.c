@@ -96,8 +96,14 @@ struct StPipeline
   StProgressCounters counters_last;
   int64_t last_time;
 
-  uint64_t ips[ST_UNWIND_MAX_FRAMES];
-  uint64_t sps[ST_UNWIND_MAX_FRAMES];
+  /* The chain being unwound: one of two pairs of arrays, since the
+     stitcher may still read the other, the last chain learnt, until
+     its next call (st_stitcher_learn_lent).  */
+  uint64_t *ips;
+  uint64_t *sps;
+  gboolean chain_lent;        /* the stitcher may hold IPS and SPS */
+  uint64_t chain_ips[2][ST_UNWIND_MAX_FRAMES];
+  uint64_t chain_sps[2][ST_UNWIND_MAX_FRAMES];
 };
 
 /* Damaged input is never silent: counted, and printed up to a limit.  */
@@ -123,6 +129,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                  const StPipelineOptions *options)
 {
   StPipeline *p = g_new0 (StPipeline, 1);
+  p->ips = p->chain_ips[0];
+  p->sps = p->chain_sps[0];
   StDamageHandler damage = { on_damage, p };
 
   p->reader = reader;
@@ -297,9 +305,11 @@ stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
     }
   /* (Not the frame-pointer chain's frames: their stack addresses are
      unknown.)  */
-  st_stitcher_learn (p->stitcher, ev->pid, ev->tid, proc->exec_count, &copy,
-                     p->ips, p->sps, r->n_ips - r->n_fp_chain,
-                     r->status == ST_UNWIND_COMPLETE && r->n_fp_chain == 0);
+  st_stitcher_learn_lent (p->stitcher, ev->pid, ev->tid, proc->exec_count,
+                          &copy, p->ips, p->sps, r->n_ips - r->n_fp_chain,
+                          r->status == ST_UNWIND_COMPLETE
+                          && r->n_fp_chain == 0);
+  p->chain_lent = TRUE;
 }
 
 /* The module of PROC's mapping at the PC where the walk R found no usable
@@ -393,6 +403,15 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   st_process_table_use_unwind_state (p->processes, proc);
   StEvent cut;
   const StEvent *ev = raw_ev;
+
+  if (p->chain_lent)
+    {
+      /* The stitcher may still read the last chain learnt.  */
+      gboolean other = p->ips == p->chain_ips[0];
+      p->ips = p->chain_ips[other];
+      p->sps = p->chain_sps[other];
+      p->chain_lent = FALSE;
+    }
 
   if (p->options.truncate_stack > 0
       && raw_ev->stack.stack_size > p->options.truncate_stack)

@@ -67,6 +67,14 @@ void st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
                         const uint64_t *ips, const uint64_t *sps,
                         uint32_t n, gboolean rooted);
 
+/* The same, but IPS and SPS stay the caller's: they must not change
+   until the next call on S (so that a chain the next one replaces
+   need not be copied).  */
+void st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
+                             uint32_t exec_count, const StStackCopy *copy,
+                             const uint64_t *ips, const uint64_t *sps,
+                             uint32_t n, gboolean rooted);
+
 /* Appends to the cut chain (IPS, SPS, *N) the known callers of its
    outermost frame, up to the root, if all of them fit in MAX frames.
    MAPS: the process's mappings, to tell code addresses (NULL: every word
