@@ -96,14 +96,15 @@ struct StPipeline
   StProgressCounters counters_last;
   int64_t last_time;
 
-  /* The chain being unwound: one of two pairs of arrays, since the
-     stitcher may still read the other, the last chain learnt, until
-     its next call (st_stitcher_learn_lent).  */
+  /* The chain being unwound: one of a ring of pairs of arrays, since
+     the stitcher may still read the last chains learnt
+     (st_stitcher_learn_lent).  */
   uint64_t *ips;
   uint64_t *sps;
-  gboolean chain_lent;        /* the stitcher may hold IPS and SPS */
-  uint64_t chain_ips[2][ST_UNWIND_MAX_FRAMES];
-  uint64_t chain_sps[2][ST_UNWIND_MAX_FRAMES];
+  guint chain;                /* IPS and SPS: chain_ips[chain] ... */
+  gboolean chain_lent;        /* the stitcher may hold them */
+  uint64_t chain_ips[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
+  uint64_t chain_sps[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
 };
 
 /* Damaged input is never silent: counted, and printed up to a limit.  */
@@ -406,10 +407,10 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
 
   if (p->chain_lent)
     {
-      /* The stitcher may still read the last chain learnt.  */
-      gboolean other = p->ips == p->chain_ips[0];
-      p->ips = p->chain_ips[other];
-      p->sps = p->chain_sps[other];
+      /* The stitcher may still read the last chains learnt.  */
+      p->chain = (p->chain + 1) % G_N_ELEMENTS (p->chain_ips);
+      p->ips = p->chain_ips[p->chain];
+      p->sps = p->chain_sps[p->chain];
       p->chain_lent = FALSE;
     }
 

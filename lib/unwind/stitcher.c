@@ -71,6 +71,14 @@ typedef struct
   GList lru_link;         /* in StStitcher.lru; data = this entry */
 } Thread;
 
+/* A waiting chain whose words are still the caller's.  */
+typedef struct
+{
+  const uint64_t *ips;
+  const uint64_t *sps;
+  uint64_t learnt;         /* its call of st_stitcher_learn_lent */
+} LentChain;
+
 struct StStitcher
 {
   guint max_threads;
@@ -79,35 +87,37 @@ struct StStitcher
                               their waiting chains (in frames) */
   GHashTable *by_tid;      /* tid -> Thread* */
   GQueue lru;              /* most recently used first */
-  /* The newest waiting chain of LENT_THREAD (its last) may still be in
-     the caller's arrays (st_stitcher_learn_lent): its words are copied
-     at the next call, unless the chain learnt then replaces it, as
-     most do.  */
-  Thread *lent_thread;     /* NULL: none */
-  const uint64_t *lent_ips;
-  const uint64_t *lent_sps;
+  /* The newest waiting chains of LENT_THREAD, its last N_LENT, may
+     still be in the caller's arrays (st_stitcher_learn_lent): their
+     words are copied when due or when something reads them, unless a
+     later chain drops them first, as most are.  */
+  Thread *lent_thread;
+  uint32_t n_lent;
+  LentChain lent[ST_STITCH_LENT_CHAINS + 1];  /* oldest first */
+  uint64_t n_learnt;       /* calls of st_stitcher_learn_lent */
   KnownFrame scratch[ST_STITCH_THREAD_FRAMES];
 };
 
-static inline void
-store_chain (PendingChain *c, const uint64_t *ips, const uint64_t *sps)
+/* Copies the oldest lent chain's words to their place.  */
+static void
+settle_oldest (StStitcher *s)
 {
-  memcpy (PENDING_IPS (c), ips, c->m * sizeof *ips);
-  memcpy (PENDING_SPS (c), sps, c->m * sizeof *sps);
+  Thread *t = s->lent_thread;
+  PendingChain *c = &t->pending[t->n_pending - s->n_lent];
+
+  memcpy (PENDING_IPS (c), s->lent[0].ips, c->m * sizeof *s->lent[0].ips);
+  memcpy (PENDING_SPS (c), s->lent[0].sps, c->m * sizeof *s->lent[0].sps);
+  s->n_lent--;
+  memmove (s->lent, s->lent + 1, s->n_lent * sizeof *s->lent);
 }
 
-/* Copies the lent chain's words to their place: before anything reads
-   the waiting chains, and before the caller may change its arrays.  */
+/* Copies all lent chains: before anything reads the waiting chains or
+   drops a thread, and before the caller may change its arrays.  */
 static inline void
 settle_lent (StStitcher *s)
 {
-  Thread *t = s->lent_thread;
-
-  if (t != NULL)
-    {
-      store_chain (&t->pending[t->n_pending - 1], s->lent_ips, s->lent_sps);
-      s->lent_thread = NULL;
-    }
+  while (s->n_lent > 0)
+    settle_oldest (s);
 }
 
 static void
@@ -259,6 +269,8 @@ add_pending (StStitcher *s, Thread *t, const uint64_t *ips,
 
   while (n_pending > 0 && t->pending[n_pending - 1].leaf_sp >= sps[0])
     n_pending--;
+  /* Those dropped: the newest, the lent ones first (never copied).  */
+  s->n_lent -= MIN (s->n_lent, t->n_pending - n_pending);
   t->n_pending = n_pending;
   if (G_UNLIKELY (n_pending == PENDING_CHAINS))
     merge_oldest (s, t);
@@ -267,10 +279,12 @@ add_pending (StStitcher *s, Thread *t, const uint64_t *ips,
     grow_pending (s, t, c, m);
   c->leaf_sp = sps[0];
   c->m = m;
-  /* Its words: lent until the next call (see settle_lent).  */
+  /* Its words stay lent until due: the caller may change the arrays
+     of a chain ST_STITCH_LENT_CHAINS calls later.  */
   s->lent_thread = t;
-  s->lent_ips = ips;
-  s->lent_sps = sps;
+  s->lent[s->n_lent++] = (LentChain) { ips, sps, s->n_learnt };
+  while (s->lent[0].learnt + ST_STITCH_LENT_CHAINS <= s->n_learnt)
+    settle_oldest (s);
 }
 
 void
@@ -301,29 +315,14 @@ learn (StStitcher *s, int32_t pid, int32_t tid, uint32_t exec_count,
         known++;
       m = known;
     }
+  settle_lent (s);
   if (m == 0)
-    {
-      settle_lent (s);
-      return;
-    }
+    return;
   rooted = rooted && m == n;
   /* (A chain that went beyond its copy, stitched, is merged at once:
      its frames are where later cut chains join.)  */
   gboolean wait = rooted && (copy == NULL
                              || sps[m - 1] - copy->sp < copy->size);
-
-  /* The lent chain is not copied when this one drops it (add_pending:
-     it is the last of its thread's).  */
-  const Thread *lent = s->lent_thread;
-  if (lent != NULL)
-    {
-      if (wait && lent->tid == tid && lent->pid == pid
-          && lent->exec_count == exec_count
-          && lent->pending[lent->n_pending - 1].leaf_sp >= sps[0])
-        s->lent_thread = NULL;
-      else
-        settle_lent (s);
-    }
 
   Thread *t = find_thread (s, tid);
   if (t == NULL)
@@ -369,6 +368,7 @@ st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
                         const uint64_t *ips, const uint64_t *sps, uint32_t n,
                         gboolean rooted)
 {
+  s->n_learnt++;
   /* Most samples: a complete chain of the thread learnt last, every
      stack address known, within its copy, made to wait (what learn
      does then, in fewer steps).  */
@@ -379,10 +379,7 @@ st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
       && t->exec_count == exec_count && sps[0] != 0 && sps[n - 1] != 0
       && (copy == NULL || sps[n - 1] - copy->sp < copy->size))
     {
-      if (s->lent_thread == t
-          && t->pending[t->n_pending - 1].leaf_sp >= sps[0])
-        s->lent_thread = NULL;    /* dropped below: never copied */
-      else
+      if (s->n_lent > 0 && s->lent_thread != t)
         settle_lent (s);
       add_pending (s, t, ips, sps, n);
       while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)

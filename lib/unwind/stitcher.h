@@ -67,9 +67,13 @@ void st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
                         const uint64_t *ips, const uint64_t *sps,
                         uint32_t n, gboolean rooted);
 
+/* Chains whose arrays st_stitcher_learn_lent may keep.  */
+#define ST_STITCH_LENT_CHAINS 3
+
 /* The same, but IPS and SPS stay the caller's: they must not change
-   until the next call on S (so that a chain the next one replaces
-   need not be copied).  */
+   until ST_STITCH_LENT_CHAINS more calls of st_stitcher_learn_lent
+   have returned or another function is called on S (so that the
+   chains later ones replace need not be copied).  */
 void st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
                              uint32_t exec_count, const StStackCopy *copy,
                              const uint64_t *ips, const uint64_t *sps,
