@@ -503,13 +503,13 @@ process_event (const StEvent *ev, gboolean force, void *user)
 }
 
 /* Raw-stack event EV with the kernel part of the held SAMPLE, when that
-   is its kernel part (the held SAMPLE is then consumed); else EV.  */
-static StEvent
-merge_held (StPipeline *p, const StEvent *ev)
+   is its kernel part (the held SAMPLE is then consumed); else EV: in
+   *MERGED (not returned: a copy less per sample).  */
+static void
+merge_held (StPipeline *p, const StEvent *ev, StEvent *merged)
 {
-  StEvent merged;
   const StEvent *kernel_part = st_kernel_join_take (p->kernel_join, ev,
-                                                    &merged);
+                                                    merged);
 
   if (kernel_part != NULL)
     {
@@ -518,14 +518,14 @@ merge_held (StPipeline *p, const StEvent *ev)
     }
   else
     release_held (p);
-  return merged;
 }
 
 static void
 emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
 {
-  StEvent merged = merge_held (p, ev);
+  StEvent merged;
 
+  merge_held (p, ev, &merged);
   if (u->chain_line != NULL)
     fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
@@ -611,8 +611,9 @@ emit_event (const StEvent *ev, void *result, void *user)
   else if (ev->kind == ST_EVENT_STACK_USER
            && st_kernel_join_held (p->kernel_join) != NULL)
     {
-      StEvent merged = merge_held (p, ev);
+      StEvent merged;
 
+      merge_held (p, ev, &merged);
       pass (p, &merged);
     }
   else
