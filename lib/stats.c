@@ -178,7 +178,7 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
     }
   if (p != &s->others)
     s->last = p;
-  if (comm != NULL && (p->comm == NULL || g_strcmp0 (p->comm, comm) != 0))
+  if (comm != NULL && (p->comm == NULL || strcmp (p->comm, comm) != 0))
     {
       g_free (p->comm);
       p->comm = g_strdup (comm);
