@@ -86,8 +86,15 @@ struct StPipeline
   StPriming *priming;         /* when modules are prepared */
   StCounterSchedule *counters;  /* NULL when the output has none */
 
-  uint64_t ips[ST_UNWIND_MAX_FRAMES];
-  uint64_t sps[ST_UNWIND_MAX_FRAMES];
+  /* The chain being unwound: one of a ring of pairs of arrays, since
+     the stitcher may still read the last chains learnt
+     (st_stitcher_learn_lent).  */
+  uint64_t *ips;
+  uint64_t *sps;
+  guint chain;                /* IPS and SPS: chain_ips[chain] ... */
+  gboolean chain_lent;        /* the stitcher may hold them */
+  uint64_t chain_ips[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
+  uint64_t chain_sps[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
 };
 
 /* Damaged input is never silent: counted, and printed up to a limit.  */
@@ -121,6 +128,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                  const StPipelineOptions *options)
 {
   StPipeline *p = g_new0 (StPipeline, 1);
+  p->ips = p->chain_ips[0];
+  p->sps = p->chain_sps[0];
   StDamageHandler damage = { on_damage, p };
 
   p->reader = reader;
@@ -295,9 +304,11 @@ stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
     }
   /* (Not the frame-pointer chain's frames: their stack addresses are
      unknown.)  */
-  st_stitcher_learn (p->stitcher, ev->pid, ev->tid, proc->exec_count, &copy,
-                     p->ips, p->sps, r->n_ips - r->n_fp_chain,
-                     r->status == ST_UNWIND_COMPLETE && r->n_fp_chain == 0);
+  st_stitcher_learn_lent (p->stitcher, ev->pid, ev->tid, proc->exec_count,
+                          &copy, p->ips, p->sps, r->n_ips - r->n_fp_chain,
+                          r->status == ST_UNWIND_COMPLETE
+                          && r->n_fp_chain == 0);
+  p->chain_lent = TRUE;
 }
 
 /* The module of PROC's mapping at the PC where the walk R found no usable
@@ -412,6 +423,15 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   StEvent cut;
   const StEvent *ev = raw_ev;
 
+  if (p->chain_lent)
+    {
+      /* The stitcher may still read the last chains learnt.  */
+      p->chain = (p->chain + 1) % G_N_ELEMENTS (p->chain_ips);
+      p->ips = p->chain_ips[p->chain];
+      p->sps = p->chain_sps[p->chain];
+      p->chain_lent = FALSE;
+    }
+
   if (p->options.truncate_stack > 0
       && raw_ev->stack.stack_size > p->options.truncate_stack)
     {
@@ -494,13 +514,13 @@ process_event (const StEvent *ev, gboolean force, void *user)
 }
 
 /* Raw-stack event EV with the kernel part of the held SAMPLE, when that
-   is its kernel part (the held SAMPLE is then consumed); else EV.  */
-static StEvent
-merge_held (StPipeline *p, const StEvent *ev)
+   is its kernel part (the held SAMPLE is then consumed); else EV: in
+   *MERGED (not returned: a copy less per sample).  */
+static void
+merge_held (StPipeline *p, const StEvent *ev, StEvent *merged)
 {
-  StEvent merged;
   const StEvent *kernel_part = st_kernel_join_take (p->kernel_join, ev,
-                                                    &merged);
+                                                    merged);
 
   if (kernel_part != NULL)
     {
@@ -509,14 +529,14 @@ merge_held (StPipeline *p, const StEvent *ev)
     }
   else
     release_held (p);
-  return merged;
 }
 
 static void
 emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
 {
-  StEvent merged = merge_held (p, ev);
+  StEvent merged;
 
+  merge_held (p, ev, &merged);
   if (u->chain_line != NULL)
     fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
@@ -563,8 +583,9 @@ emit_event (const StEvent *ev, void *result, void *user)
   else if (ev->kind == ST_EVENT_STACK_USER
            && st_kernel_join_held (p->kernel_join) != NULL)
     {
-      StEvent merged = merge_held (p, ev);
+      StEvent merged;
 
+      merge_held (p, ev, &merged);
       pass (p, &merged);
     }
   else

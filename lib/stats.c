@@ -10,6 +10,8 @@
 
 struct StStats
 {
+  /* The sum of the processes' counters (each sample is counted once, in
+     its process or in OTHERS), added up when asked for (total_of).  */
   StUnwindCounters total;
   GHashTable *by_pid;          /* pid -> StProcessStats* */
   uint64_t events_in;
@@ -176,13 +178,55 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
     }
   if (p != &s->others)
     s->last = p;
-  if (comm != NULL && (p->comm == NULL || g_strcmp0 (p->comm, comm) != 0))
+  if (comm != NULL && (p->comm == NULL || strcmp (p->comm, comm) != 0))
     {
       g_free (p->comm);
       p->comm = g_strdup (comm);
     }
   count (&p->counters, result);
-  count (&s->total, result);
+}
+
+static void
+add_counters (StUnwindCounters *sum, const StUnwindCounters *c)
+{
+  /* (Every field: a new one must be added here.)  */
+  G_STATIC_ASSERT (sizeof (StUnwindCounters)
+                   == (11 + ST_CAUSE_N + ST_PATH_N + ST_FALLBACK_N)
+                      * sizeof (uint64_t));
+  sum->samples += c->samples;
+  sum->complete += c->complete;
+  sum->truncated += c->truncated;
+  sum->failed += c->failed;
+  sum->frames += c->frames;
+  sum->stitched += c->stitched;
+  sum->fp_chain += c->fp_chain;
+  sum->stitch_refused += c->stitch_refused;
+  sum->unprimed += c->unprimed;
+  for (int i = 0; i < ST_CAUSE_N; i++)
+    sum->by_cause[i] += c->by_cause[i];
+  for (int i = 0; i < ST_PATH_N; i++)
+    sum->by_path[i] += c->by_path[i];
+  for (int i = 0; i < ST_FALLBACK_N; i++)
+    sum->by_fallback[i] += c->by_fallback[i];
+  sum->fp_frames += c->fp_frames;
+  sum->lean += c->lean;
+}
+
+/* The counters of all samples: summed now rather than counted twice
+   per sample (S's cache; its figures do not change).  */
+static const StUnwindCounters *
+total_of (const StStats *s)
+{
+  StUnwindCounters *total = &((StStats *) s)->total;
+  GHashTableIter it;
+  gpointer value;
+
+  memset (total, 0, sizeof *total);
+  g_hash_table_iter_init (&it, s->by_pid);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    add_counters (total, &((const StProcessStats *) value)->counters);
+  add_counters (total, &s->others.counters);
+  return total;
 }
 
 void
@@ -227,7 +271,7 @@ st_stats_first_damage (const StStats *s)
 const StUnwindCounters *
 st_stats_total (const StStats *s)
 {
-  return &s->total;
+  return total_of (s);
 }
 
 void
@@ -373,7 +417,7 @@ print_no_counterpart (const StStats *s, FILE *out)
 static void
 print_total (const StStats *s, FILE *out)
 {
-  const StUnwindCounters *t = &s->total;
+  const StUnwindCounters *t = total_of (s);
   uint64_t raw = s->by_kind_in[ST_EVENT_STACK_USER];
 
   if (raw == 0 && t->samples == 0)
@@ -408,7 +452,7 @@ st_stats_print (const StStats *s, FILE *out, gboolean verbose)
                         &s->others.counters);
     }
 
-  const StUnwindCounters *t = &s->total;
+  const StUnwindCounters *t = total_of (s);
   if (t->samples > t->complete)
     {
       fprintf (out, "stacktrace: not unwound to the root, by cause:");

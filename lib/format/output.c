@@ -62,8 +62,9 @@ drain (StOutput *out)
   out->len = 0;
 }
 
-void
-st_output_write (StOutput *out, const void *data, size_t len)
+/* st_output_write when the buffer fills up (or has failed).  */
+G_GNUC_NO_INLINE static void
+write_slow (StOutput *out, const void *data, size_t len)
 {
   const uint8_t *p = data;
 
@@ -91,6 +92,20 @@ st_output_write (StOutput *out, const void *data, size_t len)
       if (out->error != 0)
         return;
     }
+}
+
+void
+st_output_write (StOutput *out, const void *data, size_t len)
+{
+  /* A few times per record: mostly the bytes fit in the buffer.  (Zero
+     bytes, maybe from NULL, go the other way: memcpy wants a pointer.)  */
+  if (G_LIKELY (out->error == 0 && len > 0 && len < out->cap - out->len))
+    {
+      memcpy (out->buf + out->len, data, len);
+      out->len += len;
+      return;
+    }
+  write_slow (out, data, len);
 }
 
 void

@@ -91,8 +91,23 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
   StMap copy = *map;
   guint i = lower_bound (as, map->start);
 
-  copy.filename = g_ref_string_new_intern (map->filename ? map->filename
-                                                         : "");
+  const char *name = map->filename ? map->filename : "";
+
+  /* A file's segments are mapped one after another: a neighbour's name,
+     interned and alive, is what interning would give (without its lock
+     and hash).  */
+  copy.filename = NULL;
+  for (guint k = i > 0 ? i - 1 : 0; k <= i && k < as->maps->len; k++)
+    {
+      const char *known = g_array_index (as->maps, StMap, k).filename;
+      if (strcmp (known, name) == 0)
+        {
+          copy.filename = g_ref_string_acquire ((char *) known);
+          break;
+        }
+    }
+  if (copy.filename == NULL)
+    copy.filename = g_ref_string_new_intern (name);
 
   /* Cut what MAP overlaps: keep the parts below and above it.  */
   while (i < as->maps->len)

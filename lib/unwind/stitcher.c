@@ -48,11 +48,14 @@ typedef struct
 
 typedef struct
 {
+  uint64_t leaf_sp;       /* SPS[0], read without the chain */
+  uint64_t *words;        /* one block: CAP ips, then CAP sps */
   uint32_t m;
   uint32_t cap;
-  uint64_t *ips;
-  uint64_t *sps;
 } PendingChain;
+
+#define PENDING_IPS(c) ((c)->words)
+#define PENDING_SPS(c) ((c)->words + (c)->cap)
 
 typedef struct
 {
@@ -68,6 +71,14 @@ typedef struct
   GList lru_link;         /* in StStitcher.lru; data = this entry */
 } Thread;
 
+/* A waiting chain whose words are still the caller's.  */
+typedef struct
+{
+  const uint64_t *ips;
+  const uint64_t *sps;
+  uint64_t learnt;         /* its call of st_stitcher_learn_lent */
+} LentChain;
+
 struct StStitcher
 {
   guint max_threads;
@@ -76,8 +87,38 @@ struct StStitcher
                               their waiting chains (in frames) */
   GHashTable *by_tid;      /* tid -> Thread* */
   GQueue lru;              /* most recently used first */
+  /* The newest waiting chains of LENT_THREAD, its last N_LENT, may
+     still be in the caller's arrays (st_stitcher_learn_lent): their
+     words are copied when due or when something reads them, unless a
+     later chain drops them first, as most are.  */
+  Thread *lent_thread;
+  uint32_t n_lent;
+  LentChain lent[ST_STITCH_LENT_CHAINS + 1];  /* oldest first */
+  uint64_t n_learnt;       /* calls of st_stitcher_learn_lent */
   KnownFrame scratch[ST_STITCH_THREAD_FRAMES];
 };
+
+/* Copies the oldest lent chain's words to their place.  */
+static void
+settle_oldest (StStitcher *s)
+{
+  Thread *t = s->lent_thread;
+  PendingChain *c = &t->pending[t->n_pending - s->n_lent];
+
+  memcpy (PENDING_IPS (c), s->lent[0].ips, c->m * sizeof *s->lent[0].ips);
+  memcpy (PENDING_SPS (c), s->lent[0].sps, c->m * sizeof *s->lent[0].sps);
+  s->n_lent--;
+  memmove (s->lent, s->lent + 1, s->n_lent * sizeof *s->lent);
+}
+
+/* Copies all lent chains: before anything reads the waiting chains or
+   drops a thread, and before the caller may change its arrays.  */
+static inline void
+settle_lent (StStitcher *s)
+{
+  while (s->n_lent > 0)
+    settle_oldest (s);
+}
 
 static void
 thread_free (gpointer data)
@@ -85,10 +126,8 @@ thread_free (gpointer data)
   Thread *t = data;
   g_free (t->frames);
   for (guint i = 0; i < PENDING_CHAINS; i++)
-    {
-      g_free (t->pending[i].ips);
-      g_free (t->pending[i].sps);
-    }
+    if (t->pending[i].words != NULL)
+      g_free (t->pending[i].words);
   g_free (t);
 }
 
@@ -135,6 +174,7 @@ drop_thread (StStitcher *s, Thread *t)
 void
 st_stitcher_forget_thread (StStitcher *s, int32_t tid)
 {
+  settle_lent (s);
   Thread *t = find_thread (s, tid);
 
   if (t != NULL)
@@ -183,44 +223,68 @@ flush_pending (StStitcher *s, Thread *t)
   for (uint32_t i = 0; i < t->n_pending; i++)
     {
       PendingChain *c = &t->pending[i];
-      merge (s, t, NULL, c->ips, c->sps, c->m, TRUE);
+      merge (s, t, NULL, PENDING_IPS (c), PENDING_SPS (c), c->m, TRUE);
     }
   t->n_pending = 0;
 }
 
-/* Makes chain (IPS, SPS, M), rooted, wait; drops those it replaces.  */
-static void
+/* Merges T's oldest waiting chain, to make room for another.  */
+G_GNUC_NO_INLINE static void
+merge_oldest (StStitcher *s, Thread *t)
+{
+  PendingChain oldest = t->pending[0];
+
+  merge (s, t, NULL, PENDING_IPS (&oldest), PENDING_SPS (&oldest), oldest.m,
+         TRUE);
+  memmove (t->pending, t->pending + 1,
+           (PENDING_CHAINS - 1) * sizeof *t->pending);
+  t->pending[PENDING_CHAINS - 1] = oldest;
+  t->n_pending--;
+}
+
+/* Gives waiting chain C of T room for M frames.  */
+G_GNUC_NO_INLINE static void
+grow_pending (StStitcher *s, Thread *t, PendingChain *c, uint32_t m)
+{
+  /* Counted in the bound by the room it takes (16 bytes a frame).  Its
+     old words need not move: they are replaced.  */
+  uint32_t units = (2 * sizeof (uint64_t) * c->cap
+                    + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
+  c->cap = MAX (m, 32);
+  g_free (c->words);
+  c->words = g_new (uint64_t, 2 * (gsize) c->cap);
+  uint32_t grown = (2 * sizeof (uint64_t) * c->cap
+                    + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
+  t->pending_units += grown - units;
+  s->n_frames += grown - units;
+}
+
+/* Makes chain (IPS, SPS, M), rooted, wait, its words lent; drops those
+   it replaces.  */
+static inline void
 add_pending (StStitcher *s, Thread *t, const uint64_t *ips,
              const uint64_t *sps, uint32_t m)
 {
-  while (t->n_pending > 0 && t->pending[t->n_pending - 1].sps[0] >= sps[0])
-    t->n_pending--;
-  if (t->n_pending == PENDING_CHAINS)
-    {
-      PendingChain oldest = t->pending[0];
-      merge (s, t, NULL, oldest.ips, oldest.sps, oldest.m, TRUE);
-      memmove (t->pending, t->pending + 1,
-               (PENDING_CHAINS - 1) * sizeof *t->pending);
-      t->pending[PENDING_CHAINS - 1] = oldest;
-      t->n_pending--;
-    }
+  uint32_t n_pending = t->n_pending;
+
+  while (n_pending > 0 && t->pending[n_pending - 1].leaf_sp >= sps[0])
+    n_pending--;
+  /* Those dropped: the newest, the lent ones first (never copied).  */
+  s->n_lent -= MIN (s->n_lent, t->n_pending - n_pending);
+  t->n_pending = n_pending;
+  if (G_UNLIKELY (n_pending == PENDING_CHAINS))
+    merge_oldest (s, t);
   PendingChain *c = &t->pending[t->n_pending++];
-  if (c->cap < m)
-    {
-      /* Counted in the bound by the room it takes (16 bytes a frame).  */
-      uint32_t units = (2 * sizeof (uint64_t) * c->cap
-                        + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
-      c->cap = MAX (m, 32);
-      c->ips = g_renew (uint64_t, c->ips, c->cap);
-      c->sps = g_renew (uint64_t, c->sps, c->cap);
-      uint32_t grown = (2 * sizeof (uint64_t) * c->cap
-                        + sizeof (KnownFrame) - 1) / sizeof (KnownFrame);
-      t->pending_units += grown - units;
-      s->n_frames += grown - units;
-    }
-  memcpy (c->ips, ips, m * sizeof *ips);
-  memcpy (c->sps, sps, m * sizeof *sps);
+  if (G_UNLIKELY (c->cap < m))
+    grow_pending (s, t, c, m);
+  c->leaf_sp = sps[0];
   c->m = m;
+  /* Its words stay lent until due: the caller may change the arrays
+     of a chain ST_STITCH_LENT_CHAINS calls later.  */
+  s->lent_thread = t;
+  s->lent[s->n_lent++] = (LentChain) { ips, sps, s->n_learnt };
+  while (s->lent[0].learnt + ST_STITCH_LENT_CHAINS <= s->n_learnt)
+    settle_oldest (s);
 }
 
 void
@@ -228,6 +292,17 @@ st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
                    uint32_t exec_count, const StStackCopy *copy,
                    const uint64_t *ips, const uint64_t *sps, uint32_t n,
                    gboolean rooted)
+{
+  st_stitcher_learn_lent (s, pid, tid, exec_count, copy, ips, sps, n,
+                          rooted);
+  settle_lent (s);
+}
+
+/* Learns what st_stitcher_learn_lent does not learn inline.  */
+G_GNUC_NO_INLINE static void
+learn (StStitcher *s, int32_t pid, int32_t tid, uint32_t exec_count,
+       const StStackCopy *copy, const uint64_t *ips, const uint64_t *sps,
+       uint32_t n, gboolean rooted)
 {
   /* The walks check that known stack addresses never go down; an
      unknown one (0) in the middle is rare (libdwfl without the SP): the
@@ -240,9 +315,14 @@ st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
         known++;
       m = known;
     }
+  settle_lent (s);
   if (m == 0)
     return;
   rooted = rooted && m == n;
+  /* (A chain that went beyond its copy, stitched, is merged at once:
+     its frames are where later cut chains join.)  */
+  gboolean wait = rooted && (copy == NULL
+                             || sps[m - 1] - copy->sp < copy->size);
 
   Thread *t = find_thread (s, tid);
   if (t == NULL)
@@ -270,9 +350,7 @@ st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
       t->exec_count = exec_count;
     }
 
-  /* (A chain that went beyond its copy, stitched, is merged at once:
-     its frames are where later cut chains join.)  */
-  if (rooted && (copy == NULL || sps[m - 1] - copy->sp < copy->size))
+  if (wait)
     add_pending (s, t, ips, sps, m);
   else
     {
@@ -282,6 +360,33 @@ st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
 
   while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)
     drop_thread (s, g_queue_peek_tail (&s->lru));
+}
+
+void
+st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
+                        uint32_t exec_count, const StStackCopy *copy,
+                        const uint64_t *ips, const uint64_t *sps, uint32_t n,
+                        gboolean rooted)
+{
+  s->n_learnt++;
+  /* Most samples: a complete chain of the thread learnt last, every
+     stack address known, within its copy, made to wait (what learn
+     does then, in fewer steps).  */
+  GList *head = s->lru.head;
+  Thread *t;
+  if (rooted && n - 1 < ST_STITCH_THREAD_FRAMES && head != NULL
+      && (t = head->data)->tid == tid && t->pid == pid
+      && t->exec_count == exec_count && sps[0] != 0 && sps[n - 1] != 0
+      && (copy == NULL || sps[n - 1] - copy->sp < copy->size))
+    {
+      if (s->n_lent > 0 && s->lent_thread != t)
+        settle_lent (s);
+      add_pending (s, t, ips, sps, n);
+      while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)
+        drop_thread (s, g_queue_peek_tail (&s->lru));
+      return;
+    }
+  learn (s, pid, tid, exec_count, copy, ips, sps, n, rooted);
 }
 
 /* The frame of T that F links to (its PC, or ALT_PC, equal to F's
@@ -340,19 +445,25 @@ merge (StStitcher *s, Thread *t, const StStackCopy *copy,
 
   /* The outer frames known as they are now stay as they are (their
      words too): the next sample of a thread mostly differs near the
-     leaf.  */
-  while (n_new > 0 && hi > lo)
+     leaf.  The outermost must end the chain as it does; each one below
+     must link to the one above.  */
+  const KnownFrame *o = t->frames + hi;
+  const KnownFrame *o_lo = t->frames + lo;
+  if (o > o_lo && o[-1].sp == sps[m - 1] && o[-1].pc == ips[m - 1]
+      && o[-1].flags == (rooted ? FRAME_ROOT : 0))
     {
-      const KnownFrame *o = &t->frames[hi - 1];
-      uint32_t i = n_new - 1;
-      if (o->sp != sps[i] || o->pc != ips[i])
-        break;
-      if (i + 1 < m ? !(o->flags & FRAME_LINKED) || o->caller_sp != sps[i + 1]
-                      || o->caller_pc != ips[i + 1]
-                    : o->flags != (rooted ? FRAME_ROOT : 0))
-        break;
-      n_new--;
-      hi--;
+      const uint64_t *sp = sps + m - 1, *pc = ips + m - 1;
+      o--;
+      while (sp > sps && o > o_lo && o[-1].sp == sp[-1] && o[-1].pc == pc[-1]
+             && (o[-1].flags & FRAME_LINKED) && o[-1].caller_sp == *sp
+             && o[-1].caller_pc == *pc)
+        {
+          sp--;
+          pc--;
+          o--;
+        }
+      n_new = sp - sps;
+      hi = o - t->frames;
     }
 
   uint32_t n_old = hi - lo, old_n = t->n;
@@ -383,40 +494,47 @@ merge (StStitcher *s, Thread *t, const StStackCopy *copy,
     memmove (t->frames + lo + n_new, t->frames + hi,
              n_above * sizeof *t->frames);
 
-  for (uint32_t i = 0, j = 0; i < n_new; i++)
+  /* Each new frame linked to its caller takes over, from the replaced
+     frame at its place called from the same place, the PC it had (or
+     the one before) and, past the copy, the words.  */
+  KnownFrame *f = t->frames + lo;
+  uint32_t n_linked = MIN (n_new, m - 1);
+  for (uint32_t i = 0, j = 0; i < n_linked; i++, f++)
     {
-      KnownFrame *f = &t->frames[lo + i];
-      f->sp = sps[i];
+      uint64_t sp = sps[i];
+      f->sp = sp;
       f->pc = ips[i];
-      f->flags = 0;
+      f->caller_sp = sps[i + 1];
+      f->caller_pc = ips[i + 1];
       f->alt_pc = 0;
-      if (i + 1 < m)
-        {
-          f->flags = FRAME_LINKED;
-          f->caller_sp = sps[i + 1];
-          f->caller_pc = ips[i + 1];
-        }
-      else if (rooted)
-        f->flags = FRAME_ROOT;
-      f->n_words = copy_words (copy, f->sp, f->words);
-      while (j < n_old && old[j].sp < f->sp)
+      f->flags = FRAME_LINKED;
+      f->n_words = copy != NULL ? copy_words (copy, sp, f->words) : 0;
+      while (j < n_old && old[j].sp < sp)
         j++;
-      for (uint32_t q = j; q < n_old && old[q].sp == f->sp; q++)
-        {
-          const KnownFrame *o = &old[q];
-          if (!(o->flags & FRAME_LINKED) || !(f->flags & FRAME_LINKED)
-              || o->caller_sp != f->caller_sp || o->caller_pc != f->caller_pc)
-            continue;
-          /* The same caller at the same place: the same function.  */
-          f->alt_pc = o->pc != f->pc ? o->pc : o->alt_pc;
-          /* Beyond the copy (borrowed): the words last seen there.  */
-          if (o->pc == f->pc && o->n_words > f->n_words)
-            {
-              memcpy (f->words, o->words, sizeof f->words);
-              f->n_words = o->n_words;
-            }
-          break;
-        }
+      for (const KnownFrame *q = old + j; q < old + n_old && q->sp == sp; q++)
+        if ((q->flags & FRAME_LINKED) && q->caller_sp == f->caller_sp
+            && q->caller_pc == f->caller_pc)
+          {
+            /* The same caller at the same place: the same function.  */
+            f->alt_pc = q->pc != f->pc ? q->pc : q->alt_pc;
+            /* Beyond the copy (borrowed): the words last seen there.  */
+            if (q->pc == f->pc && q->n_words > f->n_words)
+              {
+                memcpy (f->words, q->words, sizeof f->words);
+                f->n_words = q->n_words;
+              }
+            break;
+          }
+    }
+  if (n_new == m)
+    {
+      /* The outermost frame, new: nothing to take over (it links to no
+         caller).  */
+      f->sp = sps[m - 1];
+      f->pc = ips[m - 1];
+      f->alt_pc = 0;
+      f->flags = rooted ? FRAME_ROOT : 0;
+      f->n_words = copy_words (copy, f->sp, f->words);
     }
   s->n_frames = s->n_frames - old_n + new_n;
   t->n = new_n;
@@ -457,6 +575,7 @@ st_stitcher_stitch (StStitcher *s, int32_t pid, int32_t tid,
   Thread *t = find_thread (s, tid);
   uint32_t j;
 
+  settle_lent (s);
   if (t == NULL || *n == 0 || sps[*n - 1] == 0 || t->pid != pid
       || t->exec_count != exec_count)
     return ST_STITCH_UNKNOWN;

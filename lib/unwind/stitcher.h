@@ -67,6 +67,18 @@ void st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
                         const uint64_t *ips, const uint64_t *sps,
                         uint32_t n, gboolean rooted);
 
+/* Chains whose arrays st_stitcher_learn_lent may keep.  */
+#define ST_STITCH_LENT_CHAINS 3
+
+/* The same, but IPS and SPS stay the caller's: they must not change
+   until ST_STITCH_LENT_CHAINS more calls of st_stitcher_learn_lent
+   have returned or another function is called on S (so that the
+   chains later ones replace need not be copied).  */
+void st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
+                             uint32_t exec_count, const StStackCopy *copy,
+                             const uint64_t *ips, const uint64_t *sps,
+                             uint32_t n, gboolean rooted);
+
 /* Appends to the cut chain (IPS, SPS, *N) the known callers of its
    outermost frame, up to the root, if all of them fit in MAX frames.
    MAPS: the process's mappings, to tell code addresses (NULL: every word

@@ -38,6 +38,31 @@ test_find (void)
   st_address_space_free (as);
 }
 
+/* A mapping's name is the interned one, also when taken from the
+   neighbouring segment of the same file.  */
+static void
+test_interned_names (void)
+{
+  StAddressSpace *as = st_address_space_new ();
+  StMap text = mk (0x1000, 0x3000, 0, "/lib/x.so");
+  StMap data = mk (0x3000, 0x4000, 0x2000, "/lib/x.so");
+  StMap other = mk (0x4000, 0x5000, 0, "/lib/y.so");
+  char *name = g_strdup ("/lib/x.so");
+
+  data.filename = name;      /* the same name at another address */
+  st_address_space_add (as, &text);
+  st_address_space_add (as, &data);
+  st_address_space_add (as, &other);
+  const char *interned = g_ref_string_new_intern ("/lib/x.so");
+  g_assert_true (st_address_space_find (as, 0x1000)->filename == interned);
+  g_assert_true (st_address_space_find (as, 0x3000)->filename == interned);
+  g_assert_cmpstr (st_address_space_find (as, 0x4000)->filename, ==,
+                   "/lib/y.so");
+  g_ref_string_release ((char *) interned);
+  g_free (name);
+  st_address_space_free (as);
+}
+
 static void
 test_overlap_split (void)
 {
@@ -252,6 +277,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/address-space/find", test_find);
+  g_test_add_func ("/address-space/interned-names", test_interned_names);
   g_test_add_func ("/address-space/overlap-split", test_overlap_split);
   g_test_add_func ("/address-space/overlap-replace", test_overlap_replace);
   g_test_add_func ("/address-space/maybe-code", test_maybe_code);

@@ -222,6 +222,78 @@ test_frame_bound (void)
   st_stitcher_free (s);
 }
 
+/* A chain of thread TID's sample number I: a recursion of varying depth
+   through one of two callers, with one of a few leaves.  */
+static uint32_t
+varied_chain (GRand *r, uint64_t *ips, uint64_t *sps)
+{
+  uint32_t n = recursion (g_rand_int_range (r, 0, 60), ips, sps);
+
+  ips[0] = 0x600 + 0x10 * g_rand_int_range (r, 0, 3);
+  if (n > 4 && g_rand_boolean (r))
+    ips[n / 2] = 0x530;
+  return n;
+}
+
+/* Chains learnt lent, their arrays scribbled over once the stitcher may
+   no longer read them, teach what the same chains learnt copied do.  */
+static void
+test_lent_chains (void)
+{
+  StStitcher *copied = st_stitcher_new (4, 4 * ST_STITCH_THREAD_FRAMES);
+  StStitcher *lent = st_stitcher_new (4, 4 * ST_STITCH_THREAD_FRAMES);
+  GRand *r = g_rand_new_with_seed (17);
+  uint64_t bufs[ST_STITCH_LENT_CHAINS + 1][2][256];
+  guint cur = 0, done = 0;
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      int32_t tid = g_rand_int_range (r, 1, 6);
+      uint64_t *ips = bufs[cur][0], *sps = bufs[cur][1];
+      uint64_t other_ips[256], other_sps[256];
+      uint32_t n = varied_chain (r, ips, sps);
+      gboolean rooted = TRUE;
+
+      if (g_rand_int_range (r, 0, 8) == 0)
+        {
+          /* Cut: stitched by both, then learnt as it is then.  */
+          uint32_t n_copied = MIN (n, (uint32_t) g_rand_int_range (r, 2, 12));
+          uint32_t n_lent = n_copied;
+          memcpy (other_ips, ips, sizeof other_ips);
+          memcpy (other_sps, sps, sizeof other_sps);
+          StStitchOutcome a = stitch (copied, tid, other_ips, other_sps,
+                                      &n_copied, 256);
+          StStitchOutcome b = stitch (lent, tid, ips, sps, &n_lent, 256);
+          g_assert_cmpint (a, ==, b);
+          g_assert_cmpuint (n_copied, ==, n_lent);
+          g_assert_cmpmem (other_ips, n_copied * 8, ips, n_lent * 8);
+          g_assert_cmpmem (other_sps, n_copied * 8, sps, n_lent * 8);
+          done += a == ST_STITCH_DONE;
+          n = n_lent;
+          rooted = a == ST_STITCH_DONE;
+        }
+      else if (g_rand_int_range (r, 0, 50) == 0)
+        {
+          st_stitcher_forget_thread (copied, tid);
+          st_stitcher_forget_thread (lent, tid);
+        }
+      st_stitcher_learn (copied, 1, tid, 0, NULL, ips, sps, n, rooted);
+      st_stitcher_learn_lent (lent, 1, tid, 0, NULL, ips, sps, n, rooted);
+      g_assert_cmpuint (st_stitcher_frames (copied), ==,
+                        st_stitcher_frames (lent));
+      g_assert_cmpuint (st_stitcher_size (copied), ==,
+                        st_stitcher_size (lent));
+      /* The next pair is free again: what the stitcher kept of it must
+         have been copied.  */
+      cur = (cur + 1) % G_N_ELEMENTS (bufs);
+      memset (bufs[cur], 0x5a, sizeof bufs[cur]);
+    }
+  g_assert_cmpuint (done, >, 100);
+  g_rand_free (r);
+  st_stitcher_free (copied);
+  st_stitcher_free (lent);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -234,5 +306,6 @@ main (int argc, char **argv)
   g_test_add_func ("/stitcher/words-guard", test_words_guard);
   g_test_add_func ("/stitcher/lru-forget", test_lru_and_forget);
   g_test_add_func ("/stitcher/frame-bound", test_frame_bound);
+  g_test_add_func ("/stitcher/lent-chains", test_lent_chains);
   return g_test_run ();
 }
