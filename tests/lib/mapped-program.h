@@ -1,6 +1,7 @@
 /* A program's file mapped into a made-up process, as the stream's MAP
    records would describe it, with the Dwfl the unwinder reports for it:
-   for the tests of what names addresses (chain dump, call graph).  */
+   for the tests of what names addresses (symbolizer, chain dump, call
+   graph).  */
 #ifndef ST_TEST_MAPPED_PROGRAM_H
 #define ST_TEST_MAPPED_PROGRAM_H
 
@@ -27,6 +28,7 @@ gboolean mapped_program_open (MappedProgram *mp, const char *path,
                               int32_t pid);
 /* The process's Dwfl (owned by the unwinder).  */
 Dwfl *mapped_program_dwfl (MappedProgram *mp);
+/* Also after a failed open, and on a zeroed MP.  */
 void mapped_program_close (MappedProgram *mp);
 
 /* The value of symbol NAME in PATH as binutils' nm gives it (an ELF

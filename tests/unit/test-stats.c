@@ -14,10 +14,10 @@
 
 #include <glib.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "text-sink.h"
 
 static StUnwindResult
 result (StUnwindStatus status, StUnwindCause cause, uint32_t n_ips)
@@ -33,15 +33,10 @@ result (StUnwindStatus status, StUnwindCause cause, uint32_t n_ips)
 static char *
 printed (const StStats *s, gboolean verbose)
 {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream (&text, &size);
+  TextSink sink;
 
-  st_stats_print (s, out, verbose);
-  fclose (out);
-  char *copy = g_strdup (text);
-  free (text);
-  return copy;
+  st_stats_print (s, text_sink_open (&sink), verbose);
+  return text_sink_close (&sink);
 }
 
 static const StProcessStats *

@@ -15,10 +15,10 @@
 
 #include <glib.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/file-report.h"
+#include "text-sink.h"
 
 static void
 add_ok (StFileReport *r, const char *key, const char *name,
@@ -46,15 +46,10 @@ cost (StFileReport *r, const char *key, guint n)
 static char *
 printed (const StFileReport *r, gboolean verbose)
 {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream (&text, &size);
+  TextSink sink;
 
-  st_file_report_print (r, out, verbose);
-  fclose (out);
-  char *copy = g_strdup (text);
-  free (text);
-  return copy;
+  st_file_report_print (r, text_sink_open (&sink), verbose);
+  return text_sink_close (&sink);
 }
 
 static const StFileEntry *

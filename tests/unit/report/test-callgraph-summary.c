@@ -11,11 +11,11 @@
 
 #include <glib.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mapped-program.h"
 #include "report/callgraph-summary.h"
+#include "text-sink.h"
 
 #ifndef ST_PROGS_DIR
 #define ST_PROGS_DIR "progs"
@@ -24,15 +24,10 @@
 static char *
 printed (const StCallgraph *g, double min_percent)
 {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream (&text, &size);
+  TextSink sink;
 
-  st_callgraph_print (g, out, min_percent);
-  fclose (out);
-  char *copy = g_strdup (text);
-  free (text);
-  return copy;
+  st_callgraph_print (g, text_sink_open (&sink), min_percent);
+  return text_sink_close (&sink);
 }
 
 typedef struct
