@@ -9,16 +9,27 @@
 struct StCaptureMounts
 {
   StFileResolver *resolver;
-  GHashTable *partial;        /* path -> GString: files not complete yet */
+  GHashTable *partial;        /* path -> Partial: files not complete yet */
 };
+
+/* A file being gathered.  */
+typedef struct
+{
+  GString *text;
+  gboolean too_long;          /* past ST_CAPTURE_MOUNTS_MAX_FILE: dropped
+                                 when its last chunk comes */
+} Partial;
 
 /* Files gathered at a time at most.  */
 #define MAX_PARTIAL 64
 
 static void
-text_free (gpointer data)
+partial_free (gpointer data)
 {
-  g_string_free (data, TRUE);
+  Partial *part = data;
+
+  g_string_free (part->text, TRUE);
+  g_free (part);
 }
 
 StCaptureMounts *
@@ -28,7 +39,7 @@ st_capture_mounts_new (StFileResolver *resolver)
 
   m->resolver = resolver;
   m->partial = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                      text_free);
+                                      partial_free);
   return m;
 }
 
@@ -130,22 +141,32 @@ st_capture_mounts_feed (StCaptureMounts *m, const StEvent *ev)
   if (kind == NOT_OURS)
     return;
   size_t len = MIN ((size_t) c->len, ev->raw_len - sizeof *c);
-  GString *text = g_hash_table_lookup (m->partial, path);
-  if (text == NULL)
+  Partial *part = g_hash_table_lookup (m->partial, path);
+  if (part == NULL)
     {
       if (g_hash_table_size (m->partial) >= MAX_PARTIAL)
         return;
-      text = g_string_new (NULL);
-      g_hash_table_insert (m->partial, g_strdup (path), text);
+      part = g_new0 (Partial, 1);
+      part->text = g_string_new (NULL);
+      g_hash_table_insert (m->partial, g_strdup (path), part);
     }
-  if (text->len + len <= ST_CAPTURE_MOUNTS_MAX_FILE)
-    g_string_append_len (text, (const char *) c->data, (gssize) len);
+  /* A file too long is dropped whole: cut at the bound, its last line
+     would be another mount, and the chunks after the cut could join
+     it again.  */
+  if (part->too_long || part->text->len + len > ST_CAPTURE_MOUNTS_MAX_FILE)
+    {
+      part->too_long = TRUE;
+      g_string_truncate (part->text, 0);
+    }
+  else
+    g_string_append_len (part->text, (const char *) c->data, (gssize) len);
   if (c->is_last)
     {
-      if (kind == MOUNTINFO)
+      const GString *text = part->text;
+      if (!part->too_long && kind == MOUNTINFO)
         st_file_resolver_add_mountinfo (m->resolver, owner, text->str,
                                         text->len);
-      else
+      else if (!part->too_long)
         add_flatpak_info (m->resolver, owner, text->str, text->len);
       g_hash_table_remove (m->partial, path);
     }

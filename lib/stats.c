@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "util/glib-compat.h"
-#include "report/printable.h"
+#include "util/printable.h"
 #include "stats.h"
 
 struct StStats

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/file-report.h"
+#include "util/printable.h"
 
 struct StFileReport
 {
@@ -210,12 +211,17 @@ st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
       for (guint i = 0; i < all->len; i++)
         {
           const StFileEntry *e = all->pdata[i];
+          g_autofree char *name = st_printable (e->name);
           if (e->problem == ST_FILE_OK)
-            fprintf (out, "stacktrace:   %s: %s (%s, %s)\n", e->name, e->path,
-                     st_file_source_name (e->source),
-                     st_file_verification_name (e->verification));
+            {
+              g_autofree char *path = st_printable (e->path != NULL
+                                                    ? e->path : "(null)");
+              fprintf (out, "stacktrace:   %s: %s (%s, %s)\n", name, path,
+                       st_file_source_name (e->source),
+                       st_file_verification_name (e->verification));
+            }
           else
-            fprintf (out, "stacktrace:   %s: unusable (%s)\n", e->name,
+            fprintf (out, "stacktrace:   %s: unusable (%s)\n", name,
                      st_file_problem_name (e->problem));
         }
       g_ptr_array_unref (all);
@@ -234,10 +240,16 @@ st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
       if (shown++ == 0)
         fprintf (out, "stacktrace: files that could not be used, by samples "
                  "lost:\n");
+      /* Recorded names (and reasons quoting them) are the recorded
+         program's choice: a newline in one would forge a line.  */
+      g_autofree char *name = st_printable (e->name);
       fprintf (out, "stacktrace:   %s: %s, %" PRIu64 " sample(s)\n",
-               e->name, st_file_problem_name (e->problem), e->samples);
+               name, st_file_problem_name (e->problem), e->samples);
       if (e->detail != NULL)
-        fprintf (out, "stacktrace:     %s\n", e->detail);
+        {
+          g_autofree char *detail = st_printable (e->detail);
+          fprintf (out, "stacktrace:     %s\n", detail);
+        }
       fprintf (out, "stacktrace:     advice: %s\n",
                st_file_problem_advice (e->problem, e->has_build_id));
     }

@@ -6,7 +6,7 @@
 
 #include "util/glib-compat.h"
 #include "report/callgraph-summary.h"
-#include "report/printable.h"
+#include "util/printable.h"
 #include "report/symbolizer.h"
 
 typedef struct Node Node;

@@ -1,6 +1,6 @@
 /* File resolver: the candidates of a mapping in their order, a
    capture's mount tables, the process's own files pinned, the inode
-   check; and the file report's order and bounds.  */
+   check.  (The file report: model/test-file-report.c.)  */
 #include "config.h"
 
 #include <glib.h>
@@ -269,62 +269,6 @@ test_replaced (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
-static void
-test_report (void)
-{
-  StFileReport *r = st_file_report_new ();
-
-  st_file_report_module (r, "b:01", "/a", NULL, ST_FILE_SOURCE_NONE,
-                         ST_FILE_UNVERIFIED, ST_FILE_MISSING, "/a: missing",
-                         TRUE);
-  st_file_report_module (r, "b:02", "/b", NULL, ST_FILE_SOURCE_NONE,
-                         ST_FILE_UNVERIFIED, ST_FILE_BUILD_ID_MISMATCH,
-                         "/b: build-id mismatch", TRUE);
-  st_file_report_module (r, "b:03", "/c", "/c", ST_FILE_SOURCE_RECORDED,
-                         ST_FILE_VERIFIED_BUILD_ID, ST_FILE_OK, NULL, TRUE);
-  for (int i = 0; i < 3; i++)
-    st_file_report_cost (r, "b:02");
-  st_file_report_cost (r, "b:01");
-  st_file_report_cost (r, "unknown");
-
-  GPtrArray *bad = st_file_report_unusable (r);
-  g_assert_cmpuint (bad->len, ==, 2);
-  g_assert_cmpstr (((StFileEntry *) bad->pdata[0])->name, ==, "/b");
-  g_assert_cmpuint (((StFileEntry *) bad->pdata[0])->samples, ==, 3);
-  g_assert_cmpstr (((StFileEntry *) bad->pdata[1])->name, ==, "/a");
-  g_ptr_array_unref (bad);
-
-  StFileReportTotals t;
-  st_file_report_totals (r, &t);
-  g_assert_cmpuint (t.modules, ==, 3);
-  g_assert_cmpuint (t.unusable, ==, 2);
-  g_assert_cmpuint (t.unusable_samples, ==, 5);
-  g_assert_cmpuint (t.verified_build_id, ==, 1);
-
-  /* Bounded: past ST_FILE_REPORT_MAX modules only counted.  */
-  for (int i = 0; i < ST_FILE_REPORT_MAX; i++)
-    {
-      g_autofree char *key = g_strdup_printf ("f:%d", i);
-      st_file_report_module (r, key, "/x", "/x", ST_FILE_SOURCE_RECORDED,
-                             ST_FILE_UNVERIFIED, ST_FILE_OK, NULL, FALSE);
-    }
-  st_file_report_totals (r, &t);
-  g_assert_cmpuint (t.not_listed, ==, 3);
-  g_assert_cmpuint (t.modules, ==, ST_FILE_REPORT_MAX + 3);
-
-  /* The printed list: the costly one first, with advice.  */
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream (&text, &size);
-  st_file_report_print (r, out, FALSE);
-  fclose (out);
-  g_assert_nonnull (strstr (text, "/b: build-id mismatch, 3 sample(s)"));
-  g_assert_true (strstr (text, "/b:") < strstr (text, "/a:"));
-  g_assert_nonnull (strstr (text, "--buildid-dir"));
-  free (text);
-  st_file_report_free (r);
-}
-
 /* Feeds FILE_CHUNK frames of TEXT named NAME, CHUNK bytes each.  */
 static void
 feed_file (StCaptureMounts *m, int32_t pid, const char *name,
@@ -422,7 +366,6 @@ main (int argc, char **argv)
   g_test_add_func ("/file-resolver/pins", test_pins);
   g_test_add_func ("/file-resolver/inode", test_inode);
   g_test_add_func ("/file-resolver/replaced", test_replaced);
-  g_test_add_func ("/file-resolver/report", test_report);
   g_test_add_func ("/file-resolver/capture-frames", test_capture_frames);
   return g_test_run ();
 }

@@ -7,15 +7,11 @@
 #include "config.h"
 
 #include <gelf.h>
-#include <fcntl.h>
 #include <glib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "model/module-cache.h"
-#include "model/process-table.h"
+#include "mapped-program.h"
 #include "report/symbolizer.h"
-#include "unwind/unwinder.h"
 
 /* Queries per file, at most: the reference search is linear, so a file
    with many symbols gets fewer (about 40 million symbols visited).  */
@@ -50,44 +46,6 @@ reference_name (Dwfl *dwfl, uint64_t addr, GString *out)
                           (guint64) (addr - bias));
 }
 
-/* MAP events for PATH's loadable segments, as the loader maps them: a
-   position-independent file at a high base, another where it was
-   linked.  FALSE when PATH is not a readable ELF file.  */
-static gboolean
-map_file (StProcessTable *t, const char *path)
-{
-  int fd = open (path, O_RDONLY);
-  if (fd < 0)
-    return FALSE;
-  Elf *elf = elf_begin (fd, ELF_C_READ, NULL);
-  GElf_Ehdr ehdr;
-  size_t n = 0;
-  gboolean ok = elf != NULL && gelf_getehdr (elf, &ehdr) != NULL
-                && elf_getphdrnum (elf, &n) == 0;
-  uint64_t base = ok && ehdr.e_type == ET_DYN ? 0x7f1234500000ull : 0;
-
-  for (size_t i = 0; ok && i < n; i++)
-    {
-      GElf_Phdr ph;
-      if (gelf_getphdr (elf, i, &ph) == NULL || ph.p_type != PT_LOAD)
-        continue;
-      StEvent ev = { 0 };
-      ev.kind = ST_EVENT_MAP;
-      ev.pid = ev.tid = 1;
-      ev.map.start = base + (ph.p_vaddr & ~4095ull);
-      ev.map.end = (base + ph.p_vaddr + ph.p_memsz + 4095) & ~4095ull;
-      ev.map.pgoff = ph.p_offset & ~4095ull;
-      ev.map.prot = (ph.p_flags & PF_X) ? 4 /* PROT_EXEC */ : 1;
-      ev.map.exec_known = TRUE;
-      ev.map.filename = path;
-      st_process_table_apply (t, &ev);
-    }
-  if (elf != NULL)
-    elf_end (elf);
-  close (fd);
-  return ok;
-}
-
 static int
 first_module (Dwfl_Module *mod, void **userdata, const char *name,
               Dwarf_Addr start, void *arg)
@@ -114,18 +72,19 @@ static void
 check_file (gconstpointer data)
 {
   const char *path = data;
-  StModuleCache *mc = st_module_cache_new (NULL);
-  StUnwinder *u = st_unwinder_new (ST_ENGINE_DWFL, mc);
-  StProcessTable *t = st_process_table_new ();
+  MappedProgram mp = { 0 };
   StSymbolizer *s = st_symbolizer_new ();
   guint n = 0;
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || !map_file (t, path))
+  /* Mapped as the loader maps it: a position-independent file at a high
+     base, another where it was linked.  */
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)
+      || !mapped_program_open (&mp, path, 1))
     {
       g_test_skip ("file not there");
       goto out;
     }
-  Dwfl *dwfl = st_unwinder_dwfl (u, st_process_table_get (t, 1));
+  Dwfl *dwfl = mapped_program_dwfl (&mp);
   Dwfl_Module *mod = NULL;
   g_assert_nonnull (dwfl);
   dwfl_getmodules (dwfl, first_module, &mod, 0);
@@ -167,9 +126,7 @@ check_file (gconstpointer data)
 
 out:
   st_symbolizer_free (s);
-  st_process_table_free (t);
-  st_unwinder_free (u);
-  st_module_cache_free (mc);
+  mapped_program_close (&mp);
 }
 
 int

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "report/printable.h"
+#include "util/printable.h"
 
 static gboolean
 is_control (gunichar c)
