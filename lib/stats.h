@@ -88,6 +88,9 @@ uint64_t st_stats_first_damage (const StStats *s);
 uint64_t st_stats_damage_count (const StStats *s, StDamageAction action);
 uint64_t st_stats_damage_bytes (const StStats *s, StDamageAction action);
 
+/* The counters of all samples so far: a snapshot, summed over the
+   processes by each call (a later sample does not change it; call
+   again).  */
 const StUnwindCounters *st_stats_total (const StStats *s);
 
 /* Priming's figures: set by the pipeline whenever they change.  */

@@ -14,8 +14,8 @@ static void
 unwind (StStats *s, int32_t pid, const char *comm, StUnwindStatus status,
         StUnwindCause cause, guint times)
 {
-  StUnwindResult r = { status, cause, status == ST_UNWIND_FAILED ? 0 : 4, 0,
-                       NULL };
+  StUnwindResult r = { .status = status, .cause = cause,
+                       .n_ips = status == ST_UNWIND_FAILED ? 0 : 4 };
 
   for (guint i = 0; i < times; i++)
     st_stats_unwind (s, pid, comm, &r);
