@@ -10,6 +10,7 @@ struct StCaptureMounts
 {
   StFileResolver *resolver;
   GHashTable *partial;        /* path -> Partial: files not complete yet */
+  uint64_t chunks;            /* chunks taken in so far */
 };
 
 /* A file being gathered.  */
@@ -18,9 +19,11 @@ typedef struct
   GString *text;
   gboolean too_long;          /* past ST_CAPTURE_MOUNTS_MAX_FILE: dropped
                                  when its last chunk comes */
+  uint64_t last_chunk;        /* StCaptureMounts.chunks at its latest */
 } Partial;
 
-/* Files gathered at a time at most.  */
+/* Files gathered at a time at most: the one fed longest ago (whose last
+   chunk may never come) makes room for a new one.  */
 #define MAX_PARTIAL 64
 
 static void
@@ -30,6 +33,26 @@ partial_free (gpointer data)
 
   g_string_free (part->text, TRUE);
   g_free (part);
+}
+
+/* Drops the unfinished file fed longest ago.  */
+static void
+drop_stalest (StCaptureMounts *m)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  gpointer stalest = NULL;
+  uint64_t oldest = G_MAXUINT64;
+
+  g_hash_table_iter_init (&it, m->partial);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (((Partial *) value)->last_chunk < oldest)
+      {
+        oldest = ((Partial *) value)->last_chunk;
+        stalest = key;
+      }
+  if (stalest != NULL)
+    g_hash_table_remove (m->partial, stalest);
 }
 
 StCaptureMounts *
@@ -145,11 +168,12 @@ st_capture_mounts_feed (StCaptureMounts *m, const StEvent *ev)
   if (part == NULL)
     {
       if (g_hash_table_size (m->partial) >= MAX_PARTIAL)
-        return;
+        drop_stalest (m);
       part = g_new0 (Partial, 1);
       part->text = g_string_new (NULL);
       g_hash_table_insert (m->partial, g_strdup (path), part);
     }
+  part->last_chunk = ++m->chunks;
   /* A file too long is dropped whole: cut at the bound, its last line
      would be another mount, and the chunks after the cut could join
      it again.  */

@@ -248,6 +248,48 @@ test_unfinished_and_foreign (void)
   st_file_resolver_free (r);
 }
 
+/* Files whose last chunk never comes do not lock out later ones: past
+   64 unfinished files, the one fed longest ago makes room (a file still
+   being fed stays).  */
+static void
+test_many_unfinished (void)
+{
+  StFileResolver *r = st_file_resolver_new (NULL, NULL);
+  StCaptureMounts *m = st_capture_mounts_new (r);
+  const char *a = MOUNTINFO_7;
+  size_t half = strlen (a) / 2;
+
+  feed_file (m, 1, "/proc/mounts", RECORDER_MOUNTS, 4096, TRUE);
+  /* Process 7's file begins, then 200 stuck ones, each fed once.  */
+  feed_chunk_raw (m, 7, "/proc/7/mountinfo", 18, a, half, half, FALSE);
+  for (int32_t pid = 100; pid < 300; pid++)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/mountinfo", pid);
+      feed_file (m, pid, path, MOUNTINFO_8, 4096, FALSE);
+      if (pid == 150)   /* process 7's file goes on meanwhile */
+        feed_chunk_raw (m, 7, "/proc/7/mountinfo", 18, a + half, 1, 1, FALSE);
+    }
+  /* Fed longest ago (before the last 63 stuck ones): dropped.  */
+  feed_chunk_raw (m, 7, "/proc/7/mountinfo", 18, a + half + 1,
+                  strlen (a) - half - 1, strlen (a) - half - 1, TRUE);
+  check_path (r, 7, "/opt/bin/app", "");
+  /* A later file is still taken whole.  */
+  feed_file (m, 8, "/proc/8/mountinfo", MOUNTINFO_8, 4096, TRUE);
+  check_path (r, 8, "/data/lib/x.so", "/srv/other/lib/x.so");
+  /* One still being fed survives: 40 stuck files after its start.  */
+  feed_chunk_raw (m, 9, "/proc/9/mountinfo", 18, a, half, half, FALSE);
+  for (int32_t pid = 400; pid < 440; pid++)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/mountinfo", pid);
+      feed_file (m, pid, path, MOUNTINFO_8, 4096, FALSE);
+    }
+  feed_chunk_raw (m, 9, "/proc/9/mountinfo", 18, a + half, strlen (a) - half,
+                  strlen (a) - half, TRUE);
+  check_path (r, 9, "/opt/bin/app", "/srv/payload/bin/app");
+  st_capture_mounts_free (m);
+  st_file_resolver_free (r);
+}
+
 /* LEN past the frame's end is cut to the frame; a path filling all 256
    bytes, without NUL, is read within them.  */
 static void
@@ -364,6 +406,7 @@ main (int argc, char **argv)
   g_test_add_func ("/capture-mounts/chunks", test_chunks);
   g_test_add_func ("/capture-mounts/unfinished-and-foreign",
                    test_unfinished_and_foreign);
+  g_test_add_func ("/capture-mounts/many-unfinished", test_many_unfinished);
   g_test_add_func ("/capture-mounts/bad-fields", test_bad_fields);
   g_test_add_func ("/capture-mounts/flatpak", test_flatpak);
   g_test_add_func ("/capture-mounts/overlay", test_overlay);
