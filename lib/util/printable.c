@@ -55,8 +55,10 @@ st_printable (const char *name)
         case '\r': g_string_append (out, "\\r"); break;
         case '\\': g_string_append (out, "\\\\"); break;
         default:
+          /* C1 as a code point: \xNN is a byte that is not UTF-8.  */
           if (is_control (c))
-            g_string_append_printf (out, "\\x%02x", (unsigned) c);
+            g_string_append_printf (out, c < 0x80 ? "\\x%02x" : "\\u%04x",
+                                    (unsigned) c);
           else
             g_string_append_len (out, p, next - p);
         }

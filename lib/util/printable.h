@@ -7,9 +7,11 @@
 
 #include <glib.h>
 
-/* A copy of NAME with control characters (C0, DEL and the C1 range),
-   invalid UTF-8 bytes and backslashes written as \n, \t, \r, \\ or
-   \xNN.  Printable UTF-8 stays as it is.  */
+/* A copy of NAME with control characters, invalid UTF-8 bytes and
+   backslashes escaped: \n, \t, \r, \\; other C0 controls and DEL as
+   \xNN, the C1 range (U+0080..U+009F) as \uNNNN, and a byte that is not
+   UTF-8 as \xNN (so the two cannot be mistaken).  Printable UTF-8 stays
+   as it is.  */
 char *st_printable (const char *name);
 
 /* Whether NAME needs st_printable at all (the common case is not).  */

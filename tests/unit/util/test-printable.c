@@ -1,8 +1,8 @@
 /* Escaping of names that come from the input (util/printable.c).
 
    Known answers written by hand from the rules in printable.h: C0
-   controls, DEL and the C1 range (U+0080..U+009F, two bytes in UTF-8)
-   become \xNN (\n, \t, \r by name), a backslash is doubled, every byte
+   controls and DEL become \xNN, the C1 range (U+0080..U+009F, two
+   bytes in UTF-8) \uNNNN (\n, \t, \r by name), a backslash is doubled, every byte
    of invalid UTF-8 (stray continuation bytes, truncated and overlong
    sequences, surrogates, code points past U+10FFFF) becomes \xNN, and
    printable UTF-8 (accents, CJK, 4-byte emoji) stays as it is.  The
@@ -47,9 +47,11 @@ test_controls (void)
   check ("del\x7f", "del\\x7f");
   /* C1 controls: U+0085 (NEL) and U+009B (CSI), which some terminals
      act on; U+0080 and U+009F are the ends of the range.  */
-  check ("\xc2\x85", "\\x85");
-  check ("x\xc2\x9b" "2J", "x\\x9b" "2J");
-  check ("\xc2\x80\xc2\x9f", "\\x80\\x9f");
+  check ("\xc2\x85", "\\u0085");
+  check ("x\xc2\x9b" "2J", "x\\u009b" "2J");
+  check ("\xc2\x80\xc2\x9f", "\\u0080\\u009f");
+  /* Not the same as the raw byte 0x85, which is not UTF-8.  */
+  check ("\x85", "\\x85");
   check ("back\\slash", "back\\\\slash");
   check ("\\n", "\\\\n");
 }
