@@ -93,7 +93,9 @@ forget_elf (StModule *m)
 {
   st_mapping_guard_remove (m->guard);
   m->guard = NULL;
+  /* What the old file's debug file told is not the next file's.  */
   __atomic_store_n (&m->debug_guard, NULL, __ATOMIC_RELEASE);
+  __atomic_store_n (&m->debug_file_found, FALSE, __ATOMIC_RELEASE);
   if (m->elf != NULL)
     elf_end (m->elf);
   m->elf = NULL;
