@@ -187,10 +187,12 @@ st_capture_mounts_feed (StCaptureMounts *m, const StEvent *ev)
   if (c->is_last)
     {
       const GString *text = part->text;
-      if (!part->too_long && kind == MOUNTINFO)
+      if (part->too_long)
+        ;
+      else if (kind == MOUNTINFO)
         st_file_resolver_add_mountinfo (m->resolver, owner, text->str,
                                         text->len);
-      else if (!part->too_long)
+      else
         add_flatpak_info (m->resolver, owner, text->str, text->len);
       g_hash_table_remove (m->partial, path);
     }

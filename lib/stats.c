@@ -189,27 +189,16 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
 static void
 add_counters (StUnwindCounters *sum, const StUnwindCounters *c)
 {
-  /* (Every field: a new one must be added here.)  */
+  /* Every field is a uint64_t count (11 of them, then the arrays): a
+     field of another kind breaks the build here.  */
   G_STATIC_ASSERT (sizeof (StUnwindCounters)
                    == (11 + ST_CAUSE_N + ST_PATH_N + ST_FALLBACK_N)
                       * sizeof (uint64_t));
-  sum->samples += c->samples;
-  sum->complete += c->complete;
-  sum->truncated += c->truncated;
-  sum->failed += c->failed;
-  sum->frames += c->frames;
-  sum->stitched += c->stitched;
-  sum->fp_chain += c->fp_chain;
-  sum->stitch_refused += c->stitch_refused;
-  sum->unprimed += c->unprimed;
-  for (int i = 0; i < ST_CAUSE_N; i++)
-    sum->by_cause[i] += c->by_cause[i];
-  for (int i = 0; i < ST_PATH_N; i++)
-    sum->by_path[i] += c->by_path[i];
-  for (int i = 0; i < ST_FALLBACK_N; i++)
-    sum->by_fallback[i] += c->by_fallback[i];
-  sum->fp_frames += c->fp_frames;
-  sum->lean += c->lean;
+  uint64_t *to = (uint64_t *) sum;
+  const uint64_t *from = (const uint64_t *) c;
+
+  for (size_t i = 0; i < sizeof *sum / sizeof (uint64_t); i++)
+    to[i] += from[i];
 }
 
 /* The counters of all samples: summed now rather than counted twice
@@ -415,9 +404,8 @@ print_no_counterpart (const StStats *s, FILE *out)
 
 /* The last line: how unwinding went, or why nothing was unwound.  */
 static void
-print_total (const StStats *s, FILE *out)
+print_total (const StStats *s, const StUnwindCounters *t, FILE *out)
 {
-  const StUnwindCounters *t = total_of (s);
   uint64_t raw = s->by_kind_in[ST_EVENT_STACK_USER];
 
   if (raw == 0 && t->samples == 0)
@@ -499,6 +487,6 @@ st_stats_print (const StStats *s, FILE *out, gboolean verbose)
     fprintf (out, " (%" PRIu64 " kernel part(s) written with their raw "
              "stack as one sample)", s->joined);
   fputc ('\n', out);
-  print_total (s, out);
+  print_total (s, t, out);
   print_sources (out, t);
 }

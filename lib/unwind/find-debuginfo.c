@@ -102,10 +102,11 @@ guard_debug_file (int fd, StModule *m)
   st_mapping_guard_install ();
   StMappingGuard *g = st_mapping_guard_add_file ((uint64_t) st.st_dev,
                                                  (uint64_t) st.st_ino);
-  if (m != NULL && g != NULL)
+  if (m == NULL)
+    return;
+  if (g != NULL)
     __atomic_store_n (&m->debug_guard, g, __ATOMIC_RELEASE);
-  if (m != NULL)
-    __atomic_store_n (&m->debug_file_found, TRUE, __ATOMIC_RELEASE);
+  __atomic_store_n (&m->debug_file_found, TRUE, __ATOMIC_RELEASE);
 }
 
 gboolean

@@ -298,6 +298,25 @@ st_stitcher_learn (StStitcher *s, int32_t pid, int32_t tid,
   settle_lent (s);
 }
 
+/* Whether rooted chain (SPS, M) waits to be merged.  (A chain that went
+   beyond its copy, stitched, is merged at once: its frames are where
+   later cut chains join.)  */
+static inline gboolean
+waits (const StStackCopy *copy, const uint64_t *sps, uint32_t m,
+       gboolean rooted)
+{
+  return rooted && (copy == NULL || sps[m - 1] - copy->sp < copy->size);
+}
+
+/* Evicts the least recently used threads, never T (just used), while
+   the frames held are over the bound.  */
+static inline void
+keep_bound (StStitcher *s, const Thread *t)
+{
+  while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)
+    drop_thread (s, g_queue_peek_tail (&s->lru));
+}
+
 /* Learns what st_stitcher_learn_lent does not learn inline.  */
 G_GNUC_NO_INLINE static void
 learn (StStitcher *s, int32_t pid, int32_t tid, uint32_t exec_count,
@@ -319,10 +338,7 @@ learn (StStitcher *s, int32_t pid, int32_t tid, uint32_t exec_count,
   if (m == 0)
     return;
   rooted = rooted && m == n;
-  /* (A chain that went beyond its copy, stitched, is merged at once:
-     its frames are where later cut chains join.)  */
-  gboolean wait = rooted && (copy == NULL
-                             || sps[m - 1] - copy->sp < copy->size);
+  gboolean wait = waits (copy, sps, m, rooted);
 
   Thread *t = find_thread (s, tid);
   if (t == NULL)
@@ -357,9 +373,7 @@ learn (StStitcher *s, int32_t pid, int32_t tid, uint32_t exec_count,
       flush_pending (s, t);
       merge (s, t, copy, ips, sps, m, rooted);
     }
-
-  while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)
-    drop_thread (s, g_queue_peek_tail (&s->lru));
+  keep_bound (s, t);
 }
 
 void
@@ -377,13 +391,12 @@ st_stitcher_learn_lent (StStitcher *s, int32_t pid, int32_t tid,
   if (rooted && n - 1 < ST_STITCH_THREAD_FRAMES && head != NULL
       && (t = head->data)->tid == tid && t->pid == pid
       && t->exec_count == exec_count && sps[0] != 0 && sps[n - 1] != 0
-      && (copy == NULL || sps[n - 1] - copy->sp < copy->size))
+      && waits (copy, sps, n, rooted))
     {
       if (s->n_lent > 0 && s->lent_thread != t)
         settle_lent (s);
       add_pending (s, t, ips, sps, n);
-      while (s->n_frames > s->max_frames && s->lru.tail != &t->lru_link)
-        drop_thread (s, g_queue_peek_tail (&s->lru));
+      keep_bound (s, t);
       return;
     }
   learn (s, pid, tid, exec_count, copy, ips, sps, n, rooted);

@@ -100,6 +100,17 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
     }
 }
 
+/* Whether M's file, or the separate debug file libdwfl reads for it,
+   shrank under its mapping.  */
+static gboolean
+module_shrank (const StModule *m)
+{
+  return st_mapping_guard_faulted (m->guard, NULL)
+         || st_mapping_guard_faulted (__atomic_load_n (&m->debug_guard,
+                                                       __ATOMIC_ACQUIRE),
+                                      NULL);
+}
+
 void
 st_walk_drop_shrunk_slow (StUnwindResult *res, const uint64_t *ips,
                           StProcessModules *pm)
@@ -109,11 +120,7 @@ st_walk_drop_shrunk_slow (StUnwindResult *res, const uint64_t *ips,
       /* A return address may be just past its call's module.  */
       uint64_t pc = i == 0 ? ips[i] : ips[i] - 1;
       const StProcessModule *m = st_process_modules_find (pm, pc);
-      if (m == NULL
-          || (!st_mapping_guard_faulted (m->module->guard, NULL)
-              && !st_mapping_guard_faulted (
-                   __atomic_load_n (&m->module->debug_guard,
-                                    __ATOMIC_ACQUIRE), NULL)))
+      if (m == NULL || !module_shrank (m->module))
         continue;
       res->n_ips = i;
       res->status = i == 0 ? ST_UNWIND_FAILED : ST_UNWIND_TRUNCATED;
