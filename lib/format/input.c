@@ -423,7 +423,11 @@ st_input_release (StInput *in, uint64_t offset)
 {
   if (in->map == NULL)
     return;
-  offset = MIN (offset, (uint64_t) in->map_len) & ~(uint64_t) 4095;
+  /* Never past what was read: "nothing held" (G_MAXUINT64 from an empty
+     reorder window) must not give back the pages still to come, which
+     would then stay resident.  */
+  offset = MIN (MIN (offset, in->offset), (uint64_t) in->map_len)
+           & ~(uint64_t) 4095;
   if (offset < in->released + ST_INPUT_RELEASE_STEP)
     return;
   madvise (in->map + in->released, offset - in->released, MADV_DONTNEED);

@@ -330,6 +330,52 @@ test_input_mapped_file (void)
   g_free (data);
 }
 
+/* This process's resident pages of mapped files, in KiB.  */
+static guint64
+rss_file_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL,
+                                      NULL));
+  line = strstr (status, "RssFile:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + strlen ("RssFile:"), NULL, 10);
+}
+
+/* Releasing "everything" (G_MAXUINT64: an empty reorder window) gives
+   back only what was read: the pages still to come are given back too
+   as they are passed, so a whole read of a 96 MiB file never holds more
+   than a few steps of it.  (Before, the first such release marked the
+   whole file given back, and the rest of it stayed resident.)  */
+static void
+test_input_release_everything (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("st-input-XXXXXX", &path, NULL);
+  const size_t size = 96u << 20;
+  guint64 base, peak = 0;
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_no_errno (ftruncate (fd, (off_t) size));
+  StInput *in = st_input_new (fd);
+  base = rss_file_kib ();
+  for (size_t off = 0; off < size; off += 65536)
+    {
+      g_assert_nonnull (st_input_peek (in, 65536, NULL, NULL));
+      st_input_consume (in, 65536);
+      st_input_release (in, G_MAXUINT64);
+      if (off % (4u << 20) == 0)
+        peak = MAX (peak, rss_file_kib ());
+    }
+  /* Two release steps and a populate step at most, and some slack.  */
+  g_assert_cmpuint (peak, <, base + 32 * 1024);
+  st_input_free (in);
+  close (fd);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,5 +387,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/wait-stall", test_input_wait_stall);
   g_test_add_func ("/input/wait-stop", test_input_wait_stop);
   g_test_add_func ("/input/mapped-file", test_input_mapped_file);
+  g_test_add_func ("/input/release-everything",
+                   test_input_release_everything);
   return g_test_run ();
 }
