@@ -25,7 +25,10 @@ struct StStats
   uint64_t damage[ST_DAMAGE_N];        /* damaged spots, per action */
   uint64_t damage_bytes[ST_DAMAGE_N];
   uint64_t first_damage;               /* the lowest offset of them */
-  StProcessStats others;       /* processes beyond ST_STATS_MAX_PROCESSES */
+  StProcessStats others;       /* processes folded to stay within
+                                  ST_STATS_MAX_PROCESSES */
+  uint64_t activity;           /* samples counted (StProcessStats's
+                                  last_active) */
   StProcessStats *last;        /* of the last st_stats_unwind (in BY_PID) */
   StPrimingStats priming;
   const StFileReport *files;  /* NULL: none */
@@ -155,6 +158,39 @@ print_engine (FILE *out, const StUnwindCounters *c)
            c->fp_frames);
 }
 
+static void add_counters (StUnwindCounters *sum, const StUnwindCounters *c);
+
+static gint
+by_last_active (gconstpointer a, gconstpointer b)
+{
+  const StProcessStats *x = *(const StProcessStats *const *) a;
+  const StProcessStats *y = *(const StProcessStats *const *) b;
+  return x->last_active < y->last_active ? -1 : x->last_active > y->last_active;
+}
+
+/* Millions of short-lived processes must not grow the table: the least
+   recently active quarter is summed into OTHERS (a quarter, so that the
+   sort is paid once per thousand new processes, not for each).  */
+static void
+fold_least_active (StStats *s)
+{
+  GPtrArray *all = st_stats_processes (s);
+  guint n = MAX (all->len / 4, 1);
+
+  g_ptr_array_sort (all, by_last_active);
+  s->others.pid = -1;
+  if (s->others.comm == NULL)
+    s->others.comm = g_strdup ("other processes");
+  for (guint i = 0; i < n && i < all->len; i++)
+    {
+      StProcessStats *p = all->pdata[i];
+      add_counters (&s->others.counters, &p->counters);
+      g_hash_table_remove (s->by_pid, GINT_TO_POINTER (p->pid));
+    }
+  s->last = NULL;
+  g_ptr_array_unref (all);
+}
+
 void
 st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                  const StUnwindResult *result)
@@ -164,20 +200,15 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
                       : g_hash_table_lookup (s->by_pid, GINT_TO_POINTER (pid));
 
   if (p == NULL && g_hash_table_size (s->by_pid) >= ST_STATS_MAX_PROCESSES)
-    {
-      /* Millions of short-lived processes must not grow this table.  */
-      p = &s->others;
-      p->pid = -1;
-      comm = "other processes";
-    }
+    fold_least_active (s);
   if (p == NULL)
     {
       p = g_new0 (StProcessStats, 1);
       p->pid = pid;
       g_hash_table_insert (s->by_pid, GINT_TO_POINTER (pid), p);
     }
-  if (p != &s->others)
-    s->last = p;
+  s->last = p;
+  p->last_active = ++s->activity;
   if (comm != NULL && (p->comm == NULL || strcmp (p->comm, comm) != 0))
     {
       g_free (p->comm);

@@ -36,6 +36,7 @@ typedef struct
   int32_t pid;
   char *comm;
   StUnwindCounters counters;
+  uint64_t last_active;       /* the stats' sample count at its last */
 } StProcessStats;
 
 /* JIT-style priming (priming.h), as the pipeline last reported it.  */
@@ -60,8 +61,11 @@ typedef struct
 
 typedef struct StStats StStats;
 
-/* Processes counted one by one; the others are summed together.  */
-#define ST_STATS_MAX_PROCESSES 65536
+/* Processes counted one by one.  Past it, the least recently active
+   quarter of them is folded into one row, "other processes", so the
+   table stays small in a live session with short-lived processes
+   starting all the time, and the totals stay exact.  */
+#define ST_STATS_MAX_PROCESSES 4096
 
 StStats *st_stats_new (void);
 void st_stats_free (StStats *s);

@@ -52,6 +52,7 @@ struct StModuleCache
   GQueue lru;               /* unused ready modules, most recent first */
   guint max_modules;
   size_t max_bytes;
+  guint max_unused;         /* modules in LRU (no user) */
   size_t bytes;             /* of the ready modules */
   guint64 evictions;
   StModulePrepare prepare;
@@ -166,6 +167,7 @@ st_module_cache_new_with_resolver (StFileResolver *resolver)
   g_queue_init (&c->lru);
   c->max_modules = ST_MODULE_CACHE_MAX_MODULES;
   c->max_bytes = ST_MODULE_CACHE_MAX_BYTES;
+  c->max_unused = ST_MODULE_CACHE_MAX_UNUSED;
   return c;
 }
 
@@ -192,6 +194,12 @@ st_module_cache_set_limits (StModuleCache *c, guint max_modules,
     c->max_modules = max_modules;
   if (max_bytes > 0)
     c->max_bytes = max_bytes;
+}
+
+void
+st_module_cache_set_max_unused (StModuleCache *c, guint max_unused)
+{
+  c->max_unused = MAX (max_unused, 1);
 }
 
 void
@@ -250,14 +258,15 @@ evict (StModuleCache *c, StModule *m)
 }
 
 /* Evicts unused modules, least recently used first, until one more
-   module fits.  Modules being prepared are in no list: they are never
-   evicted.  */
+   module fits, and no more than MAX_UNUSED are left unused.  Modules
+   being prepared are in no list: they are never evicted.  */
 static void
 make_room (StModuleCache *c)
 {
   while (c->lru.tail != NULL
          && (g_hash_table_size (c->by_key) + 1 > c->max_modules
-             || c->bytes > c->max_bytes))
+             || c->bytes > c->max_bytes
+             || c->lru.length > c->max_unused))
     evict (c, c->lru.tail->data);
 }
 

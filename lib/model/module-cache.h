@@ -133,6 +133,12 @@ typedef char *(*StModuleFinder) (StModuleFileKind kind, const char *path,
 
 #define ST_MODULE_CACHE_MAX_MODULES 2048
 #define ST_MODULE_CACHE_MAX_BYTES ((size_t) 1 << 30)
+/* Modules no process state uses (those of exited processes, files
+   replaced since): a live session with programs coming and going would
+   otherwise keep up to MAX_MODULES of them, some 60 KiB of tables each
+   and their files' pages.  Past it, the least recently used go when a
+   new module is met.  */
+#define ST_MODULE_CACHE_MAX_UNUSED 256
 
 /* SYMFS, when not NULL, is searched first: SYMFS/PATH, then
    SYMFS/BASENAME.  Default bounds: ST_MODULE_CACHE_MAX_*.  Modules are
@@ -144,6 +150,9 @@ StModuleCache *st_module_cache_new_with_resolver (StFileResolver *resolver);
 void st_module_cache_free (StModuleCache *c);
 
 /* 0 leaves a bound as it is.  */
+/* At most MAX_UNUSED modules that nobody uses are kept (evicted as a new
+   module is met).  */
+void st_module_cache_set_max_unused (StModuleCache *c, guint max_unused);
 void st_module_cache_set_limits (StModuleCache *c, guint max_modules,
                                  size_t max_bytes);
 void st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,

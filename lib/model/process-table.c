@@ -3,7 +3,11 @@
    Bounded for endless streams with many processes: the processes are
    kept in least-recently-used order (every event of a process, or a
    sample of it, makes it the most recent; an EXIT makes it the least
-   recent), and past MAX_PROCESSES the least recent is forgotten.  The
+   recent), and past MAX_PROCESSES the least recent is forgotten.
+   Exited processes have a bound of their own, MAX_EXITED (a live session
+   with short-lived processes starting all the time would otherwise fill
+   the table with the dead, a few KiB each): past it, the one that exited
+   longest ago is forgotten.  The
    unwinder's state of a process (its Dwfl and modules, the expensive
    part) has a bound of its own, MAX_UNWIND_STATES, on a second LRU list
    of the processes that have one.  */
@@ -18,6 +22,7 @@ typedef struct
   StProcess process;
   GList lru_link;
   GList state_link;           /* data NULL: not on the list */
+  GList exited_link;          /* data NULL: not on the list */
 } TableProcess;
 
 static inline TableProcess *
@@ -31,7 +36,10 @@ struct StProcessTable
   GHashTable *by_pid;   /* int32 pid -> StProcess* */
   GQueue lru;           /* every process, most recent first (->lru_link) */
   GQueue with_state;    /* processes with unwind state (->state_link) */
+  GQueue exited;        /* exited processes, latest exit first
+                           (->exited_link) */
   guint max_processes;
+  guint max_exited;
   guint max_unwind_states;
   uint64_t forgotten;
   uint64_t states_dropped;
@@ -58,6 +66,8 @@ st_process_table_new (void)
   g_queue_init (&t->with_state);
   t->max_processes = ST_PROCESS_TABLE_MAX_PROCESSES;
   t->max_unwind_states = ST_PROCESS_TABLE_MAX_UNWIND_STATES;
+  t->max_exited = ST_PROCESS_TABLE_MAX_EXITED;
+  g_queue_init (&t->exited);
   return t;
 }
 
@@ -78,6 +88,12 @@ st_process_table_set_limits (StProcessTable *t, guint max_processes,
   t->max_unwind_states = MAX (max_unwind_states, 1);
 }
 
+void
+st_process_table_set_max_exited (StProcessTable *t, guint max_exited)
+{
+  t->max_exited = MAX (max_exited, 1);
+}
+
 /* Removes P from the unwind-state list and frees its state.  */
 static void
 drop_state (StProcessTable *t, StProcess *p)
@@ -90,9 +106,22 @@ drop_state (StProcessTable *t, StProcess *p)
   st_process_drop_unwind_state (p);
 }
 
+/* P runs (again): off the list of the exited.  */
+static void
+set_running (StProcessTable *t, StProcess *p)
+{
+  p->exited = FALSE;
+  if (links (p)->exited_link.data != NULL)
+    {
+      g_queue_unlink (&t->exited, &links (p)->exited_link);
+      links (p)->exited_link.data = NULL;
+    }
+}
+
 static void
 forget (StProcessTable *t, StProcess *p)
 {
+  set_running (t, p);
   drop_state (t, p);
   g_queue_unlink (&t->lru, &links (p)->lru_link);
   g_hash_table_remove (t->by_pid, GINT_TO_POINTER (p->pid));
@@ -191,7 +220,7 @@ apply_fork (StProcessTable *t, const StEvent *ev)
 
   drop_state (t, child);
   st_address_space_free (child->maps);
-  child->exited = FALSE;
+  set_running (t, child);
   if (parent != NULL)
     {
       child->maps = st_address_space_copy (parent->maps);
@@ -227,7 +256,7 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
           st_address_space_clear (p->maps);
           p->exec_count++;
           drop_state (t, p);
-          p->exited = FALSE;
+          set_running (t, p);
         }
       if (ev->process.comm != NULL)
         {
@@ -245,10 +274,15 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
          least recent, the process is the first to be forgotten.  */
       if (ev->pid == ev->tid && (p = st_process_table_lookup (t, ev->pid)))
         {
+          set_running (t, p);
           p->exited = TRUE;
           drop_state (t, p);
           g_queue_unlink (&t->lru, &links (p)->lru_link);
           g_queue_push_tail_link (&t->lru, &links (p)->lru_link);
+          links (p)->exited_link.data = p;
+          g_queue_push_head_link (&t->exited, &links (p)->exited_link);
+          while (t->exited.length > t->max_exited)
+            forget (t, t->exited.tail->data);
         }
       break;
     default:

@@ -37,6 +37,9 @@ struct StProcess
    the expensive part).  */
 #define ST_PROCESS_TABLE_MAX_PROCESSES 16384
 #define ST_PROCESS_TABLE_MAX_UNWIND_STATES 256
+/* Exited processes kept: their samples come before their EXIT in time
+   order, so they are seldom needed again (a late record of a thread).  */
+#define ST_PROCESS_TABLE_MAX_EXITED 256
 
 typedef struct StProcessTable StProcessTable;
 
@@ -48,6 +51,9 @@ void st_process_table_free (StProcessTable *t);
    keep their unwinder state.  */
 void st_process_table_set_limits (StProcessTable *t, guint max_processes,
                                   guint max_unwind_states);
+/* At most MAX_EXITED exited processes are kept: past it, the one that
+   exited longest ago is forgotten.  */
+void st_process_table_set_max_exited (StProcessTable *t, guint max_exited);
 
 /* The process PID, created empty when unknown; now the most recently
    used.  Creating one may forget the least recently used process: a

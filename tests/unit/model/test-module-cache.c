@@ -170,6 +170,51 @@ test_bounds (void)
   g_rmdir (dir);
 }
 
+/* Modules nobody uses have a bound of their own, under the module
+   bound: past it the least recently used unused one goes as a new module
+   is met; the ones in use stay whatever their number.  */
+static void
+test_unused_bound (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-modcache-XXXXXX", NULL);
+  StModuleCache *c = st_module_cache_new (NULL);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  StModule *used[3];
+
+  st_module_cache_set_max_unused (c, 2);
+  for (int i = 0; i < 10; i++)
+    {
+      char name[16];
+      g_snprintf (name, sizeof name, "u%d", i);
+      g_ptr_array_add (paths, copy_to (dir, name, i % 2 ? ELF_A : ELF_B));
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      StMap m = map_of (paths->pdata[i], 100 + i, NULL);
+      used[i] = st_module_cache_acquire (c, &m);
+      st_module_cache_get (c, &m);
+    }
+  for (guint i = 3; i < paths->len; i++)
+    {
+      StMap m = map_of (paths->pdata[i], 100 + i, NULL);
+      g_assert_nonnull (st_module_cache_get (c, &m)->elf);
+      /* The three in use, at most two unused and the new one.  */
+      g_assert_cmpuint (st_module_cache_size (c), <=, 3 + 2 + 1);
+    }
+  g_assert_cmpuint (st_module_cache_evictions (c), ==, 7 - 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      StMap m = map_of (paths->pdata[i], 100 + i, NULL);
+      g_assert_true (st_module_cache_get (c, &m) == used[i]);
+      st_module_cache_release (c, used[i]);
+    }
+  st_module_cache_free (c);
+  for (guint i = 0; i < paths->len; i++)
+    g_unlink (paths->pdata[i]);
+  g_ptr_array_unref (paths);
+  g_rmdir (dir);
+}
+
 static char *
 find_real (StModuleFileKind kind, const char *path, const uint8_t *build_id,
            guint build_id_len, char **why, void *user_data)
@@ -410,6 +455,7 @@ main (int argc, char **argv)
   g_test_add_func ("/module-cache/identity", test_identity);
   g_test_add_func ("/module-cache/read-and-fds", test_read_and_fds);
   g_test_add_func ("/module-cache/bounds", test_bounds);
+  g_test_add_func ("/module-cache/unused-bound", test_unused_bound);
   g_test_add_func ("/module-cache/finder", test_finder);
   g_test_add_func ("/module-cache/lazy-fetch", test_lazy_fetch);
   g_test_add_func ("/module-cache/workers", test_workers);

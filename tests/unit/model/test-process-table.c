@@ -181,6 +181,40 @@ test_fork (void)
   st_process_table_free (t);
 }
 
+/* Exited processes have a bound of their own: past it the one that
+   exited longest ago is forgotten, whatever was used since; a process
+   that runs again (a reused pid) leaves the exited list.  */
+static void
+test_exited_bound (void)
+{
+  StProcessTable *t = st_process_table_new ();
+
+  st_process_table_set_max_exited (t, 3);
+  for (int32_t pid = 100; pid < 110; pid++)
+    apply_map (t, pid, 0x400000, "/bin/short-lived");
+  for (int32_t pid = 100; pid < 104; pid++)
+    apply_exit (t, pid, pid);
+  /* Four exited, three kept: 100 exited first and is gone.  */
+  g_assert_null (st_process_table_lookup (t, 100));
+  g_assert_cmpuint (st_process_table_size (t), ==, 9);
+  g_assert_cmpuint (st_process_table_forgotten (t), ==, 1);
+  /* A sample of 101 after its exit does not keep it.  */
+  st_process_table_get (t, 101);
+  /* 102 runs again (its pid reused): no longer counted as exited.  */
+  apply_fork (t, 105, 102, 102);
+  apply_exit (t, 104, 104);
+  apply_exit (t, 105, 105);
+  g_assert_null (st_process_table_lookup (t, 101));
+  g_assert_nonnull (st_process_table_lookup (t, 102));
+  g_assert_nonnull (st_process_table_lookup (t, 103));
+  g_assert_nonnull (st_process_table_lookup (t, 104));
+  g_assert_nonnull (st_process_table_lookup (t, 105));
+  /* The running ones are all kept.  */
+  for (int32_t pid = 106; pid < 110; pid++)
+    g_assert_nonnull (st_process_table_lookup (t, pid));
+  st_process_table_free (t);
+}
+
 /* The parent is the least recent when its child comes and the table is
    full: the room is made elsewhere.  */
 static void
@@ -357,6 +391,7 @@ main (int argc, char **argv)
   g_test_add_func ("/process-table/fork-keeps-parent", test_fork_keeps_parent);
   g_test_add_func ("/process-table/exec", test_exec);
   g_test_add_func ("/process-table/exit", test_exit);
+  g_test_add_func ("/process-table/exited-bound", test_exited_bound);
   g_test_add_func ("/process-table/unwind-state-bound",
                    test_unwind_state_bound);
   g_test_add_func ("/process-table/proc-maps", test_proc_maps);
