@@ -35,7 +35,7 @@ struct StProcess
 /* Default bounds: processes remembered (a few KiB each, mostly their
    mappings), and processes with unwinder state (a Dwfl with its modules,
    the expensive part).  */
-#define ST_PROCESS_TABLE_MAX_PROCESSES 16384
+#define ST_PROCESS_TABLE_MAX_PROCESSES 4096
 #define ST_PROCESS_TABLE_MAX_UNWIND_STATES 256
 /* Exited processes kept: their samples come before their EXIT in time
    order, so they are seldom needed again (a late record of a thread).  */
