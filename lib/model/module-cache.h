@@ -150,11 +150,11 @@ StModuleCache *st_module_cache_new_with_resolver (StFileResolver *resolver);
 void st_module_cache_free (StModuleCache *c);
 
 /* 0 leaves a bound as it is.  */
+void st_module_cache_set_limits (StModuleCache *c, guint max_modules,
+                                 size_t max_bytes);
 /* At most MAX_UNUSED modules that nobody uses are kept (evicted as a new
    module is met).  */
 void st_module_cache_set_max_unused (StModuleCache *c, guint max_unused);
-void st_module_cache_set_limits (StModuleCache *c, guint max_modules,
-                                 size_t max_bytes);
 void st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,
                                   void *user_data);
 void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
