@@ -208,10 +208,11 @@ main (int argc, char **argv)
   if (unwinder != NULL
       && !st_live_unwinder_start (unwinder, &opts, stop_requested, &error))
     {
+      gboolean usage = error->domain == G_OPTION_ERROR;
       fprintf (stderr, "stacktrace: %s\n", error->message);
       st_live_unwinder_free (unwinder);
       st_options_clear (&opts);
-      return 1;
+      return usage ? 2 : 1;
     }
 
   int status = 1;

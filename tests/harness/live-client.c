@@ -9,14 +9,16 @@
    libsysprof-capture.
 
    live-client [--system-wide] [--argv0 NAME] [--stack-size N]
-               --stacktrace PATH --capture FILE [--st-arg ARG]...
-               -- PROG [ARGS...]
+               [--hang-up] --stacktrace PATH --capture FILE
+               [--st-arg ARG]... -- PROG [ARGS...]
 
    Without --system-wide the events follow the workload only (pid and
    its threads).  PROG must be uses-lib (tests/progs): its samples in
    st_lib_leaf must all come with the whole path
    st_lib_leaf, st_lib_inner, st_lib_outer, st_call_lib, main, ...,
-   _start.  Prints the figures.  Exit status 0, 1 (a failure, said on
+   _start.  With --hang-up the client closes the capture pipe after its
+   first read, and only the unwinder's exit (0, not by a signal) is
+   checked.  Prints the figures.  Exit status 0, 1 (a failure, said on
    stderr), 77 (perf events not allowed here).  */
 #include "config.h"
 
@@ -94,6 +96,7 @@ typedef struct
   int in;
   int out;
   uint64_t bytes;
+  gboolean hang_up;            /* close the pipe after the first read */
 } Copier;
 
 static void *
@@ -109,7 +112,11 @@ copy_capture (void *data)
         if (write (c->out, buf, (size_t) n) != n)
           break;
         c->bytes += (uint64_t) n;
+        if (c->hang_up)
+          break;
       }
+  /* The client gone: the unwinder's next write fails with EPIPE.  */
+  close (c->in);
   return NULL;
 }
 
@@ -361,7 +368,7 @@ bad:
 int
 main (int argc, char **argv)
 {
-  gboolean system_wide = FALSE;
+  gboolean system_wide = FALSE, hang_up = FALSE;
   const char *argv0 = NULL, *stacktrace = NULL, *capture = NULL;
   int stack_size = 16384;
   GPtrArray *st_args = g_ptr_array_new ();
@@ -371,6 +378,8 @@ main (int argc, char **argv)
     {
       if (strcmp (argv[i], "--system-wide") == 0)
         system_wide = TRUE;
+      else if (strcmp (argv[i], "--hang-up") == 0)
+        hang_up = TRUE;
       else if (strcmp (argv[i], "--argv0") == 0 && i + 1 < argc)
         argv0 = argv[++i];
       else if (strcmp (argv[i], "--stack-size") == 0 && i + 1 < argc)
@@ -470,7 +479,7 @@ main (int argc, char **argv)
   int out = open (capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0)
     return 1;
-  Copier copier = { cap[0], out, 0 };
+  Copier copier = { cap[0], out, 0, hang_up };
   pthread_t copier_thread;
   pthread_create (&copier_thread, NULL, copy_capture, &copier);
 
@@ -506,6 +515,15 @@ main (int argc, char **argv)
   pthread_join (copier_thread, NULL);
   close (out);
 
+  if (hang_up)
+    {
+      printf ("live-client: capture closed after %" PRIu64 " bytes; "
+              "unwinder exit %s %d, %.1f ms from stop to exit\n",
+              copier.bytes, WIFEXITED (wstatus) ? "status" : "by signal",
+              WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : WTERMSIG (wstatus),
+              (double) (exited - stop) / 1e6);
+      return WIFEXITED (wstatus) && WEXITSTATUS (wstatus) == 0 ? 0 : 1;
+    }
   Check c = { 0 };
   gboolean ok = read_capture (capture, workload, &c);
   double st_cpu_ms = (double) st_ru.ru_utime.tv_sec * 1e3 + st_ru.ru_utime.tv_usec / 1e3
