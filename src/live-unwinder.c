@@ -228,11 +228,13 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
   fprintf (out, "stacktrace: perf rings: %u x %u pages; %u processes, %u "
            "mappings and %u mount tables at start (%.1f ms); %"
            G_GUINT64_FORMAT " records (%" G_GUINT64_FORMAT " samples) in %"
-           G_GUINT64_FORMAT " passes; %" G_GUINT64_FORMAT " LOST records "
-           "for %" G_GUINT64_FORMAT " events\n", lu->perf_fds->len,
+           G_GUINT64_FORMAT " passes, at most %.1f MiB waiting for the "
+           "unwinder; %" G_GUINT64_FORMAT " LOST records for %"
+           G_GUINT64_FORMAT " events\n", lu->perf_fds->len,
            c.ring_pages, lu->scan.processes, lu->scan.maps,
            lu->scan.mount_files, lu->scan_ms, c.records, c.samples,
-           c.passes, c.lost_records, c.lost_events);
+           c.passes, (double) c.queue_peak / (1 << 20), c.lost_records,
+           c.lost_events);
 }
 
 void

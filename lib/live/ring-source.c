@@ -1,9 +1,11 @@
 /* The perf rings of a live recorder as a perf.data stream; the contract
    is in ring-source.h.  A thread of its own reads the rings, so they
-   keep being emptied while the main thread unwinds; between the two, a
-   pipe is the bound (when the main thread falls behind, the pipe fills,
-   then the rings, and the kernel counts what it drops in LOST records,
-   which is the loss a recorder should see).  */
+   keep being emptied while the main thread unwinds or waits for a CPU
+   (on a loaded machine, for hundreds of ms).  Between the two threads:
+   the thread's queue, then a pipe it writes without blocking.  When the
+   main thread falls too far behind, the queue's bound stops the reading,
+   the rings fill, and the kernel counts what it drops in LOST records:
+   the loss the recorder sees.  */
 #include "config.h"
 
 #include <errno.h>
@@ -23,10 +25,26 @@
 #include "live/sysprof-layout.h"
 #include "util/domain.h"
 
-/* What a pipe between the threads may hold: a few hundred samples.  */
-#define STREAM_PIPE_SIZE (1 << 20)
+/* What the pipe between the threads may hold: some hundreds of samples,
+   which ride out the main thread's bursts of work (the modules of every
+   process at start); less where the kernel refuses it.  */
+#define STREAM_PIPE_SIZE (8 << 20)
+#define STREAM_PIPE_SIZE_MIN (1 << 20)
 /* The synthesized records held before the thread starts.  */
 #define HOLD_MAX (256u << 20)
+/* Records read from the rings and not yet taken by the pipe: while the
+   main thread catches up, they wait here rather than in the rings,
+   where they would be lost.  Past this, the rings are left to fill.  */
+#define QUEUE_MAX (256u << 20)
+/* The queue grows and shrinks by chunks: nothing big is ever copied.  */
+#define CHUNK_SIZE (1u << 20)
+
+typedef struct
+{
+  size_t start;                /* sent up to here */
+  size_t end;                  /* filled up to here */
+  uint8_t data[CHUNK_SIZE];
+} Chunk;
 /* The smallest ring tried when the kernel refuses larger ones.  */
 #define MIN_PAGES 8
 
@@ -53,8 +71,10 @@ struct StRingSource
   int read_fd;                 /* the stream: owner's end */
   int write_fd;                /* the thread's end */
   int wake[2];                 /* _stop wakes the thread's poll() */
-  StOutput *out;
+  StOutput *out;                /* the header and what comes before _start */
   StPerfWriter *writer;
+  GQueue chunks;               /* Chunk *: records for the pipe */
+  size_t queued;               /* bytes in them */
 
   pthread_t thread;
   gboolean started;
@@ -67,13 +87,27 @@ struct StRingSource
   char *first_problem;
 };
 
+/* The data pages to try first for each of N_RINGS rings: a power of
+   two within the bounds.  */
+static guint
+first_pages (guint n_rings, long page)
+{
+  guint pages = ST_RING_SOURCE_PAGES;
+
+  while (pages > MIN_PAGES
+         && (uint64_t) pages * (uint64_t) page * MAX (n_rings, 1)
+            > ST_RING_SOURCE_BUDGET)
+    pages /= 2;
+  return pages;
+}
+
 static gboolean
-map_ring (Ring *r, GError **error)
+map_ring (Ring *r, guint max_pages, GError **error)
 {
   long page = sysconf (_SC_PAGESIZE);
   int err = 0;
 
-  for (guint pages = ST_RING_SOURCE_PAGES; pages >= MIN_PAGES; pages /= 2)
+  for (guint pages = max_pages; pages >= MIN_PAGES; pages /= 2)
     {
       size_t len = (size_t) (pages + 1) * (size_t) page;
       void *map = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -137,7 +171,7 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
                        r->cpu, g_strerror (errno));
           goto fail;
         }
-      if (!map_ring (r, error))
+      if (!map_ring (r, first_pages (n_fds, sysconf (_SC_PAGESIZE)), error))
         goto fail;
       s->counts.ring_pages = (uint32_t) (r->ring.size / (uint64_t) sysconf (_SC_PAGESIZE));
     }
@@ -150,11 +184,14 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
   s->read_fd = stream[0];
   s->write_fd = stream[1];
   /* Larger than the default 64 KiB where allowed; not needed.  */
-  (void) fcntl (s->write_fd, F_SETPIPE_SZ, STREAM_PIPE_SIZE);
+  for (int size = STREAM_PIPE_SIZE; size >= STREAM_PIPE_SIZE_MIN; size /= 2)
+    if (fcntl (s->write_fd, F_SETPIPE_SZ, size) >= 0)
+      break;
 
   st_sysprof_layout_attr (&s->attr, stack_size);
   st_sysprof_layout_checked (&s->checked, &s->attr);
   s->out = st_output_new (s->write_fd);
+  g_queue_init (&s->chunks);
   st_output_hold (s->out, HOLD_MAX);
   s->writer = st_perf_writer_new (s->out, FALSE);
   st_perf_writer_attr (s->writer, (const uint8_t *) &s->attr,
@@ -188,6 +225,23 @@ note_problem (StRingSource *s, const Ring *r, const char *what)
                                         r->fd, r->ring.tail, what);
 }
 
+static void
+queue_bytes (StRingSource *s, const void *data, size_t len)
+{
+  Chunk *c = g_queue_peek_tail (&s->chunks);
+
+  /* Records are at most 64 KiB: one fits in a fresh chunk.  */
+  if (c == NULL || CHUNK_SIZE - c->end < len)
+    {
+      c = g_malloc (sizeof *c);
+      c->start = c->end = 0;
+      g_queue_push_tail (&s->chunks, c);
+    }
+  memcpy (c->data + c->end, data, len);
+  c->end += len;
+  s->queued += len;
+}
+
 /* One record copied out of ring R: checked, counted, passed on.  */
 static void
 take_record (StRingSource *s, Ring *r, size_t len)
@@ -214,7 +268,46 @@ take_record (StRingSource *s, Ring *r, size_t len)
       s->counts.lost_records++;
       s->counts.lost_events += st_perf_get_u64 (s->record + 16);
     }
-  st_perf_writer_record (s->writer, s->record, len);
+  queue_bytes (s, s->record, len);
+}
+
+/* Hands the pipe what it takes now.  FALSE when it failed (the reader
+   is gone).  */
+static gboolean
+send_queue (StRingSource *s)
+{
+  Chunk *c;
+
+  while ((c = g_queue_peek_head (&s->chunks)) != NULL)
+    {
+      ssize_t n = c->end > c->start
+                  ? write (s->write_fd, c->data + c->start, c->end - c->start)
+                  : 0;
+      if (n > 0)
+        {
+          c->start += (size_t) n;
+          s->queued -= (size_t) n;
+        }
+      else if (n < 0 && errno == EINTR)
+        continue;
+      else if (n < 0 && errno == EAGAIN)
+        break;
+      else if (n < 0)
+        return FALSE;
+      if (c->start == c->end)
+        g_free (g_queue_pop_head (&s->chunks));
+    }
+  return TRUE;
+}
+
+static void
+queue_round (StRingSource *s)
+{
+  StPerfEventHeader round = { ST_PERF_RECORD_FINISHED_ROUND, 0,
+                              sizeof round };
+
+  queue_bytes (s, &round, sizeof round);
+  s->counts.queue_peak = MAX (s->counts.queue_peak, (uint64_t) s->queued);
 }
 
 /* Reads every ring to the head it had when its turn came; the number of
@@ -245,7 +338,7 @@ pass (StRingSource *s)
 static gboolean
 wait_for_data (StRingSource *s, struct pollfd *pfd)
 {
-  guint n = 0;
+  guint n = 0, event_at;
 
   for (guint i = 0; i < s->n_rings; i++)
     {
@@ -256,8 +349,12 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
   pfd[n].fd = s->wake[0];
   pfd[n].events = POLLIN;
   pfd[n++].revents = 0;
+  event_at = n;
   pfd[n].fd = s->event_fd;
   pfd[n].events = POLLIN;
+  pfd[n++].revents = 0;
+  pfd[n].fd = s->queued > 0 ? s->write_fd : -1;
+  pfd[n].events = POLLOUT;
   pfd[n++].revents = 0;
   if (poll (pfd, n, ST_RING_SOURCE_POLL_MS) < 0 && errno != EINTR)
     return TRUE;
@@ -268,7 +365,7 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
       s->rings[i].hung_up = TRUE;
   if (g_atomic_int_get (&s->abandon))
     return TRUE;
-  if (s->event_fd >= 0 && (pfd[n - 1].revents & (POLLIN | POLLHUP | POLLERR)))
+  if (s->event_fd >= 0 && (pfd[event_at].revents & (POLLIN | POLLHUP | POLLERR)))
     return TRUE;
   return s->stopping != NULL && s->stopping ();
 }
@@ -277,20 +374,27 @@ static void *
 run (void *data)
 {
   StRingSource *s = data;
-  g_autofree struct pollfd *pfd = g_new (struct pollfd, s->n_rings + 2);
-  gboolean last = FALSE;
+  g_autofree struct pollfd *pfd = g_new (struct pollfd, s->n_rings + 3);
+  gboolean last = FALSE, failed = FALSE;
 
+  /* The header and the processes: the main thread is reading them.  */
   st_output_release (s->out);
   st_perf_writer_finished_round (s->writer);
-  for (;;)
+  failed = !st_output_flush (s->out, NULL);
+  fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) | O_NONBLOCK);
+  while (!failed)
     {
-      if (pass (s) > 0)
-        st_perf_writer_finished_round (s->writer);
-      if (!st_output_flush (s->out, NULL) || g_atomic_int_get (&s->abandon)
-          || last)
+      if ((last || s->queued < QUEUE_MAX) && pass (s) > 0)
+        queue_round (s);
+      failed = !send_queue (s);
+      if (failed || g_atomic_int_get (&s->abandon) || last)
         break;
       last = wait_for_data (s, pfd);
     }
+  /* What is left goes out whole, waiting for the reader.  */
+  fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) & ~O_NONBLOCK);
+  if (!failed && !g_atomic_int_get (&s->abandon))
+    send_queue (s);
   for (guint i = 0; i < s->n_rings; i++)
     {
       s->counts.ring_problems += s->rings[i].ring.problems;
@@ -365,6 +469,7 @@ st_ring_source_free (StRingSource *s)
   if (s->writer != NULL)
     st_perf_writer_free (s->writer);
   st_output_free (s->out);
+  g_queue_clear_full (&s->chunks, g_free);
   for (guint i = 0; i < s->n_rings; i++)
     if (s->rings[i].map != NULL)
       munmap (s->rings[i].map, s->rings[i].map_len);

@@ -3,15 +3,17 @@
    the ordinary perf reader, pipeline and writers take as input.
 
    At _new every ring is mapped (1 + 2^n pages, the largest the kernel
-   grants up to ST_RING_SOURCE_PAGES) and each fd's sample id asked
-   (PERF_EVENT_IOC_ID); the stream's header and HEADER_ATTR (the layout
+   grants within ST_RING_SOURCE_PAGES and ST_RING_SOURCE_BUDGET) and
+   each fd's sample id asked (PERF_EVENT_IOC_ID); the stream's header and HEADER_ATTR (the layout
    of sysprof-layout.h) are written, held in memory together with
    whatever the owner adds before _start (the processes that exist).
 
    _start runs a thread that, every pass, reads every ring up to its
    head (perf-ring.h: records copied out, the room handed back at once),
    checks each record against the layout (what does not fit is counted,
-   named and left out), writes the records and then FINISHED_ROUND, so
+   named and left out), queues the records and then FINISHED_ROUND for
+   the stream (a pipe it never blocks on; the queue holds up to
+   256 MiB while the main thread falls behind), so
    that the reader's reorder window merges the CPUs in time order under
    the same rules as `perf record -o -`.  It waits for the next pass in
    poll() on the rings, the stop eventfd and a short timer.  When the
@@ -28,9 +30,12 @@
 
 #include "format/perf-writer.h"
 
-/* Data pages per ring at most (2 MiB with 4 KiB pages): the main thread
-   unwinds while the rings fill.  */
-#define ST_RING_SOURCE_PAGES 512
+/* Data pages per ring at most (8 MiB with 4 KiB pages), and all rings
+   together at most ST_RING_SOURCE_BUDGET bytes: the rings must ride out
+   the times the reader thread does not get a CPU (a loaded machine) and
+   the main thread's bursts of work.  */
+#define ST_RING_SOURCE_PAGES 2048
+#define ST_RING_SOURCE_BUDGET (64u << 20)
 /* The timer between passes when poll() reports nothing.  */
 #define ST_RING_SOURCE_POLL_MS 10
 
@@ -53,6 +58,7 @@ typedef struct
   uint64_t ring_problems;      /* passes given up (perf-ring.h) */
   uint64_t dropped_bytes;
   uint32_t ring_pages;         /* data pages per ring */
+  uint64_t queue_peak;         /* bytes read and waiting for the pipe */
 } StRingSourceCounts;
 
 /* Takes no ownership of the fds.  STACK_SIZE is --stack-size.  */

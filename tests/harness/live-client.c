@@ -191,6 +191,24 @@ load_syms (const char *path)
   return f;
 }
 
+static void
+free_syms (gpointer data)
+{
+  FileSyms *f = data;
+
+  for (guint i = 0; i < f->syms->len; i++)
+    g_free (g_array_index (f->syms, Sym, i).name);
+  g_array_free (f->syms, TRUE);
+  g_array_free (f->loads, TRUE);
+  g_free (f);
+}
+
+static void
+clear_map (gpointer data)
+{
+  g_free (((MapEntry *) data)->filename);
+}
+
 static const char *
 lookup (GArray *maps, uint64_t addr)
 {
@@ -272,8 +290,10 @@ static gboolean
 read_capture (const char *path, pid_t workload, Check *c)
 {
   SysprofCaptureReader *r = sysprof_capture_reader_new (path);
-  GArray *maps = g_array_new (FALSE, TRUE, sizeof (MapEntry));
-  GHashTable *files = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GArray) maps = g_array_new (FALSE, TRUE, sizeof (MapEntry));
+  g_autoptr (GHashTable) files = g_hash_table_new_full (g_str_hash,
+                                                        g_str_equal, g_free,
+                                                        free_syms);
   SysprofCaptureFrameType type;
 
   if (r == NULL)
@@ -356,12 +376,14 @@ read_capture (const char *path, pid_t workload, Check *c)
         }
     }
   sysprof_capture_reader_unref (r);
+  g_array_set_clear_func (maps, clear_map);
   return TRUE;
 
 bad:
   fprintf (stderr, "live-client: libsysprof-capture stopped reading %s "
            "(frame type %d)\n", path, (int) type);
   sysprof_capture_reader_unref (r);
+  g_array_set_clear_func (maps, clear_map);
   return FALSE;
 }
 
@@ -371,7 +393,7 @@ main (int argc, char **argv)
   gboolean system_wide = FALSE, hang_up = FALSE;
   const char *argv0 = NULL, *stacktrace = NULL, *capture = NULL;
   int stack_size = 16384;
-  GPtrArray *st_args = g_ptr_array_new ();
+  g_autoptr (GPtrArray) st_args = g_ptr_array_new ();
   int i;
 
   for (i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
@@ -421,7 +443,7 @@ main (int argc, char **argv)
   close (go[0]);
 
   int n_cpus = get_nprocs ();
-  int *perf_fds = g_new (int, n_cpus);
+  g_autofree int *perf_fds = g_new (int, n_cpus);
   for (int cpu = 0; cpu < n_cpus; cpu++)
     {
       perf_fds[cpu] = open_event (system_wide ? -1 : workload, cpu,
@@ -444,15 +466,15 @@ main (int argc, char **argv)
 
   /* Sysprof's argv, with the fds where sysprofd puts them: the eventfd
      at 3, the perf events from 4, the capture after them.  */
-  GPtrArray *av = g_ptr_array_new ();
-  g_ptr_array_add (av, (char *) (argv0 != NULL ? argv0 : stacktrace));
+  g_autoptr (GPtrArray) av = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (av, g_strdup (argv0 != NULL ? argv0 : stacktrace));
   g_ptr_array_add (av, g_strdup_printf ("--stack-size=%d", stack_size));
   g_ptr_array_add (av, g_strdup ("--event-fd=3"));
   for (int cpu = 0; cpu < n_cpus; cpu++)
     g_ptr_array_add (av, g_strdup_printf ("--perf-fd=%d:%d", 4 + cpu, cpu));
   g_ptr_array_add (av, g_strdup_printf ("--capture-fd=%d", 4 + n_cpus));
   for (guint k = 0; k < st_args->len; k++)
-    g_ptr_array_add (av, st_args->pdata[k]);
+    g_ptr_array_add (av, g_strdup (st_args->pdata[k]));
   g_ptr_array_add (av, NULL);
 
   pid_t st = fork ();
@@ -546,6 +568,7 @@ main (int argc, char **argv)
           c.all_samples ? st_cpu_ms / (double) c.all_samples : 0.0,
           st_ru.ru_maxrss / 1024);
 
+  g_autofree char *first_bad = c.first_bad;
   if (!ok)
     return 1;
   if (!WIFEXITED (wstatus) || WEXITSTATUS (wstatus) != 0)
