@@ -11,6 +11,8 @@
 #include "format/perf-types.h"
 #include "live/proc-scan.h"
 
+/* The longest command line kept as a process's name.  */
+#define CMDLINE_MAX 1024
 /* Data bytes per FILE_CHUNK frame (Sysprof's writer uses pages too).  */
 #define CHUNK_DATA 4096
 #define TRAILER_SIZE 24
@@ -137,6 +139,28 @@ st_proc_scan_file_chunks (GByteArray *chunks, const char *path,
   return TRUE;
 }
 
+/* The name Sysprof gives a process found at start: its command line,
+   arguments joined by spaces (at most CMDLINE_MAX bytes), or the comm of
+   a process without one (a kernel thread).  */
+static char *
+process_name (const char *proc_root, uint32_t pid, const char *comm)
+{
+  g_autofree char *path = g_strdup_printf ("%s/%u/cmdline", proc_root, pid);
+  g_autofree char *args = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &args, &len, NULL) || len == 0)
+    return g_strdup (comm);
+  len = MIN (len, (gsize) CMDLINE_MAX);
+  args[len] = '\0';
+  while (len > 0 && args[len - 1] == '\0')
+    len--;
+  for (gsize i = 0; i < len; i++)
+    if (args[i] == '\0')
+      args[i] = ' ';
+  return g_strndup (args, len);
+}
+
 /* The COMM, MMAP2 records and mountinfo of process PID.  */
 static void
 scan_process (const char *proc_root, uint32_t pid, StPerfWriter *perf,
@@ -154,7 +178,8 @@ scan_process (const char *proc_root, uint32_t pid, StPerfWriter *perf,
   if (!g_file_get_contents (comm_path, &comm, NULL, NULL))
     return;   /* gone */
   g_strchomp (comm);
-  synth_comm (perf, b, pid, comm, now, id);
+  g_autofree char *name = process_name (proc_root, pid, comm);
+  synth_comm (perf, b, pid, name, now, id);
   counts->processes++;
   if (g_file_get_contents (maps_path, &maps, NULL, NULL))
     {
