@@ -21,6 +21,7 @@
 
 #include "format/output.h"
 #include "live/perf-ring.h"
+#include "live/record-queue.h"
 #include "live/ring-source.h"
 #include "live/sysprof-layout.h"
 #include "util/domain.h"
@@ -36,15 +37,6 @@
    main thread catches up, they wait here rather than in the rings,
    where they would be lost.  Past this, the rings are left to fill.  */
 #define QUEUE_MAX (256u << 20)
-/* The queue grows and shrinks by chunks: nothing big is ever copied.  */
-#define CHUNK_SIZE (1u << 20)
-
-typedef struct
-{
-  size_t start;                /* sent up to here */
-  size_t end;                  /* filled up to here */
-  uint8_t data[CHUNK_SIZE];
-} Chunk;
 /* The smallest ring tried when the kernel refuses larger ones.  */
 #define MIN_PAGES 8
 
@@ -73,8 +65,7 @@ struct StRingSource
   int wake[2];                 /* _stop wakes the thread's poll() */
   StOutput *out;                /* the header and what comes before _start */
   StPerfWriter *writer;
-  GQueue chunks;               /* Chunk *: records for the pipe */
-  size_t queued;               /* bytes in them */
+  StRecordQueue queue;         /* records for the pipe */
 
   pthread_t thread;
   gboolean started;
@@ -191,7 +182,7 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
   st_sysprof_layout_attr (&s->attr, stack_size);
   st_sysprof_layout_checked (&s->checked, &s->attr);
   s->out = st_output_new (s->write_fd);
-  g_queue_init (&s->chunks);
+  st_record_queue_init (&s->queue);
   st_output_hold (s->out, HOLD_MAX);
   s->writer = st_perf_writer_new (s->out, FALSE);
   st_perf_writer_attr (s->writer, (const uint8_t *) &s->attr,
@@ -225,23 +216,6 @@ note_problem (StRingSource *s, const Ring *r, const char *what)
                                         r->fd, r->ring.tail, what);
 }
 
-static void
-queue_bytes (StRingSource *s, const void *data, size_t len)
-{
-  Chunk *c = g_queue_peek_tail (&s->chunks);
-
-  /* Records are at most 64 KiB: one fits in a fresh chunk.  */
-  if (c == NULL || CHUNK_SIZE - c->end < len)
-    {
-      c = g_malloc (sizeof *c);
-      c->start = c->end = 0;
-      g_queue_push_tail (&s->chunks, c);
-    }
-  memcpy (c->data + c->end, data, len);
-  c->end += len;
-  s->queued += len;
-}
-
 /* One record copied out of ring R: checked, counted, passed on.  */
 static void
 take_record (StRingSource *s, Ring *r, size_t len)
@@ -268,36 +242,7 @@ take_record (StRingSource *s, Ring *r, size_t len)
       s->counts.lost_records++;
       s->counts.lost_events += st_perf_get_u64 (s->record + 16);
     }
-  queue_bytes (s, s->record, len);
-}
-
-/* Hands the pipe what it takes now.  FALSE when it failed (the reader
-   is gone).  */
-static gboolean
-send_queue (StRingSource *s)
-{
-  Chunk *c;
-
-  while ((c = g_queue_peek_head (&s->chunks)) != NULL)
-    {
-      ssize_t n = c->end > c->start
-                  ? write (s->write_fd, c->data + c->start, c->end - c->start)
-                  : 0;
-      if (n > 0)
-        {
-          c->start += (size_t) n;
-          s->queued -= (size_t) n;
-        }
-      else if (n < 0 && errno == EINTR)
-        continue;
-      else if (n < 0 && errno == EAGAIN)
-        break;
-      else if (n < 0)
-        return FALSE;
-      if (c->start == c->end)
-        g_free (g_queue_pop_head (&s->chunks));
-    }
-  return TRUE;
+  st_record_queue_push (&s->queue, s->record, len);
 }
 
 static void
@@ -306,8 +251,9 @@ queue_round (StRingSource *s)
   StPerfEventHeader round = { ST_PERF_RECORD_FINISHED_ROUND, 0,
                               sizeof round };
 
-  queue_bytes (s, &round, sizeof round);
-  s->counts.queue_peak = MAX (s->counts.queue_peak, (uint64_t) s->queued);
+  st_record_queue_push (&s->queue, &round, sizeof round);
+  s->counts.queue_peak = MAX (s->counts.queue_peak,
+                              (uint64_t) s->queue.bytes);
 }
 
 /* Reads every ring to the head it had when its turn came; the number of
@@ -353,7 +299,7 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
   pfd[n].fd = s->event_fd;
   pfd[n].events = POLLIN;
   pfd[n++].revents = 0;
-  pfd[n].fd = s->queued > 0 ? s->write_fd : -1;
+  pfd[n].fd = s->queue.bytes > 0 ? s->write_fd : -1;
   pfd[n].events = POLLOUT;
   pfd[n++].revents = 0;
   if (poll (pfd, n, ST_RING_SOURCE_POLL_MS) < 0 && errno != EINTR)
@@ -384,9 +330,9 @@ run (void *data)
   fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) | O_NONBLOCK);
   while (!failed)
     {
-      if ((last || s->queued < QUEUE_MAX) && pass (s) > 0)
+      if ((last || s->queue.bytes < QUEUE_MAX) && pass (s) > 0)
         queue_round (s);
-      failed = !send_queue (s);
+      failed = !st_record_queue_send (&s->queue, s->write_fd);
       if (failed || g_atomic_int_get (&s->abandon) || last)
         break;
       last = wait_for_data (s, pfd);
@@ -394,7 +340,7 @@ run (void *data)
   /* What is left goes out whole, waiting for the reader.  */
   fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) & ~O_NONBLOCK);
   if (!failed && !g_atomic_int_get (&s->abandon))
-    send_queue (s);
+    st_record_queue_send (&s->queue, s->write_fd);
   for (guint i = 0; i < s->n_rings; i++)
     {
       s->counts.ring_problems += s->rings[i].ring.problems;
@@ -469,7 +415,7 @@ st_ring_source_free (StRingSource *s)
   if (s->writer != NULL)
     st_perf_writer_free (s->writer);
   st_output_free (s->out);
-  g_queue_clear_full (&s->chunks, g_free);
+  st_record_queue_clear (&s->queue);
   for (guint i = 0; i < s->n_rings; i++)
     if (s->rings[i].map != NULL)
       munmap (s->rings[i].map, s->rings[i].map_len);
