@@ -6,7 +6,8 @@
 # capture read with libsysprof-capture.
 #  1. Called sysprof-live-unwinder, events on the workload only: every
 #     sample in st_lib_leaf with the whole path to _start, the samples
-#     and lost events make up the workload's CPU time, exit 0.
+#     and lost events make up the workload's CPU time, every event the
+#     kernel's LOST records count is in a LOG frame, exit 0.
 #  2. Called stacktrace, system-wide: the same.
 #  3. The client closes the capture early: exit 0, not by SIGPIPE.
 #  4. Usage errors: exit 2 (1 for an fd that is no perf event), a
@@ -29,6 +30,11 @@ run_client () {
   [ $status -eq 77 ] && { cat "$tmp/$name.err"; skip "perf events not allowed here"; }
   [ $status -eq 0 ] || { tail -n 20 "$tmp/$name.err"; fail "$name: the run failed"; }
   grep -E '^stacktrace: (total|perf rings)' "$tmp/$name.err"
+  # Every event the kernel said it lost is in the capture's LOG frames.
+  ring_lost=$(sed -n 's/^stacktrace: perf rings:.* LOST records for \([0-9]*\) events$/\1/p' "$tmp/$name.err")
+  log_lost=$(sed -n 's/^live-client:.*; \([0-9]*\) events lost (LOG frames).*/\1/p' "$tmp/$name.out")
+  [ -n "$ring_lost" ] && [ "$ring_lost" = "$log_lost" ] \
+    || fail "$name: the rings lost ${ring_lost:-?} events, the capture's LOG frames say ${log_lost:-?}"
 }
 
 # 1.
