@@ -4,6 +4,7 @@
 
 #include "unwind/lean-rule.h"
 #include "unwind/lean-walk.h"
+#include "unwind/return-check.h"
 #include "unwind/rule-cache.h"
 
 typedef struct
@@ -76,8 +77,10 @@ frame_pointer_step (const StFastArch *arch, StSampleMemory *mem,
 }
 
 /* The caller of the frame at PC (looked up at LOOKUP) with registers
-   CUR, in any case: no module, no CFI, a rule whose reads may fail.
-   *BY_FP: it was unwound by frame pointer.  */
+   CUR, in any case: no module, no CFI, a rule whose reads may fail; but
+   a sampled frame without CFI whose code tells where its return address
+   is (leaf-code.h) is the full walk's.  *BY_FP: it was unwound by frame
+   pointer.  */
 static G_GNUC_NO_INLINE LeanStep
 lean_step_any (StProcessModules *pm, const StFastArch *arch,
                StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
@@ -100,6 +103,10 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
                        next_pc);
   if (st_rule_cache_rule (c, id)->kind == ST_RULE_NO_CFI)
     {
+      StLeafRule leaf;
+      if (lookup == pc && arch->leaf_rule != NULL
+          && st_rule_cache_leaf_rule (c, m, pc, &leaf))
+        return LEAN_BAIL;
       *by_fp = TRUE;
       return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
     }
@@ -158,7 +165,7 @@ lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
 
 StLeanEnd
 st_lean_walk (StProcessModules *pm, const StFastArch *arch,
-              StSampleMemory *mem, uint64_t pc, uint64_t fp,
+              StReturnCheck *returns, StSampleMemory *mem, uint64_t pc, uint64_t fp,
               gboolean fp_known, uint64_t *ips, uint64_t *sps, uint32_t max,
               uint32_t *n_out, uint32_t *n_fp)
 {
@@ -205,6 +212,11 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
                               &by_fp);
           if (st == LEAN_BAIL)
             return ST_LEAN_BAILED;
+        }
+      if (G_UNLIKELY (!st_return_check (returns, arch, pm, pc)))
+        {
+          *n_out = n;
+          return ST_LEAN_NOT_AFTER_CALL;
         }
       /* The loop guard's usual answer; anything else is for the full
          walk to decide.  */

@@ -31,7 +31,9 @@
    not matter to them: addresses depend on the CFA only); so is a frame
    without CFI (a PC in no module, or not covered by its module's CFI)
    given to the full walk's frame-pointer step, which reads only the
-   stack and frame pointers.  The outcome
+   stack and frame pointers; but a sampled frame whose code tells where
+   its return address is (leaf-code.h) bails.  Each return address is
+   checked as the full walk checks it (return-check.h, RETURNS).  The outcome
    (frames past the last known module dropped, the ELF entry point as
    root, a cut by the end of the stack copy) is then decided by
    st_walk_outcome as for the full walk.  */
@@ -43,12 +45,15 @@
 
 #include "unwind/fast-arch.h"
 #include "unwind/process-modules.h"
+#include "unwind/return-check.h"
 #include "unwind/sample-memory.h"
 
 typedef enum
 {
   ST_LEAN_OUTERMOST,    /* the last frame had no caller */
   ST_LEAN_STOPPED,      /* a frame could be unwound neither way */
+  ST_LEAN_NOT_AFTER_CALL,  /* on a return address that follows no call
+                              (return-check.h) */
   ST_LEAN_BAILED,       /* not the common case: walk it in full */
 } StLeanEnd;
 
@@ -59,7 +64,7 @@ typedef enum
    frames were delivered, *N_FP of them unwound by frame pointer, and MEM
    holds the failed reads.  */
 StLeanEnd st_lean_walk (StProcessModules *pm, const StFastArch *arch,
-                        StSampleMemory *mem, uint64_t pc, uint64_t fp,
+                        StReturnCheck *returns, StSampleMemory *mem, uint64_t pc, uint64_t fp,
                         gboolean fp_known, uint64_t *ips, uint64_t *sps,
                         uint32_t max, uint32_t *n, uint32_t *n_fp);
 

@@ -16,6 +16,7 @@
 #include "model/module-cache.h"
 #include "unwind/cfi-rules.h"
 #include "unwind/lean-rule.h"
+#include "unwind/process-modules.h"
 
 typedef struct StRuleCache StRuleCache;
 
@@ -34,6 +35,11 @@ uint32_t st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr);
 /* Whether ADDR lies in the function at the module's ELF entry point
    (_start), as libdwfl's symbol table sees it.  */
 gboolean st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr);
+
+/* For a sampled PC without CFI in process module M (whose tables C
+   are): the rule its code gives (leaf-code.h), memoized by address.  */
+gboolean st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
+                                  uint64_t pc, StLeafRule *rule);
 
 /* The hot path: a direct-mapped table of recently used ranges, indexed
    by the address's 16-byte granule, so that the PCs of a hot loop share
