@@ -40,8 +40,11 @@ st_return_check_slow (StReturnCheck *rc, const StFastArch *arch,
       uint8_t before[CALL_MAX];
       size_t n = m != NULL ? st_code_bytes_before (m, ra, before, CALL_MAX)
                            : 0;
+      /* Go starts a goroutine with a return address made up: just past
+         the NOP that begins runtime.goexit, a stack root.  */
       if (n > 0)
-        ok = arch->follows_call (before + CALL_MAX - n, n);
+        ok = arch->follows_call (before + CALL_MAX - n, n)
+             || (pm->stack_roots && st_process_modules_stack_root (pm, ra - 1));
     }
   StReturnCheckSlot *s
     = &rc->slots[(ra * 0x9e3779b97f4a7c15ull) >> (64 - ST_RETURN_CHECK_BITS)];

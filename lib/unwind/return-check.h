@@ -2,7 +2,9 @@
    instruction ends at (fast-arch.h, follows_call) was never pushed by a
    call, so the frame that gave it was misread and the walk stops there
    (ST_CAUSE_NOT_AFTER_CALL).  Only addresses in a process module (file
-   code) are checked; JIT code and addresses in no module are not.
+   code) are checked; JIT code and addresses in no module are not, nor
+   those in a stack root (Go's goroutines "return" to runtime.goexit
+   past a NOP, stack-roots.h).
 
    Every frame of every walk asks, so the answers are kept per process
    and engine in a direct-mapped table, emptied when the process's

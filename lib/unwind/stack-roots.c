@@ -7,13 +7,18 @@
 static const char *const roots[] = {
   "runtime.goexit", "runtime.mstart", "runtime.rt0_go",
   "runtime.systemstack", "runtime.morestack", "runtime.mcall",
+  /* Entered by the kernel on a signal (Go marks it a top frame).  */
+  "runtime.sigtramp",
+  /* They too move to the g0 stack, to call the vDSO or C.  */
+  "runtime.nanotime1", "runtime.walltime", "time.now",
+  "runtime.asmcgocall",
 };
 
 /* NAME, maybe with the ".abi0" of an assembly function's symbol.  */
 static gboolean
 is_root (const char *name)
 {
-  if (strncmp (name, "runtime.", 8) != 0)
+  if (strncmp (name, "runtime.", 8) != 0 && strncmp (name, "time.", 5) != 0)
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
     {
