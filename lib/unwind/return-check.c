@@ -28,12 +28,12 @@ st_return_check_clear (StReturnCheck *rc)
 }
 
 gboolean
-st_return_check_slow (StReturnCheck *rc, const StFastArch *arch,
-                      StProcessModules *pm, uint64_t ra)
+st_return_follows_call (const StFastArch *arch, StProcessModules *pm,
+                        uint64_t ra)
 {
   gboolean ok = TRUE;
 
-  if (arch->follows_call != NULL)
+  if (arch != NULL && arch->follows_call != NULL && ra != 0)
     {
       /* A return address may lie just past its call's module.  */
       const StProcessModule *m = st_process_modules_find (pm, ra - 1);
@@ -46,6 +46,14 @@ st_return_check_slow (StReturnCheck *rc, const StFastArch *arch,
         ok = arch->follows_call (before + CALL_MAX - n, n)
              || (pm->stack_roots && st_process_modules_stack_root (pm, ra - 1));
     }
+  return ok;
+}
+
+gboolean
+st_return_check_slow (StReturnCheck *rc, const StFastArch *arch,
+                      StProcessModules *pm, uint64_t ra)
+{
+  gboolean ok = st_return_follows_call (arch, pm, ra);
   StReturnCheckSlot *s
     = &rc->slots[(ra * 0x9e3779b97f4a7c15ull) >> (64 - ST_RETURN_CHECK_BITS)];
   s->ra = ra;

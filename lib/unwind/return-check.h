@@ -35,6 +35,11 @@ StReturnCheck *st_return_check_new (void);
 void st_return_check_free (StReturnCheck *rc);
 void st_return_check_clear (StReturnCheck *rc);
 
+/* The answer for RA in PM's modules, kept nowhere (for the rare
+   asker).  */
+gboolean st_return_follows_call (const StFastArch *arch, StProcessModules *pm,
+                                 uint64_t ra);
+
 /* The answer for RA, found in PM's modules, and kept.  */
 gboolean st_return_check_slow (StReturnCheck *rc, const StFastArch *arch,
                                StProcessModules *pm, uint64_t ra);
