@@ -406,8 +406,8 @@ leaf_by_code (ProcessState *s, SampleContext *c, uint64_t pc)
   c->sps[0] = c->sp;
   c->n_ips = 1;
   c->mem.frame = 1;
-  switch (st_leaf_rule_step (c->arch, &rule, &cur, &c->mem, c->returns,
-                             &s->modules, &c->restart_regs, &c->restart_pc))
+  switch (st_leaf_rule_step (c->arch, &rule, &cur, &c->mem, &s->modules,
+                             &c->restart_regs, &c->restart_pc))
     {
     case ST_LEAF_CALLER:
       c->restart = TRUE;
@@ -463,7 +463,7 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
   st_sample_memory_init (&c.mem, ev, c.sp, p, u->modules);
   c.arch = st_fast_arch (layout->elf_machine);
   if (s->returns == NULL && c.arch != NULL && c.arch->follows_call != NULL)
-    s->returns = st_return_check_new ();
+    s->returns = st_return_check_new (10);
   c.returns = s->returns;
   c.modules = &s->modules;
   int rc = 0;

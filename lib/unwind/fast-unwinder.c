@@ -18,7 +18,6 @@
 #include "unwind/lean-walk.h"
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
-#include "unwind/return-check.h"
 #include "unwind/rule-cache.h"
 #include "unwind/sample-memory.h"
 #include "unwind/walk-outcome.h"
@@ -35,7 +34,6 @@ typedef struct
   StProcess *process;
   StProcessModules modules;
   const StFastArch *arch;     /* NULL: not for the fast engine */
-  StReturnCheck *returns;     /* answers for MODULES; NULL: unchecked */
 } ProcessState;
 
 StFastUnwinder *
@@ -77,7 +75,6 @@ process_state_free (gpointer data)
   ProcessState *s = data;
 
   st_process_modules_clear (&s->modules);
-  st_return_check_free (s->returns);
   g_free (s);
 }
 
@@ -119,10 +116,6 @@ process_state (StFastUnwinder *u, StProcess *p)
     {
       st_process_modules_build (&s->modules, p->maps);
       s->arch = process_arch (&s->modules);
-      st_return_check_clear (s->returns);
-      if (s->returns == NULL && s->arch != NULL
-          && s->arch->follows_call != NULL)
-        s->returns = st_return_check_new ();
     }
   return s;
 }
@@ -191,8 +184,7 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
               || !st_rule_cache_leaf_rule (pm->module->tables, pm, pc, &leaf))
             break;
           switch (st_leaf_rule_step (w->arch, &leaf, cur, &w->mem,
-                                     w->s->returns, &w->s->modules, next,
-                                     next_pc))
+                                     &w->s->modules, next, next_pc))
             {
             case ST_LEAF_CALLER:
               w->by_code = TRUE;
@@ -246,7 +238,7 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
             return WALK_FALLBACK;
         }
       if (!initial
-          && !st_return_check (w->s->returns, w->arch, &w->s->modules, pc))
+          && !st_rule_cache_return_ok (&w->s->modules, w->arch, pc))
         {
           end = WALK_NOT_AFTER_CALL;
           break;
@@ -421,9 +413,8 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
                                              layout->perf_of_dwarf[s->arch->fp],
                                              &fp);
       st_sample_memory_init (&mem, ev, sp, p, u->modules);
-      StLeanEnd end = st_lean_walk (&s->modules, s->arch, s->returns, &mem,
-                                    pc, fp, fp_known, ips, sps, max_ips, &n,
-                                    &n_fp);
+      StLeanEnd end = st_lean_walk (&s->modules, s->arch, &mem, pc, fp,
+                                    fp_known, ips, sps, max_ips, &n, &n_fp);
       if (end != ST_LEAN_BAILED)
         {
           StWalkOracle oracle = fast_oracle (s);

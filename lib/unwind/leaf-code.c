@@ -66,8 +66,7 @@ st_leaf_code_rule (const StFastArch *arch, const StProcessModule *m,
 StLeafStep
 st_leaf_rule_step (const StFastArch *arch, const StLeafRule *rule,
                    const StFrameRegs *cur, StSampleMemory *mem,
-                   StReturnCheck *rc, StProcessModules *pm, StFrameRegs *next,
-                   uint64_t *next_pc)
+                   StProcessModules *pm, StFrameRegs *next, uint64_t *next_pc)
 {
   if (!(cur->set & (1u << arch->sp)))
     return ST_LEAF_NOT_TAKEN;
@@ -81,7 +80,7 @@ st_leaf_rule_step (const StFastArch *arch, const StLeafRule *rule,
     }
   else if (!st_sample_memory_read (mem, sp + rule->ra_at, &ra))
     return rule->guessed ? ST_LEAF_NOT_TAKEN : ST_LEAF_FAILED;
-  if (rule->guessed && (ra == 0 || !st_return_check (rc, arch, pm, ra)
+  if (rule->guessed && (ra == 0 || !st_return_follows_call (arch, pm, ra)
                         || st_process_modules_find (pm, ra - 1) == NULL))
     return ST_LEAF_NOT_TAKEN;
   if (ra == 0)

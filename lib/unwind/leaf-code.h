@@ -41,10 +41,10 @@ typedef enum
 /* Applies RULE to the sampled frame's registers CUR (reads through MEM,
    which records failures): the caller has CUR's registers but for the
    stack and frame pointers and the return address column the rule
-   gives.  A guessed rule's return address is checked with RC in PM.  */
+   gives.  A guessed rule's return address must follow a call in PM.  */
 StLeafStep st_leaf_rule_step (const StFastArch *arch, const StLeafRule *rule,
                               const StFrameRegs *cur, StSampleMemory *mem,
-                              StReturnCheck *rc, StProcessModules *pm,
-                              StFrameRegs *next, uint64_t *next_pc);
+                              StProcessModules *pm, StFrameRegs *next,
+                              uint64_t *next_pc);
 
 #endif /* ST_LEAF_CODE_H */

@@ -33,7 +33,8 @@
    given to the full walk's frame-pointer step, which reads only the
    stack and frame pointers; but a sampled frame whose code tells where
    its return address is (leaf-code.h) bails.  Each return address is
-   checked as the full walk checks it (return-check.h, RETURNS).  The outcome
+   checked as the full walk checks it (rule-cache.h,
+   st_rule_cache_return_ok).  The outcome
    (frames past the last known module dropped, the ELF entry point as
    root, a cut by the end of the stack copy) is then decided by
    st_walk_outcome as for the full walk.  */
@@ -45,7 +46,6 @@
 
 #include "unwind/fast-arch.h"
 #include "unwind/process-modules.h"
-#include "unwind/return-check.h"
 #include "unwind/sample-memory.h"
 
 typedef enum
@@ -64,7 +64,7 @@ typedef enum
    frames were delivered, *N_FP of them unwound by frame pointer, and MEM
    holds the failed reads.  */
 StLeanEnd st_lean_walk (StProcessModules *pm, const StFastArch *arch,
-                        StReturnCheck *returns, StSampleMemory *mem, uint64_t pc, uint64_t fp,
+                        StSampleMemory *mem, uint64_t pc, uint64_t fp,
                         gboolean fp_known, uint64_t *ips, uint64_t *sps,
                         uint32_t max, uint32_t *n, uint32_t *n_fp);
 

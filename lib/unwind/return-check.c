@@ -9,9 +9,18 @@
 #define CALL_MAX 16
 
 StReturnCheck *
-st_return_check_new (void)
+st_return_check_new (guint bits)
 {
-  return g_new0 (StReturnCheck, 1);
+  StReturnCheck *rc = g_malloc0 (sizeof *rc
+                                 + (sizeof (StReturnCheckSlot) << bits));
+  rc->mask = ((uint64_t) 1 << bits) - 1;
+  return rc;
+}
+
+size_t
+st_return_check_bytes (const StReturnCheck *rc)
+{
+  return sizeof *rc + sizeof (StReturnCheckSlot) * (rc->mask + 1);
 }
 
 void
@@ -24,7 +33,7 @@ void
 st_return_check_clear (StReturnCheck *rc)
 {
   if (rc != NULL)
-    memset (rc, 0, sizeof *rc);
+    memset (rc->slots, 0, st_return_check_bytes (rc) - sizeof *rc);
 }
 
 gboolean
@@ -50,13 +59,13 @@ st_return_follows_call (const StFastArch *arch, StProcessModules *pm,
 }
 
 gboolean
-st_return_check_slow (StReturnCheck *rc, const StFastArch *arch,
-                      StProcessModules *pm, uint64_t ra)
+st_return_check_fill (StReturnCheck *rc, uint64_t key,
+                      const StFastArch *arch, StProcessModules *pm,
+                      uint64_t ra)
 {
   gboolean ok = st_return_follows_call (arch, pm, ra);
-  StReturnCheckSlot *s
-    = &rc->slots[(ra * 0x9e3779b97f4a7c15ull) >> (64 - ST_RETURN_CHECK_BITS)];
-  s->ra = ra;
+  StReturnCheckSlot *s = &rc->slots[key & rc->mask];
+  s->key = key;
   s->follows_call = ok;
   return ok;
 }

@@ -145,6 +145,7 @@ rule_cache_free (gpointer data)
   g_tree_destroy (c->ranges);
   g_hash_table_destroy (c->entry_memo);
   g_hash_table_destroy (c->leaf_memo);
+  st_return_check_free (c->pub.returns);
   g_free (c);
 }
 
@@ -198,6 +199,8 @@ st_rule_cache_prepare (StModule *m, void *user_data)
          && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
     bits++;
   hot_resize (c, bits);
+  c->pub.returns = st_return_check_new (MAX (bits - 1, HOT_MIN_BITS));
+  st_module_account (m, st_return_check_bytes (c->pub.returns));
 
   c->dwfl = st_dwfl_of_module (m, &c->dmod);
   /* .eh_frame now (cheap: its header); .debug_frame only when .eh_frame

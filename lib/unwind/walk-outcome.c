@@ -47,13 +47,14 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
   if (mem->unready_read)
     res->unprimed = TRUE;
   /* Past a stack root the walk read stale frames or data.  */
-  for (uint32_t i = 0; o->stack_root != NULL && i < *n; i++)
-    if (o->stack_root (o->user, ips[i]))
-      {
-        res->n_ips = *n = i + 1;
-        res->status = ST_UNWIND_COMPLETE;
-        return;
-      }
+  if (G_UNLIKELY (o->stack_root != NULL))
+    for (uint32_t i = 0; i < *n; i++)
+      if (o->stack_root (o->user, ips[i]))
+        {
+          res->n_ips = *n = i + 1;
+          res->status = ST_UNWIND_COMPLETE;
+          return;
+        }
   /* Frames past the last one in a known module are garbage read from a
      wrong CFA: drop them.  */
   while (*n > 1 && !o->in_module (o->user, ips[*n - 1]))
