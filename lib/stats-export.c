@@ -314,6 +314,8 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
   put_u64 (&e, "unprimed", t->unprimed);
   put_percent (&e, "success_rate_percent", st_unwind_success_rate (t));
   put_u64 (&e, "user_frames", t->frames);
+  put_u64 (&e, "frames_by_frame_pointer_step", t->fp_frames);
+  put_u64 (&e, "sampled_frames_by_code", t->code_frames);
   begin (&e, "cause", 0, FALSE);
   for (int i = 1; i < ST_CAUSE_N; i++)
     {

@@ -128,6 +128,7 @@ count (StUnwindCounters *c, const StUnwindResult *r)
     c->by_fallback[r->fallback]++;
   c->fp_frames += r->n_fp_frames;
   c->lean += r->lean;
+  c->code_frames += r->n_code_frames;
 }
 
 /* What the fast engine did, when it ran.  */
@@ -154,8 +155,8 @@ print_engine (FILE *out, const StUnwindCounters *c)
           }
       fputc (')', out);
     }
-  fprintf (out, ", %" PRIu64 " frame(s) by frame pointer (no CFI)\n",
-           c->fp_frames);
+  fprintf (out, ", %" PRIu64 " frame(s) by the frame-pointer step (no CFI)"
+           "\n", c->fp_frames);
 }
 
 static void add_counters (StUnwindCounters *sum, const StUnwindCounters *c);
@@ -220,10 +221,10 @@ st_stats_unwind (StStats *s, int32_t pid, const char *comm,
 static void
 add_counters (StUnwindCounters *sum, const StUnwindCounters *c)
 {
-  /* Every field is a uint64_t count (11 of them, then the arrays): a
+  /* Every field is a uint64_t count (12 of them, then the arrays): a
      field of another kind breaks the build here.  */
   G_STATIC_ASSERT (sizeof (StUnwindCounters)
-                   == (11 + ST_CAUSE_N + ST_PATH_N + ST_FALLBACK_N)
+                   == (12 + ST_CAUSE_N + ST_PATH_N + ST_FALLBACK_N)
                       * sizeof (uint64_t));
   uint64_t *to = (uint64_t *) sum;
   const uint64_t *from = (const uint64_t *) c;
@@ -363,7 +364,8 @@ print_sources (FILE *out, const StUnwindCounters *c)
     return;
   fprintf (out, "stacktrace: sources of complete chains: %" PRIu64
            " by DWARF alone, %" PRIu64 " stitched from the thread's known "
-           "stack, %" PRIu64 " continued by the frame-pointer chain",
+           "stack, %" PRIu64 " continued by the recorder's frame-pointer "
+           "chain",
            c->complete - c->stitched - c->fp_chain, c->stitched, c->fp_chain);
   if (c->stitch_refused > 0)
     fprintf (out, " (%" PRIu64 " not stitched: the stack differed from "
@@ -482,6 +484,10 @@ st_stats_print (const StStats *s, FILE *out, gboolean verbose)
       fputc ('\n', out);
     }
   print_engine (out, t);
+  if (t->code_frames > 0)
+    fprintf (out, "stacktrace: %" PRIu64 " sampled frame(s) without CFI "
+             "unwound by their code (at a function's entry or exit)\n",
+             t->code_frames);
   print_priming (out, &s->priming, t);
   if (s->files != NULL)
     st_file_report_print (s->files, out, verbose);

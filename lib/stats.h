@@ -19,7 +19,8 @@ typedef struct
   uint64_t failed;      /* not even the sampled frame */
   uint64_t frames;      /* user frames written */
   uint64_t stitched;    /* reached the root thanks to stitching */
-  uint64_t fp_chain;    /* went on with the recorder's frame-pointer chain */
+  uint64_t fp_chain;    /* chains continued by the recorder's
+                           frame-pointer chain (the kernel's walk) */
   uint64_t stitch_refused;  /* the joining frame was known, but the copy's
                                words there differed */
   uint64_t unprimed;    /* unwound before all their modules were ready
@@ -27,8 +28,11 @@ typedef struct
   uint64_t by_cause[ST_CAUSE_N];
   uint64_t by_path[ST_PATH_N];          /* which engine did the work */
   uint64_t by_fallback[ST_FALLBACK_N];  /* why fast handed over */
-  uint64_t fp_frames;   /* frames unwound by frame pointer (no CFI) */
+  uint64_t fp_frames;   /* frames unwound by the frame-pointer step (no
+                           CFI; fast engine) */
   uint64_t lean;        /* of ST_PATH_RULES: by the lean walk alone */
+  uint64_t code_frames; /* sampled frames without CFI unwound by their
+                           code: at a function's entry or exit */
 } StUnwindCounters;
 
 typedef struct

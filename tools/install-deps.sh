@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-14-dev   # make fuzz (libFuzzer targets)
   valgrind            # tests/integration/valgrind-fixture.sh (skips without it), callgrind in make bench
   hotspot             # tests/integration/hotspot-parser.sh: hotspot's own perf.data parser
+  golang-go           # tests/integration/go-roots.sh: Go's stack roots (skips without it)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -131,6 +131,7 @@ module_free (gpointer data)
   g_ref_string_release ((char *) m->name);
   g_free (m->path);
   g_free (m->loads);
+  g_free (m->stack_roots);
   g_free (m->error);
   g_free (m->cached->key);
   g_free (m);

@@ -93,6 +93,11 @@ struct StModule
                               maybe) waits until a sample needs it:
                               st_module_cache_fetch */
 
+  /* [start, end) pairs of ELF addresses of the functions no frame is
+     above (Go's stack roots), set by the PREPARE hook; NULL: none.  */
+  uint64_t *stack_roots;
+  guint n_stack_roots;
+
   /* What the PREPARE hook built (unwind tables), freed with
      TABLES_FREE; TABLES_BYTES counts towards the cache's byte bound.  */
   void *tables;

@@ -8,6 +8,7 @@
 
 #include "unwind/dwfl-offline.h"
 #include "unwind/find-debuginfo.h"
+#include "unwind/stack-roots.h"
 
 /* libdwfl asks for the ELF of a module: hand it the shared Elf, with one
    more reference (elf_begin on a reference Elf only counts it).  */
@@ -54,6 +55,7 @@ st_dwfl_offline_prepare (StModule *m, void *user_data)
   Dwfl_Module *mod;
   Dwarf_Addr bias;
 
+  st_stack_roots_find (m);
   if (!st_find_debuginfo_prepare (m))
     return;
   /* Loading the CFI of the module's debug file runs the search of

@@ -10,8 +10,11 @@
 #include "model/module-cache.h"
 #include "unwind/dwfl-offline.h"
 #include "unwind/dwfl-unwinder.h"
+#include "unwind/fast-arch.h"
+#include "unwind/leaf-code.h"
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
+#include "unwind/return-check.h"
 #include "unwind/sample-memory.h"
 #include "unwind/walk-outcome.h"
 
@@ -32,6 +35,17 @@ typedef struct
   uint32_t n_ips;
   StSampleMemory mem;     /* failed reads tell a cut stack from the root */
   const char *loop;       /* why the walk was stopped as a loop, or NULL */
+  gboolean not_after_call;  /* stopped on a return address after no call */
+  const StFastArch *arch;   /* its code readings (fast-arch.h), or NULL */
+  StReturnCheck *returns;
+  StProcessModules *modules;
+  /* The sampled frame was unwound by its code (leaf-code.h) and
+     delivered: libdwfl starts at its caller, whose registers these are,
+     at the PC RESTART_PC - 1 (a caller's PC, which libdwfl's initial
+     frame keeps as it is).  */
+  gboolean restart;
+  StFrameRegs restart_regs;
+  uint64_t restart_pc;
 } SampleContext;
 
 typedef struct
@@ -40,6 +54,7 @@ typedef struct
   StProcess *process;
   Dwfl *dwfl;
   StProcessModules modules;
+  StReturnCheck *returns;   /* answers for MODULES; NULL: unchecked */
   gboolean attached;
   SampleContext *sample;
 } ProcessState;
@@ -70,6 +85,7 @@ process_state_free (gpointer data)
   if (s->dwfl != NULL)
     dwfl_end (s->dwfl);
   st_process_modules_clear (&s->modules);
+  st_return_check_free (s->returns);
   g_free (s);
 }
 
@@ -101,6 +117,24 @@ memory_read (Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
   return ok;
 }
 
+/* The caller's registers the sampled frame's code gave.  */
+static bool
+set_restart_registers (Dwfl_Thread *thread, const SampleContext *c,
+                       const StRegisterLayout *l)
+{
+  for (guint i = 0; i < l->n_dwarf; i++)
+    if (c->restart_regs.set & (1u << i))
+      {
+        Dwarf_Word w = c->restart_regs.regs[i];
+        if (!dwfl_thread_state_registers (thread, i, 1, &w))
+          return false;
+      }
+  dwfl_thread_state_register_pc (thread, c->restart_pc - 1);
+  Dwarf_Word w = c->restart_pc;
+  return l->dwarf_pc < 0
+         || dwfl_thread_state_registers (thread, l->dwarf_pc, 1, &w);
+}
+
 static bool
 set_initial_registers (Dwfl_Thread *thread, void *thread_arg)
 {
@@ -109,6 +143,8 @@ set_initial_registers (Dwfl_Thread *thread, void *thread_arg)
   const StRegisterLayout *l = s->modules.layout;
   uint64_t pc;
 
+  if (s->sample->restart)
+    return set_restart_registers (thread, s->sample, l);
   for (guint i = 0; i < l->n_dwarf; i++)
     {
       uint64_t v;
@@ -150,6 +186,7 @@ report_modules (ProcessState *s)
   StProcessModules *pm = &s->modules;
 
   st_process_modules_build (pm, s->process->maps);
+  st_return_check_clear (s->returns);
   dwfl_report_begin (s->dwfl);
   for (guint i = 0; i < pm->n;)
     {
@@ -235,6 +272,15 @@ frame_cb (Dwfl_Frame *state, void *arg)
      so far.  */
   if (!dwfl_frame_pc (state, &pc, &activation))
     return DWARF_CB_ABORT;
+  /* After a restart, the first frame is a caller already stepped back.  */
+  gboolean restarted = c->restart && c->n_ips == 1;
+  if ((!activation || restarted)
+      && !st_return_check (c->returns, c->arch, c->modules,
+                           restarted ? pc + 1 : pc))
+    {
+      c->not_after_call = TRUE;
+      return DWARF_CB_ABORT;
+    }
   /* A caller's PC is a return address: step back into the call.  */
   if (!activation && pc > 0)
     pc--;
@@ -287,6 +333,96 @@ dwfl_detail (void *user)
   return dwfl_errmsg (-1);
 }
 
+static gboolean
+dwfl_stack_root (void *user, uint64_t pc)
+{
+  ProcessState *s = user;
+  return st_process_modules_stack_root (&s->modules, pc);
+}
+
+/* Whether CFI covers PC (libdwfl's order: .eh_frame, then
+   .debug_frame), as the fast engine's rule cache tells it.  */
+static gboolean
+has_cfi (Dwfl_Module *mod, uint64_t pc)
+{
+  Dwarf_CFI *cfis[2];
+  Dwarf_Addr biases[2];
+
+  cfis[0] = dwfl_module_eh_cfi (mod, &biases[0]);
+  cfis[1] = dwfl_module_dwarf_cfi (mod, &biases[1]);
+  for (guint i = 0; i < 2; i++)
+    {
+      Dwarf_Frame *frame;
+      if (cfis[i] != NULL
+          && dwarf_cfi_addrframe (cfis[i], pc - biases[i], &frame) == 0)
+        {
+          free (frame);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+typedef enum
+{
+  LEAF_NONE,            /* libdwfl walks from the sampled frame */
+  LEAF_RESTART,         /* delivered; libdwfl walks from its caller */
+  LEAF_OUTERMOST,       /* delivered; no caller */
+  LEAF_FAILED,          /* delivered; its caller could not be read */
+} LeafStart;
+
+/* The sampled frame at PC, when no CFI covers it and its code tells
+   where its return address is: delivered and unwound here, as the fast
+   engine does (leaf-code.h).  */
+static LeafStart
+leaf_by_code (ProcessState *s, SampleContext *c, uint64_t pc)
+{
+  const StRegisterLayout *l = s->modules.layout;
+  Dwfl_Module *mod;
+  const StProcessModule *m;
+  StLeafRule rule;
+
+  if (c->arch == NULL || c->arch->leaf_rule == NULL || c->max_ips < 2
+      || (m = st_process_modules_find (&s->modules, pc)) == NULL
+      || (mod = dwfl_addrmodule (s->dwfl, pc)) == NULL || has_cfi (mod, pc))
+    return LEAF_NONE;
+  uint64_t start = 0;
+  gboolean start_known = st_function_start (mod, pc, &start);
+  if (!st_leaf_code_rule (c->arch, m, pc, start_known, start, &rule))
+    return LEAF_NONE;
+
+  /* The registers as the fast engine's full walk starts with them.  */
+  StFrameRegs cur = { .set = 0 };
+  for (guint i = 0; i < l->n_dwarf; i++)
+    if (l->perf_of_dwarf[i] >= 0
+        && st_event_register (c->ev, l->perf_of_dwarf[i], &cur.regs[i]))
+      cur.set |= 1u << i;
+  if (l->dwarf_pc >= 0 && (unsigned) l->dwarf_pc < c->arch->n_regs)
+    {
+      cur.regs[l->dwarf_pc] = pc;
+      cur.set |= 1u << l->dwarf_pc;
+    }
+  c->ips[0] = pc;
+  c->sps[0] = c->sp;
+  c->n_ips = 1;
+  c->mem.frame = 1;
+  switch (st_leaf_rule_step (c->arch, &rule, &cur, &c->mem, &s->modules,
+                             &c->restart_regs, &c->restart_pc))
+    {
+    case ST_LEAF_CALLER:
+      c->restart = TRUE;
+      return LEAF_RESTART;
+    case ST_LEAF_OUTERMOST:
+      return LEAF_OUTERMOST;
+    case ST_LEAF_FAILED:
+      return LEAF_FAILED;
+    default:
+      c->n_ips = 0;
+      c->mem.frame = 0;
+      return LEAF_NONE;
+    }
+}
+
 void
 st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
@@ -325,11 +461,25 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
     }
 
   st_sample_memory_init (&c.mem, ev, c.sp, p, u->modules);
-  s->sample = &c;
-  int rc = dwfl_getthread_frames (s->dwfl, ev->tid, frame_cb, &c);
-  s->sample = NULL;
+  c.arch = st_fast_arch (layout->elf_machine);
+  if (s->returns == NULL && c.arch != NULL && c.arch->follows_call != NULL)
+    s->returns = st_return_check_new (10);
+  c.returns = s->returns;
+  c.modules = &s->modules;
+  int rc = 0;
+  LeafStart leaf = leaf_by_code (s, &c, ip);
+  if (leaf == LEAF_FAILED)
+    rc = -1;
+  else if (leaf != LEAF_OUTERMOST)
+    {
+      s->sample = &c;
+      rc = dwfl_getthread_frames (s->dwfl, ev->tid, frame_cb, &c);
+      s->sample = NULL;
+    }
 
-  StWalkOracle oracle = { dwfl_in_module, dwfl_at_entry_point, dwfl_detail, s };
-  st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, c.loop, &c.mem, &oracle,
-                   res);
+  StWalkOracle oracle = { dwfl_in_module, dwfl_at_entry_point, dwfl_detail,
+                          s->modules.stack_roots ? dwfl_stack_root : NULL, s };
+  st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, c.loop, c.not_after_call,
+                   &c.mem, &oracle, res);
+  res->n_code_frames = leaf == LEAF_RESTART;
 }

@@ -4,7 +4,13 @@
    backend runs before every CIE) and its unwinder for frames without
    CFI (libdwfl's ebl_unwind: a frame pointer walk).  Only x86_64 has one
    (arch/x86_64.c); samples of other architectures (i386, aarch64) go to
-   the libdwfl engine whole.  */
+   the libdwfl engine whole.
+
+   Two readings of machine code, used by both engines (leaf-code.h):
+   where a sampled frame without CFI keeps its return address, told by
+   its instructions (a function's entry, prologue or exit, where the
+   frame-pointer step would skip the caller), and whether a return
+   address follows a call instruction.  */
 #ifndef ST_FAST_ARCH_H
 #define ST_FAST_ARCH_H
 
@@ -12,6 +18,41 @@
 
 #include "unwind/cfi-rules.h"
 #include "unwind/sample-memory.h"
+
+/* Where the caller's state is in a frame without CFI, read from its
+   code.  Offsets are from the frame's stack pointer SP.  */
+typedef struct
+{
+  int32_t ra_at;        /* the return address is the word at SP + RA_AT */
+  int32_t ra_reg;       /* >= 0: it is in this DWARF register instead
+                           (a link register before the frame is set up) */
+  int32_t sp_after;     /* the caller's stack pointer: SP + SP_AFTER */
+  int32_t fp_at;        /* the caller's frame pointer is the word at
+                           SP + FP_AT; ST_LEAF_FP_SAME: the register's
+                           value (not saved, or restored already) */
+  gboolean guessed;     /* told without the function's start (no
+                           symbol): taken only if the return address
+                           follows a call, else the frame-pointer step */
+} StLeafRule;
+
+#define ST_LEAF_FP_SAME INT32_MIN
+
+/* What is known of the code around a sampled PC.  */
+typedef enum
+{
+  ST_CODE_FUNCTION_START,  /* CODE starts at the function's first byte */
+  ST_CODE_IN_FUNCTION,     /* a symbol covers the PC, far from its start */
+  ST_CODE_NO_SYMBOL,       /* no symbol: where the function starts is
+                              not known */
+} StCodeStart;
+
+typedef struct
+{
+  const uint8_t *code;     /* bytes of the file as mapped */
+  size_t len;
+  size_t pc_off;           /* the PC is CODE + PC_OFF (< LEN) */
+  StCodeStart start;
+} StLeafCode;
 
 typedef struct
 {
@@ -30,6 +71,14 @@ typedef struct
      walk then stops with an error, as libdwfl's does).  */
   gboolean (*no_cfi_step) (const StFrameRegs *cur, StFrameRegs *next,
                            StSampleMemory *mem, uint64_t *pc);
+  /* From the code of a sampled frame without CFI, where its return
+     address, and its caller's stack and frame pointers are: TRUE with
+     *RULE at a point the code tells (entry, prologue, exit), FALSE where
+     the frame-pointer step applies.  NULL: never.  */
+  gboolean (*leaf_rule) (const StLeafCode *code, StLeafRule *rule);
+  /* Whether BEFORE[0..LEN), the bytes just before a return address, end
+     with a call instruction.  NULL: return addresses are not checked.  */
+  gboolean (*follows_call) (const uint8_t *before, size_t len);
 } StFastArch;
 
 /* The description for ELF machine MACHINE, or NULL (arch/arch.c).  */

@@ -14,6 +14,7 @@
 
 #include "unwind/fast-arch.h"
 #include "unwind/fast-unwinder.h"
+#include "unwind/leaf-code.h"
 #include "unwind/lean-walk.h"
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
@@ -148,6 +149,8 @@ typedef struct
   StSampleMemory mem;
   StFallbackReason fallback;
   gboolean by_frame_pointer;   /* the last step used no CFI */
+  gboolean by_code;            /* the last step was the sampled frame's,
+                                  by what its code tells (leaf-code.h) */
   const char *loop;            /* why the walk was stopped as a loop */
 } Walk;
 
@@ -161,10 +164,12 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
   const StProcessModule *pm = st_process_modules_find (&w->s->modules, lookup);
 
   w->by_frame_pointer = FALSE;
+  w->by_code = FALSE;
   if (pm != NULL)
     {
       const StUnwindRule *rule = st_rule_cache_lookup (pm->module->tables,
                                                        lookup - pm->bias);
+      StLeafRule leaf;
       switch (rule->kind)
         {
         case ST_RULE_OK:
@@ -175,6 +180,22 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
           w->fallback = rule->fallback;
           return STEP_FALLBACK;
         default:
+          if (!initial || w->arch->leaf_rule == NULL
+              || !st_rule_cache_leaf_rule (pm->module->tables, pm, pc, &leaf))
+            break;
+          switch (st_leaf_rule_step (w->arch, &leaf, cur, &w->mem,
+                                     &w->s->modules, next, next_pc))
+            {
+            case ST_LEAF_CALLER:
+              w->by_code = TRUE;
+              return STEP_CALLER;
+            case ST_LEAF_OUTERMOST:
+              return STEP_OUTERMOST;
+            case ST_LEAF_FAILED:
+              return STEP_FAILED;
+            case ST_LEAF_NOT_TAKEN:
+              break;
+            }
           break;
         }
     }
@@ -187,16 +208,21 @@ typedef enum
 {
   WALK_OUTERMOST,
   WALK_STOPPED,
+  WALK_NOT_AFTER_CALL,
   WALK_FALLBACK,
 } WalkEnd;
 
 static WalkEnd
 walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
-      uint32_t max, uint32_t *n_out, uint32_t *n_fp)
+      uint32_t max, uint32_t *n_out, uint32_t *n_fp, uint32_t *n_code)
 {
   StFrameRegs other, *cur = regs, *next = &other;
   const unsigned sp_reg = w->arch->sp;
   gboolean initial = TRUE;
+  /* The caller found by the sampled frame's code is unwound after it is
+     delivered, as libdwfl's initial frame (the libdwfl engine starts
+     its walk there, dwfl-unwinder.c).  */
+  gboolean late = FALSE;
   uint32_t n = 0;
   uint64_t next_pc = 0;
   Step st = STEP_FAILED;
@@ -204,12 +230,18 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
 
   for (;;)
     {
-      if (!initial)
+      if (!initial && !late)
         {
           /* Unwound while delivering it (signal frame check).  */
           st = step (w, cur, pc, FALSE, next, &next_pc);
           if (st == STEP_FALLBACK)
             return WALK_FALLBACK;
+        }
+      if (!initial
+          && !st_rule_cache_return_ok (&w->s->modules, w->arch, pc))
+        {
+          end = WALK_NOT_AFTER_CALL;
+          break;
         }
       uint64_t ip = initial || pc == 0 ? pc : pc - 1;
       uint64_t sp = initial ? w->mem.sp
@@ -227,7 +259,7 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
           end = WALK_STOPPED;
           break;
         }
-      if (initial || st == STEP_FAILED)
+      if (initial || late || st == STEP_FAILED)
         {
           /* The leaf's unwind, or the retry of a discarded one.  */
           st = step (w, cur, pc, initial, next, &next_pc);
@@ -246,6 +278,8 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
         }
       if (w->by_frame_pointer)
         (*n_fp)++;
+      *n_code += w->by_code;
+      late = w->by_code;
       StFrameRegs *t = cur;
       cur = next;
       next = t;
@@ -279,6 +313,21 @@ static const char *
 fast_detail (void *user)
 {
   return "no CFI and no usable frame pointer";
+}
+
+static gboolean
+fast_stack_root (void *user, uint64_t pc)
+{
+  ProcessState *s = user;
+  return st_process_modules_stack_root (&s->modules, pc);
+}
+
+static StWalkOracle
+fast_oracle (ProcessState *s)
+{
+  StWalkOracle o = { fast_in_module, fast_at_entry_point, fast_detail,
+                     s->modules.stack_roots ? fast_stack_root : NULL, s };
+  return o;
 }
 
 static void
@@ -320,17 +369,18 @@ full_walk (StFastUnwinder *u, ProcessState *s, StProcess *p, const StEvent *ev,
 
   Walk w = { .s = s, .arch = s->arch };
   st_sample_memory_init (&w.mem, ev, sp, p, u->modules);
-  uint32_t n = 0, n_fp = 0;
-  WalkEnd end = walk (&w, &regs, pc, ips, sps, max_ips, &n, &n_fp);
+  uint32_t n = 0, n_fp = 0, n_code = 0;
+  WalkEnd end = walk (&w, &regs, pc, ips, sps, max_ips, &n, &n_fp, &n_code);
   if (end == WALK_FALLBACK)
     {
       hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, w.fallback);
       return;
     }
+  StWalkOracle oracle = fast_oracle (s);
+  st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, w.loop,
+                   end == WALK_NOT_AFTER_CALL, &w.mem, &oracle, res);
   res->n_fp_frames = n_fp;
-  StWalkOracle oracle = { fast_in_module, fast_at_entry_point, fast_detail, s };
-  st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, w.loop, &w.mem,
-                   &oracle, res);
+  res->n_code_frames = n_code;
 }
 
 void
@@ -367,12 +417,11 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
                                     fp_known, ips, sps, max_ips, &n, &n_fp);
       if (end != ST_LEAN_BAILED)
         {
-          StWalkOracle oracle = { fast_in_module, fast_at_entry_point,
-                                  fast_detail, s };
+          StWalkOracle oracle = fast_oracle (s);
           res->lean = TRUE;
           res->n_fp_frames = n_fp;
           st_walk_outcome (ips, &n, max_ips, end == ST_LEAN_OUTERMOST, NULL,
-                           &mem, &oracle, res);
+                           end == ST_LEAN_NOT_AFTER_CALL, &mem, &oracle, res);
           return;
         }
     }

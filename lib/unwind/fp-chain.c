@@ -19,7 +19,8 @@ in_code (const StAddressSpace *maps, uint64_t addr)
 uint32_t
 st_fp_chain_continue (const uint64_t *fp, uint32_t n_fp,
                       const StAddressSpace *maps, uint64_t *ips,
-                      uint64_t *sps, uint32_t *n, uint32_t max)
+                      uint64_t *sps, uint32_t *n, uint32_t max,
+                      StFpChainCheck is_return, void *user)
 {
   uint32_t k = 1;
 
@@ -39,7 +40,8 @@ st_fp_chain_continue (const uint64_t *fp, uint32_t n_fp,
     return 0;
 
   uint32_t added = 0;
-  for (; k < n_fp && *n < max && in_code (maps, fp[k]); k++, added++)
+  for (; k < n_fp && *n < max && in_code (maps, fp[k])
+         && (is_return == NULL || is_return (user, fp[k])); k++, added++)
     {
       ips[*n] = fp[k] - 1;
       sps[*n] = 0;

@@ -7,6 +7,7 @@
 #ifndef ST_FP_CHAIN_H
 #define ST_FP_CHAIN_H
 
+#include <glib.h>
 #include <stdint.h>
 
 #include "model/address-space.h"
@@ -18,10 +19,14 @@
    DWARF frame, in order (the frame-pointer walk skips the callers of
    functions without frame pointers, never adds frames).  Then FP's
    later entries are appended (as return address - 1, stack pointer 0)
-   while they lie in code mapped by the process (MAPS), up to MAX
-   frames.  Returns the number of frames appended.  */
+   while they lie in code mapped by the process (MAPS) and, when
+   IS_RETURN is not NULL, IS_RETURN (USER, entry) says they may be return
+   addresses (they follow a call), up to MAX frames.  Returns the number
+   of frames appended.  */
+typedef gboolean (*StFpChainCheck) (void *user, uint64_t ra);
 uint32_t st_fp_chain_continue (const uint64_t *fp, uint32_t n_fp,
                                const StAddressSpace *maps, uint64_t *ips,
-                               uint64_t *sps, uint32_t *n, uint32_t max);
+                               uint64_t *sps, uint32_t *n, uint32_t max,
+                               StFpChainCheck is_return, void *user);
 
 #endif /* ST_FP_CHAIN_H */

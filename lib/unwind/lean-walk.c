@@ -18,6 +18,8 @@ typedef enum
   LEAN_CALLER,
   LEAN_OUTERMOST,
   LEAN_FAILED,          /* no CFI and no usable frame pointer */
+  LEAN_NOT_CALL,        /* the frame's PC, a return address, follows no
+                           call (return-check.h) */
   LEAN_BAIL,
 } LeanStep;
 
@@ -75,14 +77,12 @@ frame_pointer_step (const StFastArch *arch, StSampleMemory *mem,
   return caller ? LEAN_CALLER : LEAN_FAILED;
 }
 
-/* The caller of the frame at PC (looked up at LOOKUP) with registers
-   CUR, in any case: no module, no CFI, a rule whose reads may fail.
-   *BY_FP: it was unwound by frame pointer.  */
-static G_GNUC_NO_INLINE LeanStep
-lean_step_any (StProcessModules *pm, const StFastArch *arch,
-               StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
-               uint64_t lookup, LeanRegs *next, uint64_t *next_pc,
-               gboolean *by_fp)
+/* lean_step_any without the check of a caller's PC.  */
+static LeanStep
+lean_step_any_unchecked (StProcessModules *pm, const StFastArch *arch,
+                         StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
+                         uint64_t lookup, LeanRegs *next, uint64_t *next_pc,
+                         gboolean *by_fp)
 {
   const StProcessModule *m = st_process_modules_find (pm, lookup);
   *by_fp = FALSE;
@@ -100,24 +100,49 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
                        next_pc);
   if (st_rule_cache_rule (c, id)->kind == ST_RULE_NO_CFI)
     {
+      StLeafRule leaf;
+      if (lookup == pc && arch->leaf_rule != NULL
+          && st_rule_cache_leaf_rule (c, m, pc, &leaf))
+        return LEAN_BAIL;
       *by_fp = TRUE;
       return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
     }
   return LEAN_BAIL;
 }
 
+/* The caller of the frame at PC (looked up at LOOKUP) with registers
+   CUR, in any case: no module, no CFI, a rule whose reads may fail; but
+   a sampled frame without CFI whose code tells where its return address
+   is (leaf-code.h) is the full walk's.  *BY_FP: it was unwound by frame
+   pointer.  CALLER: PC is a return address, to be checked.  */
+static G_GNUC_NO_INLINE LeanStep
+lean_step_any (StProcessModules *pm, const StFastArch *arch,
+               StSampleMemory *mem, const LeanRegs *cur, uint64_t pc,
+               uint64_t lookup, gboolean caller, LeanRegs *next,
+               uint64_t *next_pc, gboolean *by_fp)
+{
+  LeanStep st = lean_step_any_unchecked (pm, arch, mem, cur, pc, lookup, next,
+                                         next_pc, by_fp);
+  if (st != LEAN_BAIL && caller
+      && !st_rule_cache_return_ok (pm, arch, pc))
+    return LEAN_NOT_CALL;
+  return st;
+}
+
 /* The common case of lean_step_any, inline: a lean rule whose reads all
    lie in the stack copy.  LEAN_BAIL here means "not that case".  */
 G_ALWAYS_INLINE static inline LeanStep
-lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
-           uint64_t lookup, LeanRegs *next, uint64_t *next_pc)
+lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
+           const LeanRegs *cur, uint64_t lookup, gboolean caller,
+           LeanRegs *next, uint64_t *next_pc)
 {
   const StProcessModule *m = st_process_modules_find (pm, lookup);
   if (G_UNLIKELY (m == NULL))
     return LEAN_BAIL;
   StRuleCache *c = m->module->tables;
-  const StLeanRule *l
-    = st_rule_cache_lean (c, st_rule_cache_lookup_index (c, lookup - m->bias));
+  uint64_t addr = lookup - m->bias;
+  const StLeanRule *l = st_rule_cache_lean (c, st_rule_cache_lookup_index (c,
+                                                                         addr));
 
   uint64_t cfa;
   if (G_LIKELY (l->cfa == ST_LEAN_SP))
@@ -133,6 +158,13 @@ lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
   if (G_UNLIKELY (lo >= mem->fast_end
                   || (uint64_t) (l->read_hi - l->read_lo)
                      >= mem->fast_end - lo))
+    return LEAN_BAIL;
+  /* A caller's PC is a return address: it must follow a call (LOOKUP's
+     module is its call's; st_rule_cache_return_ok without the second
+     lookup).  One that does not is lean_step_any's to report.  */
+  if (caller
+      && !st_return_check_keyed (((struct StRuleCachePublic *) c)->returns,
+                                 addr, arch, pm, lookup + 1))
     return LEAN_BAIL;
   if (l->outermost)
     return LEAN_OUTERMOST;
@@ -183,9 +215,10 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
   mem->frame = n = 1;
   if (n >= max)
     return ST_LEAN_BAILED;
-  st = lean_step (pm, mem, cur, pc, next, &next_pc);
+  st = lean_step (pm, arch, mem, cur, pc, FALSE, next, &next_pc);
   if (st == LEAN_BAIL)
-    st = lean_step_any (pm, arch, mem, cur, pc, pc, next, &next_pc, &by_fp);
+    st = lean_step_any (pm, arch, mem, cur, pc, pc, FALSE, next, &next_pc,
+                        &by_fp);
   if (st == LEAN_BAIL)
     return ST_LEAN_BAILED;
 
@@ -198,13 +231,18 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
       cur = next;
       next = t;
       pc = next_pc;
-      st = lean_step (pm, mem, cur, pc - 1, next, &next_pc);
+      st = lean_step (pm, arch, mem, cur, pc - 1, TRUE, next, &next_pc);
       if (G_UNLIKELY (st == LEAN_BAIL))
         {
-          st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
-                              &by_fp);
+          st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, TRUE, next,
+                              &next_pc, &by_fp);
           if (st == LEAN_BAIL)
             return ST_LEAN_BAILED;
+          if (st == LEAN_NOT_CALL)
+            {
+              *n_out = n;
+              return ST_LEAN_NOT_AFTER_CALL;
+            }
         }
       /* The loop guard's usual answer; anything else is for the full
          walk to decide.  */
@@ -218,8 +256,8 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
       /* A failed unwind is discarded and tried once more now that the
          frame is delivered (the reads it fails on then count for it).  */
       if (st == LEAN_FAILED)
-        st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,
-                            &by_fp);
+        st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, FALSE, next,
+                            &next_pc, &by_fp);
       if (st == LEAN_BAIL)
         return ST_LEAN_BAILED;
     }

@@ -31,7 +31,10 @@
    not matter to them: addresses depend on the CFA only); so is a frame
    without CFI (a PC in no module, or not covered by its module's CFI)
    given to the full walk's frame-pointer step, which reads only the
-   stack and frame pointers.  The outcome
+   stack and frame pointers; but a sampled frame whose code tells where
+   its return address is (leaf-code.h) bails.  Each return address is
+   checked as the full walk checks it (rule-cache.h,
+   st_rule_cache_return_ok).  The outcome
    (frames past the last known module dropped, the ELF entry point as
    root, a cut by the end of the stack copy) is then decided by
    st_walk_outcome as for the full walk.  */
@@ -49,6 +52,8 @@ typedef enum
 {
   ST_LEAN_OUTERMOST,    /* the last frame had no caller */
   ST_LEAN_STOPPED,      /* a frame could be unwound neither way */
+  ST_LEAN_NOT_AFTER_CALL,  /* on a return address that follows no call
+                              (return-check.h) */
   ST_LEAN_BAILED,       /* not the common case: walk it in full */
 } StLeanEnd;
 

@@ -110,6 +110,7 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
   if (pm->layout_partial)
     pm->layout = NULL;
   uint64_t covered = 0;
+  pm->stack_roots = FALSE;
   for (guint i = 0; i < n; i++)
     {
       if (cands[i].start < covered)
@@ -120,6 +121,7 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
         }
       pm->mods[pm->n++] = cands[i];
       covered = cands[i].end;
+      pm->stack_roots |= cands[i].module->n_stack_roots > 0;
       if (pm->layout == NULL)
         pm->layout = st_register_layout (cands[i].module->machine);
     }
@@ -154,4 +156,19 @@ st_process_modules_remove (StProcessModules *pm, guint i)
            (pm->n - i - 1) * sizeof *pm->mods);
   pm->n--;
   pm->last = 0;
+}
+
+gboolean
+st_process_modules_stack_root (StProcessModules *pm, uint64_t addr)
+{
+  const StProcessModule *m = st_process_modules_find (pm, addr);
+
+  if (m == NULL)
+    return FALSE;
+  const StModule *mod = m->module;
+  uint64_t vaddr = addr - m->bias;
+  for (guint i = 0; i < mod->n_stack_roots; i++)
+    if (vaddr >= mod->stack_roots[2 * i] && vaddr < mod->stack_roots[2 * i + 1])
+      return TRUE;
+  return FALSE;
 }

@@ -54,6 +54,7 @@ typedef struct
      that left no module out.  */
   const StRegisterLayout *layout;
   gboolean layout_partial;  /* taken from a list with modules left out */
+  gboolean stack_roots;     /* some module has stack roots */
 
   GPtrArray *pending;       /* StModule* left out, not ready when the
                                list was built (each held); NULL: none */
@@ -132,5 +133,9 @@ st_process_modules_find (StProcessModules *pm, uint64_t addr)
     }
   return NULL;
 }
+
+/* Whether ADDR lies in a stack root of its module (StModule's
+   stack_roots: Go's runtime.goexit and the like).  */
+gboolean st_process_modules_stack_root (StProcessModules *pm, uint64_t addr);
 
 #endif /* ST_PROCESS_MODULES_H */

@@ -15,7 +15,9 @@
 #include "unwind/eh-frame.h"
 #include "unwind/fast-arch.h"
 #include "unwind/find-debuginfo.h"
+#include "unwind/leaf-code.h"
 #include "unwind/rule-cache.h"
+#include "unwind/stack-roots.h"
 
 #define HOT_MIN_BITS 8
 #define HOT_MAX_BITS 16
@@ -71,6 +73,7 @@ struct StRuleCache
   GTree *ranges;          /* Range* -> index + 1 */
   guint misses;           /* hot table misses since its last resize */
   GHashTable *entry_memo; /* address -> at entry point + 1 */
+  GHashTable *leaf_memo;  /* address -> LeafMemo */
   gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
   uint64_t entry;         /* e_entry + bias; 0: none */
   uint64_t bias;          /* of the private Dwfl's module (0) */
@@ -141,6 +144,8 @@ rule_cache_free (gpointer data)
   g_hash_table_destroy (c->rule_ids);
   g_tree_destroy (c->ranges);
   g_hash_table_destroy (c->entry_memo);
+  g_hash_table_destroy (c->leaf_memo);
+  st_return_check_free (c->pub.returns);
   g_free (c);
 }
 
@@ -172,6 +177,7 @@ st_rule_cache_prepare (StModule *m, void *user_data)
       return;
     }
 
+  st_stack_roots_find (m);
   StRuleCache *c = g_new0 (StRuleCache, 1);
   c->module = m;
   c->arch = arch;
@@ -181,6 +187,8 @@ st_rule_cache_prepare (StModule *m, void *user_data)
   c->ranges = g_tree_new_full (range_cmp, NULL, g_free, NULL);
   c->entry_memo = g_hash_table_new_full (g_int64_hash, g_int64_equal,
                                          g_free, NULL);
+  c->leaf_memo = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                        g_free, NULL);
   m->tables = c;
   m->tables_free = rule_cache_free;
   st_module_account (m, sizeof *c);
@@ -191,6 +199,8 @@ st_rule_cache_prepare (StModule *m, void *user_data)
          && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
     bits++;
   hot_resize (c, bits);
+  c->pub.returns = st_return_check_new (MAX (bits - 1, HOT_MIN_BITS));
+  st_module_account (m, st_return_check_bytes (c->pub.returns));
 
   c->dwfl = st_dwfl_of_module (m, &c->dmod);
   /* .eh_frame now (cheap: its header); .debug_frame only when .eh_frame
@@ -540,4 +550,40 @@ st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
   g_hash_table_insert (c->entry_memo, key, GUINT_TO_POINTER (at + 1));
   st_module_account (c->module, 48);
   return at;
+}
+
+/* The memo of st_rule_cache_leaf_rule: the key first (g_free frees it
+   all).  */
+typedef struct
+{
+  uint64_t addr;
+  gboolean found;
+  StLeafRule rule;
+} LeafMemo;
+
+gboolean
+st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
+                         uint64_t pc, StLeafRule *rule)
+{
+  uint64_t addr = pc - m->bias;
+  LeafMemo *memo = g_hash_table_lookup (c->leaf_memo, &addr);
+
+  if (memo == NULL)
+    {
+      /* The private Dwfl has the module at its ELF addresses + BIAS.  */
+      Dwarf_Addr bias = 0;
+      uint64_t start = 0;
+      gboolean start_known
+        = c->dmod != NULL && dwfl_module_getelf (c->dmod, &bias) != NULL
+          && st_function_start (c->dmod, addr + bias, &start);
+      memo = g_new0 (LeafMemo, 1);
+      memo->addr = addr;
+      memo->found = st_leaf_code_rule (c->arch, m, pc, start_known,
+                                       start - bias + m->bias,
+                                       &memo->rule);
+      g_hash_table_insert (c->leaf_memo, &memo->addr, memo);
+      st_module_account (c->module, sizeof *memo + 32);
+    }
+  *rule = memo->rule;
+  return memo->found;
 }

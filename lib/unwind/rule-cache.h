@@ -16,6 +16,8 @@
 #include "model/module-cache.h"
 #include "unwind/cfi-rules.h"
 #include "unwind/lean-rule.h"
+#include "unwind/process-modules.h"
+#include "unwind/return-check.h"
 
 typedef struct StRuleCache StRuleCache;
 
@@ -35,6 +37,11 @@ uint32_t st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr);
    (_start), as libdwfl's symbol table sees it.  */
 gboolean st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr);
 
+/* For a sampled PC without CFI in process module M (whose tables C
+   are): the rule its code gives (leaf-code.h), memoized by address.  */
+gboolean st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
+                                  uint64_t pc, StLeafRule *rule);
+
 /* The hot path: a direct-mapped table of recently used ranges, indexed
    by the address's 16-byte granule, so that the PCs of a hot loop share
    an entry.  An entry holds its range and is checked against it.  */
@@ -51,6 +58,7 @@ struct StRuleCachePublic
   uint32_t hot_shift;   /* 64 - log2 (number of slots) */
   StUnwindRule *rules;  /* by index */
   StLeanRule *lean;     /* by index: each rule's lean form */
+  StReturnCheck *returns;  /* return addresses checked, by ELF address */
 };
 
 static inline StRuleHot *
@@ -89,6 +97,29 @@ static inline const StUnwindRule *
 st_rule_cache_lookup (StRuleCache *c, uint64_t addr)
 {
   return st_rule_cache_rule (c, st_rule_cache_lookup_index (c, addr));
+}
+
+
+/* Whether RA may be a return address in PM, whose modules all have rule
+   tables (return-check.h), answered from the table of RA's module (M,
+   the module of RA - 1, when known), by the ELF address of RA - 1.  */
+static inline gboolean
+st_rule_cache_return_ok_in (StProcessModules *pm, const StFastArch *arch,
+                            const StProcessModule *m, uint64_t ra)
+{
+  struct StRuleCachePublic *p = m->module->tables;
+  return st_return_check_keyed (p->returns, ra - 1 - m->bias, arch, pm, ra);
+}
+
+static inline gboolean
+st_rule_cache_return_ok (StProcessModules *pm, const StFastArch *arch,
+                         uint64_t ra)
+{
+  if (ra == 0)
+    return TRUE;
+  /* A return address may lie just past its call's module.  */
+  const StProcessModule *m = st_process_modules_find (pm, ra - 1);
+  return m == NULL || st_rule_cache_return_ok_in (pm, arch, m, ra);
 }
 
 #endif /* ST_RULE_CACHE_H */

@@ -4,7 +4,8 @@
 
 static const char *const cause_names[ST_CAUSE_N] = {
   "none", "stack-end", "memory", "no-module", "no-cfi", "no-regs",
-  "no-maps", "arch", "max-depth", "loop", "file-shrank"
+  "no-maps", "arch", "max-depth", "loop", "file-shrank",
+  "not-after-call"
 };
 
 static const char *const fallback_names[ST_FALLBACK_N] = {

@@ -30,6 +30,8 @@ typedef enum
   ST_CAUSE_LOOP,        /* the stack pointer went down, or a frame repeated */
   ST_CAUSE_FILE_SHRANK, /* a module's file shrank while in use (truncated
                            by another process): unusable from then on */
+  ST_CAUSE_NOT_AFTER_CALL, /* a return address in file code that follows
+                              no call instruction (return-check.h) */
   ST_CAUSE_N
 } StUnwindCause;
 
@@ -67,7 +69,10 @@ typedef struct
   const char *detail;   /* the engine's message when it failed, or NULL */
   StUnwindPath path;
   StFallbackReason fallback;
-  uint32_t n_fp_frames; /* frames unwound by frame pointer (no CFI) */
+  uint32_t n_fp_frames; /* frames unwound by the frame-pointer step (no
+                           CFI) */
+  uint32_t n_code_frames; /* sampled frames without CFI unwound by what
+                             their code tells (leaf-code.h): 0 or 1 */
   bool lean;            /* by the fast engine's lean walk */
   /* Unwound while some module of the process was not ready yet (JIT-style
      priming, --priming drop): its frames stop where such a module's code

@@ -4,6 +4,7 @@
 #include "unwind/fast-unwinder.h"
 #include "unwind/fp-chain.h"
 #include "unwind/registers.h"
+#include "unwind/return-check.h"
 #include "unwind/unwinder.h"
 #include "unwind/walk-outcome.h"
 
@@ -40,6 +41,18 @@ st_unwinder_free (StUnwinder *u)
   else
     st_dwfl_unwinder_free (u->dwfl);
   g_free (u);
+}
+
+/* The recorder's frame-pointer chain is checked as our own frames are
+   (return-check.h).  */
+static gboolean
+fp_chain_returns (void *user, uint64_t ra)
+{
+  StProcessModules *pm = user;
+
+  return pm->layout == NULL
+         || st_return_follows_call (st_fast_arch (pm->layout->elf_machine),
+                                    pm, ra);
 }
 
 void
@@ -81,7 +94,10 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
       result->n_fp_chain =
         st_fp_chain_continue (ev->stack.user_callchain,
                               ev->stack.n_user_callchain, p->maps, ips, sps,
-                              &n, max_ips);
+                              &n, max_ips, fp_chain_returns,
+                              u->fast != NULL
+                              ? st_fast_unwinder_modules (u->fast, p)
+                              : st_dwfl_unwinder_modules (u->dwfl, p));
       if (result->n_fp_chain > 0)
         {
           result->n_ips = n;

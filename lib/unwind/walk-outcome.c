@@ -39,13 +39,22 @@ st_walk_loops_slow (const uint64_t *ips, const uint64_t *sps, uint32_t n,
 void
 st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                  gboolean outermost, const char *loop,
-                 const StSampleMemory *mem, const StWalkOracle *o,
-                 StUnwindResult *res)
+                 gboolean not_after_call, const StSampleMemory *mem,
+                 const StWalkOracle *o, StUnwindResult *res)
 {
   res->cause = ST_CAUSE_NONE;
   res->no_module_pc = 0;
   if (mem->unready_read)
     res->unprimed = TRUE;
+  /* Past a stack root the walk read stale frames or data.  */
+  if (G_UNLIKELY (o->stack_root != NULL))
+    for (uint32_t i = 0; i < *n; i++)
+      if (o->stack_root (o->user, ips[i]))
+        {
+          res->n_ips = *n = i + 1;
+          res->status = ST_UNWIND_COMPLETE;
+          return;
+        }
   /* Frames past the last one in a known module are garbage read from a
      wrong CFA: drop them.  */
   while (*n > 1 && !o->in_module (o->user, ips[*n - 1]))
@@ -91,6 +100,11 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
   res->status = ST_UNWIND_TRUNCATED;
   if (*n >= max)
     res->cause = ST_CAUSE_MAX_DEPTH;
+  else if (not_after_call)
+    {
+      res->cause = ST_CAUSE_NOT_AFTER_CALL;
+      res->detail = "a return address follows no call instruction";
+    }
   else if (cut)
     res->cause = mem->failed_past_stack ? ST_CAUSE_STACK_END : ST_CAUSE_MEMORY;
   else if (res->cause == ST_CAUSE_NONE)

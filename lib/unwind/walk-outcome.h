@@ -29,6 +29,9 @@ typedef struct
   gboolean (*at_entry_point) (void *user, uint64_t pc);
   /* The engine's message for a walk that stopped, or NULL.  */
   const char *(*detail) (void *user);
+  /* Whether PC lies in a function no frame is above (Go's stack roots,
+     stack-roots.h): the walk ends there, complete.  */
+  gboolean (*stack_root) (void *user, uint64_t pc);
   void *user;
 } StWalkOracle;
 
@@ -67,11 +70,14 @@ st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
 /* IPS[0..N) are the frames delivered (leaf first); OUTERMOST says
    whether the walk ended because the last frame had no caller (rather
    than on an error or the frame limit MAX); LOOP, when not NULL, that it
-   was stopped by st_walk_loops.  Frames after the last one in a known
-   module are dropped from *N.  MEM holds the failed reads (one of a
+   was stopped by st_walk_loops; NOT_AFTER_CALL, that it was stopped on
+   a return address that follows no call (return-check.h).  A frame in a
+   stack root ends the chain there, complete.  Frames after the last one
+   in a known module are dropped from *N.  MEM holds the failed reads (one of a
    module not ready makes RES unprimed).  */
 void st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                       gboolean outermost, const char *loop,
+                      gboolean not_after_call,
                       const StSampleMemory *mem, const StWalkOracle *oracle,
                       StUnwindResult *res);
 

@@ -75,7 +75,7 @@ for p in $ST_PROGS fp-prog; do
   fi
   compare "$p" -i "$tmp/$p.data"
   if [ "$p" = fp-prog ]; then
-    fp=$(sed -n 's/.*, \([0-9]*\) frame(s) by frame pointer.*/\1/p' \
+    fp=$(sed -n 's/.*, \([0-9]*\) frame(s) by the frame-pointer step.*/\1/p' \
            "$tmp/$p-fast.err")
     [ "${fp:-0}" -gt 0 ] \
       || fail "fp-prog: no frame was unwound by frame pointer"

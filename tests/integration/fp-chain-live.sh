@@ -73,7 +73,7 @@ run_st whole -i "$tmp/full.data" -o /dev/null --no-stitch \
 run_st cut -v -i "$tmp/full.data" -o /dev/null --no-stitch \
   --truncate-stack 2048 --chains "$tmp/cut.chains" || fail "cut unwinding failed"
 grep '^stacktrace: sources' "$tmp/cut.err"
-fp=$(sed -n 's/.* \([0-9]*\) continued by the frame-pointer chain.*/\1/p' "$tmp/cut.err")
+fp=$(sed -n 's/.* \([0-9]*\) continued by the recorder.s frame-pointer chain.*/\1/p' "$tmp/cut.err")
 paste "$tmp/whole.chains" "$tmp/cut.chains" \
 | awk -F '\t' -v min="$min" -v fp="${fp:-0}" "$upto_main"'
     {

@@ -6,7 +6,15 @@
    frame pointer ([BP] the caller's BP, [BP + 8] the return address,
    the caller's stack pointer BP + 16).  Both engines must walk it by
    frame pointer to _start, whose CFI (from the C library's start file)
-   ends the walk.
+   ends the walk.  The return addresses are real ones, found in the
+   program's code after its calls (st_fp_b's of st_fp_leaf, main's of
+   st_fp_a, _start's of __libc_start_main).
+
+   The same leaf where the frame-pointer step is wrong: at its first
+   instruction (push %rbp, the return address at [SP]), after that push
+   ([SP + 8], st_fp_b's %rbp at [SP]), at its `pop %rbp` and at its
+   `ret` ([SP]): its caller st_fp_b must come next, found from the
+   function's code.
 
    plt-calls, stopped in a lazy PLT entry (its CFA a DWARF expression of
    RIP): at the entry's first instruction the call just pushed the
@@ -41,6 +49,19 @@ typedef struct
    fp-prog) in S.  */
 void prog_sample_fp (ProgSample *s, const char *path,
                      StProcessTable *processes, int32_t pid);
+
+typedef enum
+{
+  FP_LEAF_ENTRY,
+  FP_LEAF_AFTER_PUSH,
+  FP_LEAF_AT_POP,
+  FP_LEAF_AT_RET,
+} FpLeafPoint;
+
+/* fp-prog's sample with the leaf at AT.  */
+void prog_sample_fp_leaf (ProgSample *s, const char *path,
+                          StProcessTable *processes, int32_t pid,
+                          FpLeafPoint at);
 
 /* The same for plt-calls (PATH), stopped at the first instruction of
    its first PLT entry, or (AFTER_PUSH) at its last.  */

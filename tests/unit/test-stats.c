@@ -298,15 +298,15 @@ test_print (void)
   g_assert_cmpstr (text, ==,
     "stacktrace: not unwound to the root, by cause: no-cfi=1 loop=1\n"
     "stacktrace: fast engine: 3 samples by cached CFI rules (0 by the lean "
-    "walk), 1 handed to libdwfl (expression=1), 2 frame(s) by frame "
-    "pointer (no CFI)\n"
+    "walk), 1 handed to libdwfl (expression=1), 2 frame(s) by the "
+    "frame-pointer step (no CFI)\n"
     "stacktrace: 15 user frames in the unwound samples (3.8 per sample)\n"
     "stacktrace: 4 events read, 4 written\n"
     "stacktrace: total: 4 samples, 2 unwound to the root, 1 truncated, 1 "
     "failed (50.0% success); 1 reached the root by stitching\n"
     "stacktrace: sources of complete chains: 1 by DWARF alone, 1 stitched "
-    "from the thread's known stack, 0 continued by the frame-pointer "
-    "chain\n");
+    "from the thread's known stack, 0 continued by the recorder's "
+    "frame-pointer chain\n");
 
   /* -v: a line per process, most samples first, names escaped; the
      bookkeeping records by name.  */

@@ -18,6 +18,7 @@
 #include <elf.h>
 
 #include "unwind/arch/arch.h"
+#include "unwind/arch/x86_64-code.h"
 
 enum
 {
@@ -71,6 +72,8 @@ static const StFastArch fast = {
   .abi_same_value = abi_same_value,
   .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
   .no_cfi_step = frame_pointer_step,
+  .leaf_rule = st_x86_64_leaf_rule,
+  .follows_call = st_x86_64_follows_call,
 };
 
 /* perf: AX0 BX1 CX2 DX3 SI4 DI5 BP6 SP7 IP8 ... R8..R15 = 16..23.

@@ -348,6 +348,53 @@ test_frame_pointers (void)
   check_clear (&c);
 }
 
+/* The leaf without CFI at its entry, after its push, at its pop and at
+   its ret: frame #1 is the return address the stack copy holds where
+   the code says, as the fast engine finds it (leaf-code.h).  */
+static void
+test_leaf_without_cfi (void)
+{
+  for (int at = FP_LEAF_ENTRY; at <= FP_LEAF_AT_RET; at++)
+    {
+      Check c;
+      ProgSample fp;
+      StUnwindResult res;
+
+      check_init (&c);
+      prog_sample_fp_leaf (&fp, FP_PROG, c.processes, 5150, at);
+      st_dwfl_unwinder_unwind (c.unwinder,
+                               st_process_table_get (c.processes, 5150),
+                               &fp.ev, c.ips, c.sps, ST_UNWIND_MAX_FRAMES,
+                               &res);
+      g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+      g_assert_cmpuint (res.n_code_frames, ==, 1);
+      g_assert_cmpuint (res.n_ips, ==, fp.n);
+      g_assert_cmpmem (c.ips, sizeof fp.ips, fp.ips, sizeof fp.ips);
+      g_assert_cmpmem (c.sps, sizeof fp.sps, fp.sps, sizeof fp.sps);
+      check_clear (&c);
+    }
+}
+
+/* A return address that follows no call stops the walk before it.  */
+static void
+test_return_not_after_call (void)
+{
+  Check c;
+  ProgSample fp;
+  StUnwindResult res;
+
+  check_init (&c);
+  prog_sample_fp (&fp, FP_PROG, c.processes, 5153);
+  fp.stack[0x18 / 8] = fp.ips[0] + 8;
+  st_dwfl_unwinder_unwind (c.unwinder,
+                           st_process_table_get (c.processes, 5153), &fp.ev,
+                           c.ips, c.sps, ST_UNWIND_MAX_FRAMES, &res);
+  g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
+  g_assert_cmpint (res.cause, ==, ST_CAUSE_NOT_AFTER_CALL);
+  g_assert_cmpuint (res.n_ips, ==, 1);
+  check_clear (&c);
+}
+
 /* Stopped in a PLT entry: the CFA is a DWARF expression of RIP, which
    the engine must give libdwfl (the return address at [SP] before the
    entry's push, at [SP + 8] after it).  */
@@ -386,6 +433,9 @@ main (int argc, char **argv)
   g_test_add_func ("/dwfl-unwinder/dwfl-and-modules", test_dwfl_and_modules);
   g_test_add_func ("/dwfl-unwinder/bad-input", test_bad_input);
   g_test_add_func ("/dwfl-unwinder/frame-pointers", test_frame_pointers);
+  g_test_add_func ("/dwfl-unwinder/leaf-without-cfi", test_leaf_without_cfi);
+  g_test_add_func ("/dwfl-unwinder/return-not-after-call",
+                   test_return_not_after_call);
   g_test_add_func ("/dwfl-unwinder/plt", test_plt);
   return g_test_run ();
 }

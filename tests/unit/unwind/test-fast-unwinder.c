@@ -14,7 +14,10 @@
 
    Frame pointers where there is no CFI: a stack built after the x86_64
    ABI's frame layout through fp-prog (tests/lib/prog-samples.c) is
-   walked by frame pointer (three steps) to _start.  A stop in a PLT
+   walked by frame pointer (three steps) to _start; its leaf at its
+   entry, after its push, at its pop and ret, by its code then by frame
+   pointer, frame #1 checked against the word of the stack copy; a
+   return address that follows no call stops the walk.  A stop in a PLT
    entry (its CFA an expression of RIP) by the rules: the return
    address where the call and the entry's push put it.  A return
    address just past its function (a call at the function's end): the
@@ -230,6 +233,67 @@ test_frame_pointers (void)
       g_assert_cmpuint (res.n_ips, ==, fp.n);
       g_assert_cmpmem (c.ips, sizeof fp.ips, fp.ips, sizeof fp.ips);
       g_assert_cmpmem (c.sps, sizeof fp.sps, fp.sps, sizeof fp.sps);
+      check_clear (&c);
+    }
+}
+
+/* The leaf without CFI at its entry, after its push, at its pop and at
+   its ret (tests/lib/prog-samples.c): frame #1 is the return address
+   the stack copy holds where the code says (not the caller's caller the
+   frame-pointer step would give), then the frame-pointer walk on;
+   lean walk and full walk alike.  */
+static void
+test_leaf_without_cfi (void)
+{
+  for (int at = FP_LEAF_ENTRY; at <= FP_LEAF_AT_RET; at++)
+    for (int lean = 1; lean >= 0; lean--)
+      {
+        Check c;
+        ProgSample fp;
+        StUnwindResult res;
+
+        check_init (&c, lean);
+        prog_sample_fp_leaf (&fp, FP_PROG, c.processes, 5150, at);
+        unwind (&c, st_process_table_get (c.processes, 5150), &fp.ev,
+                ST_UNWIND_MAX_FRAMES, &res);
+        g_assert_cmpint (res.status, ==, ST_UNWIND_COMPLETE);
+        g_assert_cmpint (res.path, ==, ST_PATH_RULES);
+        g_assert_cmpuint (res.n_code_frames, ==, 1);
+        g_assert_cmpuint (res.n_fp_frames, ==, 2);
+        g_assert_cmpuint (res.n_ips, ==, fp.n);
+        /* Frame #1: the word the sample's stack holds at SP + 8 * the
+           words the leaf pushed, minus 1.  */
+        uint64_t ra;
+        memcpy (&ra, (const uint8_t *) fp.stack + (at == FP_LEAF_AFTER_PUSH
+                                                   || at == FP_LEAF_AT_POP
+                                                   ? 8 : 0), 8);
+        g_assert_cmphex (c.ips[1], ==, ra - 1);
+        g_assert_cmpmem (c.ips, sizeof fp.ips, fp.ips, sizeof fp.ips);
+        g_assert_cmpmem (c.sps, sizeof fp.sps, fp.sps, sizeof fp.sps);
+        check_clear (&c);
+      }
+}
+
+/* A return address that follows no call instruction (here: one inside
+   st_fp_leaf's body) is no frame: the walk stops before it, with a
+   cause of its own.  */
+static void
+test_return_not_after_call (void)
+{
+  for (int lean = 1; lean >= 0; lean--)
+    {
+      Check c;
+      ProgSample fp;
+      StUnwindResult res;
+
+      check_init (&c, lean);
+      prog_sample_fp (&fp, FP_PROG, c.processes, 5153);
+      fp.stack[0x18 / 8] = fp.ips[0] + 8;
+      unwind (&c, st_process_table_get (c.processes, 5153), &fp.ev,
+              ST_UNWIND_MAX_FRAMES, &res);
+      g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
+      g_assert_cmpint (res.cause, ==, ST_CAUSE_NOT_AFTER_CALL);
+      g_assert_cmpuint (res.n_ips, ==, 1);
       check_clear (&c);
     }
 }
@@ -585,6 +649,9 @@ main (int argc, char **argv)
   g_test_add_func ("/fast-unwinder/fixture-full-walk", test_fixture_full_walk);
   g_test_add_func ("/fast-unwinder/same-as-dwfl", test_same_as_dwfl);
   g_test_add_func ("/fast-unwinder/frame-pointers", test_frame_pointers);
+  g_test_add_func ("/fast-unwinder/leaf-without-cfi", test_leaf_without_cfi);
+  g_test_add_func ("/fast-unwinder/return-not-after-call",
+                   test_return_not_after_call);
   g_test_add_func ("/fast-unwinder/plt", test_plt);
   g_test_add_func ("/fast-unwinder/return-address-at-function-end",
                    test_return_address_at_function_end);

@@ -101,7 +101,7 @@ check (const StAddressSpace *maps, uint64_t ip, const uint64_t *ra,
   while (want[n_want] != 0)
     n_want++;
   uint32_t added = st_fp_chain_continue (fp, n_fp, maps, c.ips, c.sps, &c.n,
-                                         max_frames);
+                                         max_frames, NULL, NULL);
   g_assert_cmpuint (added, ==, n_want);
   g_assert_cmpuint (c.n, ==, before.n + n_want);
   g_assert_true (memcmp (c.ips, before.ips, before.n * sizeof c.ips[0]) == 0);
@@ -185,11 +185,11 @@ test_refused (void)
   static const uint64_t fp[] = { IP, A, B };
   dwarf_chain (&c, IP, NONE);
   g_assert_cmpuint (st_fp_chain_continue (fp, 3, NULL, c.ips, c.sps, &c.n,
-                                          MAX_CHAIN), ==, 0);
+                                          MAX_CHAIN, NULL, NULL), ==, 0);
   g_assert_cmpuint (c.n, ==, 1);
   c.n = 0;
   g_assert_cmpuint (st_fp_chain_continue (fp, 3, maps, c.ips, c.sps, &c.n,
-                                          MAX_CHAIN), ==, 0);
+                                          MAX_CHAIN, NULL, NULL), ==, 0);
   g_assert_cmpuint (c.n, ==, 0);
   st_address_space_free (maps);
 }

@@ -25,6 +25,7 @@ test_cause_names (void)
     { ST_CAUSE_MAX_DEPTH, "max-depth" },
     { ST_CAUSE_LOOP, "loop" },
     { ST_CAUSE_FILE_SHRANK, "file-shrank" },
+    { ST_CAUSE_NOT_AFTER_CALL, "not-after-call" },
   };
 
   /* Every cause is named here.  */
