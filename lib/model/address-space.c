@@ -210,10 +210,39 @@ st_map_maybe_code (const StMap *map)
 }
 
 gboolean
+st_map_is_anonymous (const StMap *map)
+{
+  const char *name = map->filename;
+
+  if (name[0] == '\0' || g_str_has_prefix (name, "//anon")
+      || g_str_has_prefix (name, "/anon_hugepage")
+      || g_str_has_prefix (name, "/memfd:")
+      || g_str_has_prefix (name, "/SYSV")
+      || g_str_has_prefix (name, "/dev/zero"))
+    return TRUE;
+  /* Bracketed names are the kernel's, and name no file; [vdso] is an
+     ELF image the recorder may have kept.  */
+  return name[0] == '[' && strcmp (name, "[vdso]") != 0;
+}
+
+gboolean
+st_map_is_jitdump (const StMap *map)
+{
+  const char *base = strrchr (map->filename, '/');
+  unsigned pid;
+  int end = 0;
+
+  base = base != NULL ? base + 1 : map->filename;
+  return sscanf (base, "jit-%u.dump%n", &pid, &end) == 1 && end > 0
+         && base[end] == '\0';
+}
+
+gboolean
 st_map_is_module (const StMap *map)
 {
   return st_map_maybe_code (map)
-         && (map->filename[0] == '/' || strcmp (map->filename, "[vdso]") == 0);
+         && (map->filename[0] == '/' || strcmp (map->filename, "[vdso]") == 0)
+         && !st_map_is_anonymous (map) && !st_map_is_jitdump (map);
 }
 
 gboolean
