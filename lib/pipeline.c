@@ -484,7 +484,7 @@ advise_jvm (StPipeline *p, const StProcess *proc, const StEvent *ev,
           g_autofree char *line = g_strdup_printf (
             "pid %d (%s) runs a JVM: its JIT frames were unwound by frame "
             "pointer, which compiled Java code keeps only when run with "
-            "-XX:+PreserveFramePointer (callers may be missing otherwise)",
+            "-XX:+PreserveFramePointer (otherwise callers may be skipped)",
             ev->pid, comm);
           p->options.report (ST_REPORT_WARNING, line,
                              p->options.report_data);

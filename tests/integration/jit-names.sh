@@ -42,6 +42,9 @@ check_js ()
        "$tmp/$1.err"; then
     fail "$1: JIT code or anonymous memory reported as a file"
   fi
+  if grep 'runs a JVM' "$tmp/$1.err"; then
+    fail "$1: node taken for a JVM"
+  fi
 }
 
 echo "== perf map (--perf-basic-prof)"
