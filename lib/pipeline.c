@@ -291,16 +291,32 @@ release_held (StPipeline *p)
 }
 
 static void
-debug_line (StPipeline *p, const StEvent *ev, const StUnwindResult *r)
+debug_line (StPipeline *p, const StProcess *proc, const StEvent *ev,
+            const StUnwindResult *r)
 {
+  g_autofree char *where = NULL;
+
+  if (r->cause == ST_CAUSE_NO_MODULE && r->n_ips > 0)
+    {
+      /* Say what the code without a module is: JIT code is no file.  */
+      uint64_t pc = r->no_module_pc != 0 ? r->no_module_pc : p->ips[0];
+      const StMap *map = st_address_space_find (proc->maps, pc);
+      where = g_strdup_printf (
+        ": 0x%" PRIx64 " %s", pc,
+        map == NULL ? "is in no recorded mapping"
+        : st_map_is_anonymous (map) ? "is JIT or other anonymous code "
+                                      "(no file, no CFI)"
+        : "is in a mapping of no usable module");
+    }
   char *line = g_strdup_printf ("offset %" PRIu64 ": pid %d tid %d "
                                 "time %" PRId64 ": %s after %u frame(s) "
-                                "(%s)%s%s", ev->offset, ev->pid, ev->tid,
+                                "(%s)%s%s%s", ev->offset, ev->pid, ev->tid,
                                 ev->time, r->status == ST_UNWIND_FAILED
                                 ? "failed" : "truncated", r->n_ips,
                                 st_unwind_cause_name (r->cause),
                                 r->detail ? ": " : "",
-                                r->detail ? r->detail : "");
+                                r->detail ? r->detail : "",
+                                where != NULL ? where : "");
   p->options.report (ST_REPORT_DEBUG, line, p->options.report_data);
   g_free (line);
 }
@@ -537,7 +553,7 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
   if (r.status != ST_UNWIND_COMPLETE && p->options.debug
       && p->options.report != NULL)
-    debug_line (p, ev, &r);
+    debug_line (p, proc, ev, &r);
 
   Unwound *u = unwound_new (p, r.n_ips);
   memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));

@@ -2,7 +2,8 @@
 # A JVM's JIT frames are unwound by frame pointer, which its compiled
 # code keeps only with -XX:+PreserveFramePointer: a recording of java
 # must give exactly one warning that says so for the java process, and
-# no message may call its JIT code (anonymous memory) a file.  Skips
+# no message may call its JIT code (anonymous memory) a file; --debug
+# names the code where a walk found no module as JIT code.  Skips
 # without perf, java or javac.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
@@ -46,4 +47,13 @@ if run_st java -i "$tmp/java.data" -o /dev/null -v --summary; then
 else
   fail "java: stacktrace failed"
 fi
+# --debug: a walk that stopped in JIT code says so.
+"$STACKTRACE" -i "$tmp/java.data" -o /dev/null --debug 2>"$tmp/debug.err" \
+  || fail "java --debug: stacktrace failed"
+n=$(grep -c '(no-module)' "$tmp/debug.err")
+jit=$(grep -c '(no-module): 0x[0-9a-f]* is JIT or other anonymous code' \
+        "$tmp/debug.err")
+echo "java --debug: $n no-module walk(s), $jit of them in JIT code"
+[ "$jit" -gt 0 ] || [ "$n" -eq 0 ] \
+  || fail "java --debug: no no-module walk named JIT code"
 finish
