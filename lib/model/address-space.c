@@ -209,32 +209,54 @@ st_map_maybe_code (const StMap *map)
   return map->filename[0] != '\0';
 }
 
+/* Whether NAME starts with PREFIX (a literal).  */
+#define STARTS_WITH(name, prefix) \
+  (strncmp ((name), (prefix), sizeof (prefix) - 1) == 0)
+
 gboolean
 st_map_is_anonymous (const StMap *map)
 {
   const char *name = map->filename;
 
-  if (name[0] == '\0' || g_str_has_prefix (name, "//anon")
-      || g_str_has_prefix (name, "/anon_hugepage")
-      || g_str_has_prefix (name, "/memfd:")
-      || g_str_has_prefix (name, "/SYSV")
-      || g_str_has_prefix (name, "/dev/zero"))
-    return TRUE;
-  /* Bracketed names are the kernel's, and name no file; [vdso] is an
-     ELF image the recorder may have kept.  */
-  return name[0] == '[' && strcmp (name, "[vdso]") != 0;
+  /* (Asked for every mapping whenever a process's modules are listed:
+     one look at the first bytes decides most names.)  */
+  switch (name[0])
+    {
+    case '\0':
+      return TRUE;
+    case '[':
+      /* Bracketed names are the kernel's, and name no file; [vdso] is
+         an ELF image the recorder may have kept.  */
+      return strcmp (name, "[vdso]") != 0;
+    case '/':
+      switch (name[1])
+        {
+        case '/': return STARTS_WITH (name, "//anon");
+        case 'a': return STARTS_WITH (name, "/anon_hugepage");
+        case 'm': return STARTS_WITH (name, "/memfd:");
+        case 'S': return STARTS_WITH (name, "/SYSV");
+        case 'd': return STARTS_WITH (name, "/dev/zero");
+        default: return FALSE;
+        }
+    default:
+      return FALSE;
+    }
 }
 
 gboolean
 st_map_is_jitdump (const StMap *map)
 {
   const char *base = strrchr (map->filename, '/');
-  unsigned pid;
-  int end = 0;
 
   base = base != NULL ? base + 1 : map->filename;
-  return sscanf (base, "jit-%u.dump%n", &pid, &end) == 1 && end > 0
-         && base[end] == '\0';
+  if (!STARTS_WITH (base, "jit-"))
+    return FALSE;
+  const char *p = base + 4;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  return strcmp (p, ".dump") == 0;
 }
 
 gboolean
