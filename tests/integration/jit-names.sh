@@ -48,9 +48,11 @@ check_js ()
 }
 
 echo "== perf map (--perf-basic-prof)"
+# (In $tmp: node writes an isolate log in its working directory.)
 # shellcheck disable=SC2086
-$ST_PERF_RECORD -o "$tmp/map.data" -- "$node" --perf-basic-prof \
-  "$tmp/bench.js" >"$tmp/map.record.log" 2>&1 || die "perf record failed"
+(cd "$tmp" && $ST_PERF_RECORD -o "$tmp/map.data" -- "$node" \
+   --perf-basic-prof "$tmp/bench.js" >"$tmp/map.record.log" 2>&1) \
+  || die "perf record failed"
 pid=$(perf script -i "$tmp/map.data" -F pid 2>/dev/null | head -n 1 \
       | tr -d ' ')
 map=/tmp/perf-$pid.map
