@@ -37,6 +37,9 @@
 /* Bound of the events buffered to put a perf round in time order.  */
 #define ST_REORDER_MAX_BYTES (512u << 20)
 
+/* JVM processes remembered for the frame-pointer advice.  */
+#define ST_JVM_PIDS_MAX 4096
+
 /* Damage messages printed one by one; later ones are only counted.  */
 #define ST_DAMAGE_MESSAGES_MAX 20
 
@@ -467,10 +470,15 @@ note_map (StPipeline *p, const StEvent *ev)
   if (p->jit_names != NULL)
     st_jit_names_map (p->jit_names, ev->pid, name);
   base = base != NULL ? base + 1 : name;
-  if (strcmp (base, "libjvm.so") == 0
-      && !g_hash_table_contains (p->jvm_pids, GINT_TO_POINTER (ev->pid)))
-    g_hash_table_insert (p->jvm_pids, GINT_TO_POINTER (ev->pid),
-                         GINT_TO_POINTER (FALSE));
+  if (strcmp (base, "libjvm.so") != 0
+      || g_hash_table_contains (p->jvm_pids, GINT_TO_POINTER (ev->pid)))
+    return;
+  /* Bounded for endless streams: past the bound, a JVM may be advised
+     again.  */
+  if (g_hash_table_size (p->jvm_pids) >= ST_JVM_PIDS_MAX)
+    g_hash_table_remove_all (p->jvm_pids);
+  g_hash_table_insert (p->jvm_pids, GINT_TO_POINTER (ev->pid),
+                       GINT_TO_POINTER (FALSE));
 }
 
 /* A JVM's compiled code pushes rbp but keeps no frame pointer unless
