@@ -26,14 +26,19 @@
 #include "kernel-join.h"
 #include "pipeline.h"
 #include "priming.h"
+#include "report/jit-names.h"
 #include "report/sample-report.h"
 #include "unwind/registers.h"
+#include "util/printable.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
 #include "reorder.h"
 
 /* Bound of the events buffered to put a perf round in time order.  */
 #define ST_REORDER_MAX_BYTES (512u << 20)
+
+/* JVM processes remembered for the frame-pointer advice.  */
+#define ST_JVM_PIDS_MAX 4096
 
 /* Damage messages printed one by one; later ones are only counted.  */
 #define ST_DAMAGE_MESSAGES_MAX 20
@@ -66,6 +71,10 @@ struct StPipeline
   StStats *stats;
   StSampleReport *sample_report;  /* --chains and the call graph; NULL
                                      when neither is asked */
+  StJitNames *jit_names;      /* with SAMPLE_REPORT: names of JIT code */
+  GHashTable *jvm_pids;       /* pids that mapped libjvm.so -> whether
+                                 they were given the frame-pointer
+                                 advice */
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
@@ -115,6 +124,20 @@ on_damage (const StDamage *d, void *user)
                        p->options.report_data);
 }
 
+/* A bad line of a perf map, a damaged jitdump: a warning (the names
+   of the rest are still used).  */
+static void
+on_jit_names_problem (const char *message, void *user)
+{
+  StPipeline *p = user;
+
+  if (p->options.report != NULL)
+    {
+      g_autofree char *line = g_strdup_printf ("JIT names: %s", message);
+      p->options.report (ST_REPORT_WARNING, line, p->options.report_data);
+    }
+}
+
 /* A set the counter schedule asks for, into the output (FALSE when
    its format has no counters).  */
 static gboolean
@@ -142,8 +165,15 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->stats = st_stats_new ();
   p->kernel_join = st_kernel_join_new ();
   if (options->callgraph || options->chains != NULL)
-    p->sample_report = st_sample_report_new (options->chains != NULL,
-                                             options->callgraph);
+    {
+      p->jit_names = st_jit_names_new (options->symfs, options->jit_tmp_dir,
+                                       on_jit_names_problem, p);
+      p->sample_report = st_sample_report_new (options->chains != NULL,
+                                               options->callgraph,
+                                               options->demangle,
+                                               p->jit_names);
+    }
+  p->jvm_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new_with_resolver
     (st_file_resolver_new (options->symfs, options->buildid_dir));
@@ -195,6 +225,8 @@ st_pipeline_free (StPipeline *p)
   st_debuginfod_free (p->debuginfod);
   st_stitcher_free (p->stitcher);
   st_sample_report_free (p->sample_report);
+  st_jit_names_free (p->jit_names);
+  g_hash_table_destroy (p->jvm_pids);
   st_stats_free (p->stats);
   st_counter_schedule_free (p->counters);
   st_kernel_join_free (p->kernel_join);
@@ -262,16 +294,32 @@ release_held (StPipeline *p)
 }
 
 static void
-debug_line (StPipeline *p, const StEvent *ev, const StUnwindResult *r)
+debug_line (StPipeline *p, const StProcess *proc, const StEvent *ev,
+            const StUnwindResult *r)
 {
+  g_autofree char *where = NULL;
+
+  if (r->cause == ST_CAUSE_NO_MODULE && r->n_ips > 0)
+    {
+      /* Say what the code without a module is: JIT code is no file.  */
+      uint64_t pc = r->no_module_pc != 0 ? r->no_module_pc : p->ips[0];
+      const StMap *map = st_address_space_find (proc->maps, pc);
+      where = g_strdup_printf (
+        ": 0x%" PRIx64 " %s", pc,
+        map == NULL ? "is in no recorded mapping"
+        : st_map_is_anonymous (map) ? "is JIT or other anonymous code "
+                                      "(no file, no CFI)"
+        : "is in a mapping of no usable module");
+    }
   char *line = g_strdup_printf ("offset %" PRIu64 ": pid %d tid %d "
                                 "time %" PRId64 ": %s after %u frame(s) "
-                                "(%s)%s%s", ev->offset, ev->pid, ev->tid,
+                                "(%s)%s%s%s", ev->offset, ev->pid, ev->tid,
                                 ev->time, r->status == ST_UNWIND_FAILED
                                 ? "failed" : "truncated", r->n_ips,
                                 st_unwind_cause_name (r->cause),
                                 r->detail ? ": " : "",
-                                r->detail ? r->detail : "");
+                                r->detail ? r->detail : "",
+                                where != NULL ? where : "");
   p->options.report (ST_REPORT_DEBUG, line, p->options.report_data);
   g_free (line);
 }
@@ -407,8 +455,66 @@ report_sample (StPipeline *p, StProcess *proc, const StEvent *ev,
                uint32_t n_ips)
 {
   return st_sample_report_add (p->sample_report,
-                               st_unwinder_dwfl (p->unwinder, proc), ev,
-                               proc->comm, p->ips, n_ips);
+                               st_unwinder_dwfl (p->unwinder, proc),
+                               proc->maps, ev, proc->comm, p->ips, n_ips);
+}
+
+/* What a mapping tells besides the process's address space: a jitdump
+   file to read JIT names from, a JVM whose JIT code may need advice.  */
+static void
+note_map (StPipeline *p, const StEvent *ev)
+{
+  const char *name = ev->map.filename != NULL ? ev->map.filename : "";
+  const char *base = strrchr (name, '/');
+
+  if (p->jit_names != NULL)
+    st_jit_names_map (p->jit_names, ev->pid, name);
+  base = base != NULL ? base + 1 : name;
+  if (strcmp (base, "libjvm.so") != 0
+      || g_hash_table_contains (p->jvm_pids, GINT_TO_POINTER (ev->pid)))
+    return;
+  /* Bounded for endless streams: past the bound, a JVM may be advised
+     again.  */
+  if (g_hash_table_size (p->jvm_pids) >= ST_JVM_PIDS_MAX)
+    g_hash_table_remove_all (p->jvm_pids);
+  g_hash_table_insert (p->jvm_pids, GINT_TO_POINTER (ev->pid),
+                       GINT_TO_POINTER (FALSE));
+}
+
+/* A JVM's compiled code pushes rbp but keeps no frame pointer unless
+   told to: a walk that left JIT code by the frame-pointer step (JIT code
+   has no CFI) may have skipped callers.  Said once per process.  */
+static void
+advise_jvm (StPipeline *p, const StProcess *proc, const StEvent *ev,
+            uint32_t n_ips)
+{
+  gpointer advised;
+
+  if (!g_hash_table_lookup_extended (p->jvm_pids, GINT_TO_POINTER (ev->pid),
+                                     NULL, &advised)
+      || GPOINTER_TO_INT (advised))
+    return;
+  for (uint32_t i = 0; i + 1 < n_ips; i++)
+    {
+      const StMap *map = st_address_space_find (proc->maps, p->ips[i]);
+      if (map == NULL || !st_map_is_anonymous (map))
+        continue;
+      g_hash_table_insert (p->jvm_pids, GINT_TO_POINTER (ev->pid),
+                           GINT_TO_POINTER (TRUE));
+      if (p->options.report != NULL)
+        {
+          g_autofree char *comm = st_printable (proc->comm != NULL
+                                                ? proc->comm : "?");
+          g_autofree char *line = g_strdup_printf (
+            "pid %d (%s) runs a JVM: its JIT frames were unwound by frame "
+            "pointer, which compiled Java code keeps only when run with "
+            "-XX:+PreserveFramePointer (otherwise callers may be skipped)",
+            ev->pid, comm);
+          p->options.report (ST_REPORT_WARNING, line,
+                             p->options.report_data);
+        }
+      return;
+    }
 }
 
 /* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
@@ -450,10 +556,12 @@ unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
     charge_no_unwind_data (p, proc, &r);
   if (p->stitcher != NULL)
     stitch (p, proc, ev, &r);
+  if (g_hash_table_size (p->jvm_pids) > 0)
+    advise_jvm (p, proc, ev, r.n_ips);
   st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
   if (r.status != ST_UNWIND_COMPLETE && p->options.debug
       && p->options.report != NULL)
-    debug_line (p, ev, &r);
+    debug_line (p, proc, ev, &r);
 
   Unwound *u = unwound_new (p, r.n_ips);
   memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));
@@ -494,6 +602,8 @@ process_event (const StEvent *ev, gboolean force, void *user)
       resumed = st_priming_resuming (p->priming);
     }
   st_process_table_apply (p->processes, ev);
+  if (ev->kind == ST_EVENT_MAP)
+    note_map (p, ev);
   if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
     st_stitcher_forget_thread (p->stitcher, ev->tid);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_UNWIND)

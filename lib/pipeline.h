@@ -49,6 +49,10 @@ typedef struct
   gboolean debug;             /* report per-sample diagnostics */
   StFormat output_format;     /* what WRITER writes */
   gboolean callgraph;         /* collect the call graph summary */
+  gboolean demangle;          /* C++ and Rust names demangled in the
+                                 call graph and the --chains file */
+  const char *jit_tmp_dir;    /* where perf maps are (perf-PID.map);
+                                 NULL: /tmp */
   gboolean stitch;            /* per-thread stitching of truncated stacks */
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
   gboolean debuginfod;        /* fetch missing files by build-id (when

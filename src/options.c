@@ -195,6 +195,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "With defer: hold at most SIZE (default 16M)", "SIZE" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples", NULL },
+    { "no-demangle", 0, 0, G_OPTION_ARG_NONE, &opts->no_demangle,
+      "Symbol names as mangled in --summary and --chains", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts->verbose,
       "More detail in the final statistics", NULL },
     { "debug", 0, 0, G_OPTION_ARG_NONE, &opts->debug,

@@ -22,6 +22,7 @@ typedef struct
   char *buildid_dir;
   char *chains;
   gboolean summary;
+  gboolean no_demangle;
   gboolean verbose;
   gboolean debug;
   gboolean quiet;

@@ -292,6 +292,7 @@ main (int argc, char **argv)
     .report = report_to_stderr,
     .debug = opts.debug,
     .callgraph = opts.summary,
+    .demangle = !opts.no_demangle,
     .stitch = !opts.no_stitch,
     .truncate_stack = (uint64_t) opts.truncate_stack,
     .debuginfod = !opts.no_debuginfod,

@@ -8,6 +8,7 @@ packages=(
   build-essential autoconf automake libtool pkg-config
   libglib2.0-dev libdw-dev libelf-dev libdebuginfod-dev
   libzstd-dev         # perf record -z (compressed perf.data)
+  libiberty-dev       # demangling C++ and Rust names (--summary, --chains)
   zstd                # tests/fuzz/make-seeds.py: the compressed perf.data seeds
   elfutils debuginfod libsysprof-4-dev
   binutils lld mold   # tests/integration/linker-matrix.sh: bfd, gold, lld and mold

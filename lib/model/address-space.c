@@ -209,11 +209,62 @@ st_map_maybe_code (const StMap *map)
   return map->filename[0] != '\0';
 }
 
+/* Whether NAME starts with PREFIX (a literal).  */
+#define STARTS_WITH(name, prefix) \
+  (strncmp ((name), (prefix), sizeof (prefix) - 1) == 0)
+
+gboolean
+st_map_is_anonymous (const StMap *map)
+{
+  const char *name = map->filename;
+
+  /* (Asked for every mapping whenever a process's modules are listed:
+     one look at the first bytes decides most names.)  */
+  switch (name[0])
+    {
+    case '\0':
+      return TRUE;
+    case '[':
+      /* Bracketed names are the kernel's, and name no file; [vdso] is
+         an ELF image the recorder may have kept.  */
+      return strcmp (name, "[vdso]") != 0;
+    case '/':
+      switch (name[1])
+        {
+        case '/': return STARTS_WITH (name, "//anon");
+        case 'a': return STARTS_WITH (name, "/anon_hugepage");
+        case 'm': return STARTS_WITH (name, "/memfd:");
+        case 'S': return STARTS_WITH (name, "/SYSV");
+        case 'd': return STARTS_WITH (name, "/dev/zero");
+        default: return FALSE;
+        }
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+st_map_is_jitdump (const StMap *map)
+{
+  const char *base = strrchr (map->filename, '/');
+
+  base = base != NULL ? base + 1 : map->filename;
+  if (!STARTS_WITH (base, "jit-"))
+    return FALSE;
+  const char *p = base + 4;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  return strcmp (p, ".dump") == 0;
+}
+
 gboolean
 st_map_is_module (const StMap *map)
 {
   return st_map_maybe_code (map)
-         && (map->filename[0] == '/' || strcmp (map->filename, "[vdso]") == 0);
+         && (map->filename[0] == '/' || strcmp (map->filename, "[vdso]") == 0)
+         && !st_map_is_anonymous (map) && !st_map_is_jitdump (map);
 }
 
 gboolean

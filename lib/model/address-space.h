@@ -63,8 +63,22 @@ void st_map_from_event (StMap *map, const StEvent *ev);
 gboolean st_map_maybe_code (const StMap *map);
 
 /* Whether the mapping is code of an ELF file (or the [vdso]): a module
-   of the process.  */
+   of the process.  Anonymous memory and jitdump files are not.  */
 gboolean st_map_is_module (const StMap *map);
+
+/* Whether the mapping holds memory of no file one could look for:
+   anonymous memory however the recorder names it (perf's "//anon" and
+   "/anon_hugepage", "[anon:NAME]" of prctl, "[heap]", "[stack]", no
+   name), memfd and shared-memory objects ("/memfd:NAME (deleted)",
+   "/SYSV...", "/dev/zero (deleted)") and the kernel's own pages
+   ("[vvar]", "[vsyscall]", "[uprobes]").  Executable, it is JIT or
+   other generated code.  */
+gboolean st_map_is_anonymous (const StMap *map);
+
+/* Whether the mapping is a jitdump file ("jit-PID.dump", which a JIT
+   maps so that the recorder records where it is): names of JIT code,
+   not code.  */
+gboolean st_map_is_jitdump (const StMap *map);
 
 /* Reads /proc/PID/maps into AS (file-backed mappings only).  FALSE if the
    process is not there.  */

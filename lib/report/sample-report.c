@@ -12,7 +12,8 @@ struct StSampleReport
 };
 
 StSampleReport *
-st_sample_report_new (gboolean chains, gboolean callgraph)
+st_sample_report_new (gboolean chains, gboolean callgraph, gboolean demangle,
+                      StJitNames *jit)
 {
   StSampleReport *r = g_new0 (StSampleReport, 1);
 
@@ -20,6 +21,8 @@ st_sample_report_new (gboolean chains, gboolean callgraph)
   if (callgraph)
     r->callgraph = st_callgraph_new ();
   r->symbolizer = st_symbolizer_new ();
+  st_symbolizer_set_demangle (r->symbolizer, demangle);
+  st_symbolizer_set_jit_names (r->symbolizer, jit);
   return r;
 }
 
@@ -34,11 +37,13 @@ st_sample_report_free (StSampleReport *r)
 }
 
 char *
-st_sample_report_add (StSampleReport *r, Dwfl *dwfl, const StEvent *ev,
+st_sample_report_add (StSampleReport *r, Dwfl *dwfl,
+                      const StAddressSpace *maps, const StEvent *ev,
                       const char *comm, const uint64_t *ips, uint32_t n_ips)
 {
   char *line = NULL;
 
+  st_symbolizer_set_process (r->symbolizer, ev->pid, maps);
   if (r->chains)
     line = st_chain_dump_line (r->symbolizer, dwfl, ev, ips, n_ips);
   if (r->callgraph != NULL)

@@ -18,7 +18,8 @@
    answer is no name unless a sizeless symbol could qualify; only then
    (or when a global sizeless symbol starts exactly at the address) is
    the question left to libdwfl itself: hand-written assembly, rare.
-   Every answer is memoized per address.  */
+   Every answer is memoized per address; a demangled name is made once
+   per symbol name of the file.  */
 #include "config.h"
 
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "model/module-cache.h"
+#include "report/demangle.h"
 #include "report/symbolizer.h"
 
 typedef struct
@@ -57,6 +59,8 @@ typedef struct
   guint n_sizeless;
   GStringChunk *names;
   GHashTable *memo;             /* ELF address -> name, or NO_NAME */
+  GHashTable *demangled;        /* symbol name -> its demangled form (in
+                                   NAMES), or the name itself */
 } Index;
 
 struct StSymbolizer
@@ -64,6 +68,10 @@ struct StSymbolizer
   GHashTable *indexes;          /* module identity -> Index* */
   uint64_t indexed;
   uint64_t searched;
+  gboolean demangle;
+  StJitNames *jit;              /* NULL: no JIT names */
+  int32_t pid;                  /* the process named */
+  const StAddressSpace *maps;   /* its mappings, or NULL */
 };
 
 /* Memoized "no symbol": distinct from NULL, which a lookup returns for
@@ -87,6 +95,7 @@ index_free (gpointer data)
   g_free (x->sizeless);
   g_string_chunk_free (x->names);
   g_hash_table_destroy (x->memo);
+  g_hash_table_destroy (x->demangled);
   g_free (x);
 }
 
@@ -107,6 +116,29 @@ st_symbolizer_free (StSymbolizer *s)
     return;
   g_hash_table_destroy (s->indexes);
   g_free (s);
+}
+
+void
+st_symbolizer_set_demangle (StSymbolizer *s, gboolean demangle)
+{
+  /* Memos hold the names of one choice.  */
+  if (s->demangle != demangle)
+    g_hash_table_remove_all (s->indexes);
+  s->demangle = demangle;
+}
+
+void
+st_symbolizer_set_jit_names (StSymbolizer *s, StJitNames *jit)
+{
+  s->jit = jit;
+}
+
+void
+st_symbolizer_set_process (StSymbolizer *s, int32_t pid,
+                           const StAddressSpace *maps)
+{
+  s->pid = pid;
+  s->maps = maps;
 }
 
 void
@@ -177,6 +209,7 @@ index_build (Dwfl_Module *mod, Dwarf_Addr bias)
   x->names = g_string_chunk_new (65536);
   x->memo = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                    NULL);
+  x->demangled = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (int i = 1; i < n; i++)
     {
       GElf_Sym sym;
@@ -330,6 +363,22 @@ sizeless_possible (const Index *x, uint64_t addr)
   return x->sizeless[lo - 1] >= ends;
 }
 
+/* The demangled form of NAME (a string of X's chunk), made once per
+   name.  */
+static const char *
+demangled (Index *x, const char *name)
+{
+  const char *d = g_hash_table_lookup (x->demangled, name);
+
+  if (d != NULL)
+    return d;
+  char *made = st_demangle (name);
+  d = made != NULL ? g_string_chunk_insert_const (x->names, made) : name;
+  free (made);
+  g_hash_table_insert (x->demangled, (gpointer) name, (gpointer) d);
+  return d;
+}
+
 /* The name of ELF address ADDR (runtime address RUNTIME) in MOD, or
    NULL; from the index when it can tell, else from libdwfl.  */
 static const char *
@@ -371,6 +420,8 @@ index_lookup (StSymbolizer *s, Index *x, Dwfl_Module *mod, uint64_t addr,
                            : NO_NAME;
       s->searched++;
     }
+  if (name != NO_NAME && s->demangle)
+    name = demangled (x, name);
   if (g_hash_table_size (x->memo) >= MEMO_MAX)
     g_hash_table_remove_all (x->memo);
   g_hash_table_insert (x->memo, g_memdup2 (&addr, sizeof addr),
@@ -389,6 +440,8 @@ lookup_name (StSymbolizer *s, Dwfl_Module *mod, uint64_t runtime,
   const StModule *m = userdata != NULL ? *userdata : NULL;
   if (m == NULL || st_module_identity (m) == NULL)
     {
+      /* (Not demangled: no index to keep the name in.  Modules the
+         unwinders report all have one.)  */
       s->searched++;
       return dwfl_module_addrname (mod, runtime);
     }
@@ -401,6 +454,25 @@ lookup_name (StSymbolizer *s, Dwfl_Module *mod, uint64_t runtime,
   return index_lookup (s, x, mod, runtime - bias, runtime);
 }
 
+/* ADDR in no module: JIT code, named by the JIT's files, or anonymous
+   code.  */
+static void
+symbolize_outside_modules (StSymbolizer *s, uint64_t addr, GString *out)
+{
+  const StMap *map = s->maps != NULL ? st_address_space_find (s->maps, addr)
+                                     : NULL;
+  const char *name = s->jit != NULL ? st_jit_names_lookup (s->jit, s->pid,
+                                                            addr)
+                                    : NULL;
+
+  if (name != NULL)
+    g_string_append (out, name);
+  else if (map != NULL && st_map_is_anonymous (map) && st_map_maybe_code (map))
+    g_string_append (out, "[JIT]");
+  else
+    g_string_append (out, "[unknown]");
+}
+
 void
 st_symbolize (StSymbolizer *s, Dwfl *dwfl, uint64_t addr, GString *out)
 {
@@ -408,7 +480,7 @@ st_symbolize (StSymbolizer *s, Dwfl *dwfl, uint64_t addr, GString *out)
 
   if (mod == NULL)
     {
-      g_string_append (out, "[unknown]");
+      symbolize_outside_modules (s, addr, out);
       return;
     }
   Dwarf_Addr bias = 0;

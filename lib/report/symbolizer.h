@@ -14,16 +14,31 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "model/address-space.h"
+#include "report/jit-names.h"
+
 typedef struct StSymbolizer StSymbolizer;
 
+/* Symbol names as the symbol table spells them.  */
 StSymbolizer *st_symbolizer_new (void);
 void st_symbolizer_free (StSymbolizer *s);
 
-/* Appends the name of ADDR to OUT: the ELF symbol (not demangled),
+/* C++ and Rust names demangled (demangle.h), once per symbol.  */
+void st_symbolizer_set_demangle (StSymbolizer *s, gboolean demangle);
+/* Names of JIT code from JIT (not owned; NULL: none).  */
+void st_symbolizer_set_jit_names (StSymbolizer *s, StJitNames *jit);
+/* The process whose addresses st_symbolize names from now on: PID, and
+   its mappings MAPS (not owned, may be NULL), for code outside every
+   module.  */
+void st_symbolizer_set_process (StSymbolizer *s, int32_t pid,
+                                const StAddressSpace *maps);
+
+/* Appends the name of ADDR to OUT: the ELF symbol (demangled if asked),
    "[MODULE_BASENAME+0xOFF]" (OFF: ELF virtual address) when no symbol
-   covers it, or "[unknown]" outside every module.  DWFL may be NULL.
-   Its modules' userdata must be their StModule (as the unwinders report
-   them).  */
+   covers it; outside every module, the JIT's name of the code (perf
+   map, jitdump), or "[JIT]" in anonymous executable memory the JIT did
+   not name, or "[unknown]".  DWFL may be NULL.  Its modules' userdata
+   must be their StModule (as the unwinders report them).  */
 void st_symbolize (StSymbolizer *s, Dwfl *dwfl, uint64_t addr, GString *out);
 
 /* How many addresses were named by the index, and by libdwfl's own

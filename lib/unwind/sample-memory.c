@@ -32,7 +32,7 @@ st_sample_memory_read_slow (StSampleMemory *m, uint64_t addr,
 
   /* Outside the stack copy: the contents of a mapped file.  */
   const StMap *map = st_address_space_find (m->process->maps, addr);
-  if (map != NULL && map->filename[0] != '\0')
+  if (map != NULL && !st_map_is_anonymous (map))
     {
       /* A module still being prepared is waited for, or (--priming
          drop) not read.  */

@@ -697,3 +697,86 @@ perf_script ()
   perf script -i "$1" --ns --no-inline --show-mmap-events -F tid,time,ip,sym \
     >"$2" 2>"$2.err"
 }
+
+# check_names_path LABEL CHAINS LEAF_RE PATH_RE: of the samples of the
+# --chains file CHAINS whose first symbol matches LEAF_RE, >= 99% (and
+# >= ST_MIN_LEAF_SAMPLES) must have symbols starting with PATH_RE (awk
+# regular expressions).
+check_names_path ()
+{
+  awk -F '\t' -v leaf="$3" -v path="$4" -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
+    -v label="$1" '
+    { split ($5, s, ";") }
+    s[1] ~ "^(" leaf ")$" {
+      n++
+      if ($5 ~ "^(" path ")") good++
+      else if (bad++ < 3) print label ": unexpected path: " $5
+    }
+    END {
+      printf "%s: %d of %d leaf samples on the known path\n", label, good, n
+      exit !(n >= min && good * 100 >= n * 99)
+    }' "$2"
+}
+
+# check_demangling DIR NAME LEAF_RE PATH_RE RAW_LEAF_RE RAW_PATH_RE
+#   SUMMARY_NAME: unwinds DIR/NAME.data (the program DIR/NAME found
+# through --symfs DIR); the known path must be named demangled in
+# --chains and SUMMARY_NAME appear in --summary, and with --no-demangle
+# the path be named raw and SUMMARY_NAME appear nowhere.
+check_demangling ()
+{
+  fx=$1
+  shift
+  name=$1
+  echo "== $name"
+  if run_st "$name" -i "$fx/$name.data" --symfs "$fx" -o /dev/null \
+       --chains "$tmp/$name.chains" --summary; then
+    check_names_path "$name" "$tmp/$name.chains" "$2" "$3" \
+      || fail "$name: demangled path"
+    grep -F -q "$6" "$tmp/$name.err" \
+      || fail "$name: --summary does not name $6"
+  else
+    fail "$name: stacktrace failed"
+  fi
+  if run_st "$name-raw" -i "$fx/$name.data" --symfs "$fx" -o /dev/null \
+       --chains "$tmp/$name-raw.chains" --summary --no-demangle; then
+    check_names_path "$name-raw" "$tmp/$name-raw.chains" "$4" "$5" \
+      || fail "$name: raw path with --no-demangle"
+    if grep -F -q "$6" "$tmp/$name-raw.err"; then
+      fail "$name: --no-demangle still demangles"
+    fi
+  else
+    fail "$name: stacktrace --no-demangle failed"
+  fi
+}
+
+# check_cxx_names DIR NAME: check_demangling of tests/progs/cxx-names.cc
+# built as DIR/NAME.  (awk regular expressions: brackets, parentheses,
+# '*' and '&' escaped.)
+check_cxx_names ()
+{
+  check_demangling "$1" "$2" 'work\(int\)' \
+    'work\(int\);st_cxx::level2\(std::vector<int, std::allocator<int> > const&\);st_cxx::Runner::run\(\);main;' \
+    '_Z4worki' \
+    '_Z4worki;_ZN6st_cxx6level2ERKSt6vectorIiSaIiEE;_ZN6st_cxx6Runner3runEv;main;' \
+    'work(int)'
+}
+
+# check_rust_names DIR NAME MANGLING: check_demangling of
+# tests/progs/rust-names.rs built as the crate bench, DIR/NAME, with
+# MANGLING legacy or v0.
+check_rust_names ()
+{
+  if [ "$3" = v0 ]; then
+    crn_pre='_RNvCs[0-9A-Za-z_]+_5bench'
+    crn_post=''
+  else
+    crn_pre='_ZN5bench'
+    crn_post='17h[0-9a-f]+E'
+  fi
+  check_demangling "$1" "$2" 'bench::level3' \
+    'bench::level3;bench::level2;bench::level1;bench::main;' \
+    "${crn_pre}6level3$crn_post" \
+    "${crn_pre}6level3$crn_post;${crn_pre}6level2$crn_post;${crn_pre}6level1$crn_post;${crn_pre}4main$crn_post;" \
+    'bench::level1'
+}

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "mapped-program.h"
@@ -82,6 +83,35 @@ test_named (void)
   mapped_program_close (&mp);
 }
 
+/* Names that would split the line, its fields or its symbols (JIT
+   names from a perf map here: a JVM's hold ';'): escaped.  */
+static void
+test_escaped_names (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-chain-dump-XXXXXX", NULL);
+  g_autofree char *map = g_build_filename (dir, "perf-9.map", NULL);
+  g_assert_true (g_file_set_contents (map, "1000 10 Ljava/lang/String;"
+                                      "hashCode()I\n2000 10 a\tb\\c\n",
+                                      -1, NULL));
+  StJitNames *jit = st_jit_names_new (NULL, dir, NULL, NULL);
+  StSymbolizer *s = st_symbolizer_new ();
+  st_symbolizer_set_jit_names (s, jit);
+  st_symbolizer_set_process (s, 9, NULL);
+  const uint64_t ips[] = { 0x1000, 0x2000, 0x3000 };
+  StEvent ev = event (9, 9, 1);
+
+  g_autofree char *line = st_chain_dump_line (s, NULL, &ev, ips, 3);
+  g_assert_cmpstr (line, ==, "9\t9\t1\t0x1000,0x2000,0x3000\t"
+                   "Ljava/lang/String\\x3bhashCode()I;a\\tb\\\\c;"
+                   "[unknown]\n");
+  g_auto (GStrv) fields = g_strsplit (line, "\t", -1);
+  g_assert_cmpuint (g_strv_length (fields), ==, 5);
+  st_symbolizer_free (s);
+  st_jit_names_free (jit);
+  g_unlink (map);
+  g_rmdir (dir);
+}
+
 static void
 test_edges (void)
 {
@@ -123,5 +153,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/chain-dump/named", test_named);
   g_test_add_func ("/chain-dump/edges", test_edges);
+  g_test_add_func ("/chain-dump/escaped-names", test_escaped_names);
   return g_test_run ();
 }

@@ -148,11 +148,11 @@ sample_event (int64_t time)
 static void
 test_chain_line (Fixture *f, gconstpointer data)
 {
-  StSampleReport *r = st_sample_report_new (TRUE, FALSE);
+  StSampleReport *r = st_sample_report_new (TRUE, FALSE, FALSE, NULL);
   StEvent ev = sample_event (1234567);
   uint64_t ips[] = { f->leaf, f->recurse, f->recurse, f->run, f->main,
                      NOWHERE };
-  g_autofree char *line = st_sample_report_add (r, f->dwfl, &ev,
+  g_autofree char *line = st_sample_report_add (r, f->dwfl, NULL, &ev,
                                                 "st-fixture", ips,
                                                 G_N_ELEMENTS (ips));
   g_autofree char *want = g_strdup_printf (
@@ -166,12 +166,13 @@ test_chain_line (Fixture *f, gconstpointer data)
 
   /* Without the process's Dwfl nothing has a name; without frames the
      line still says whose sample it was.  */
-  g_autofree char *bare = st_sample_report_add (r, NULL, &ev, NULL, ips, 2);
+  g_autofree char *bare = st_sample_report_add (r, NULL, NULL, &ev, NULL,
+                                                ips, 2);
   g_autofree char *want_bare = g_strdup_printf (
     "42\t43\t1234567\t0x%" PRIx64 ",0x%" PRIx64 "\t[unknown];[unknown]\n",
     f->leaf, f->recurse);
   g_assert_cmpstr (bare, ==, want_bare);
-  g_autofree char *empty = st_sample_report_add (r, f->dwfl, &ev, NULL,
+  g_autofree char *empty = st_sample_report_add (r, f->dwfl, NULL, &ev, NULL,
                                                  ips, 0);
   g_assert_cmpstr (empty, ==, "42\t43\t1234567\t\t\n");
   st_sample_report_free (r);
@@ -182,7 +183,7 @@ test_chain_line (Fixture *f, gconstpointer data)
 static void
 test_callgraph (Fixture *f, gconstpointer data)
 {
-  StSampleReport *r = st_sample_report_new (FALSE, TRUE);
+  StSampleReport *r = st_sample_report_new (FALSE, TRUE, FALSE, NULL);
   StEvent ev = sample_event (1);
   uint64_t deep[] = { f->leaf, f->recurse, f->recurse, f->run, f->main };
   uint64_t lost[] = { NOWHERE, f->run, f->main };
@@ -190,10 +191,10 @@ test_callgraph (Fixture *f, gconstpointer data)
   size_t len = 0;
   FILE *out = open_memstream (&text, &len);
 
-  g_assert_null (st_sample_report_add (r, f->dwfl, &ev, "st-fixture", deep,
-                                       G_N_ELEMENTS (deep)));
-  g_assert_null (st_sample_report_add (r, f->dwfl, &ev, "st-fixture", lost,
-                                       G_N_ELEMENTS (lost)));
+  g_assert_null (st_sample_report_add (r, f->dwfl, NULL, &ev, "st-fixture",
+                                       deep, G_N_ELEMENTS (deep)));
+  g_assert_null (st_sample_report_add (r, f->dwfl, NULL, &ev, "st-fixture",
+                                       lost, G_N_ELEMENTS (lost)));
   g_assert_nonnull (st_sample_report_callgraph (r));
   st_callgraph_print (st_sample_report_callgraph (r), out, 0.0);
   fclose (out);
