@@ -57,6 +57,7 @@ apply_full (const StUnwindRule *rule, const StFastArch *arch,
   gboolean caller = st_cfi_rule_apply (rule, &in, &out, arch->ra, mem,
                                        next_pc);
   from_frame_regs (arch, &out, next);
+  *next_pc &= arch->ra_mask;
   return caller ? LEAN_CALLER : LEAN_OUTERMOST;
 }
 
@@ -64,14 +65,18 @@ apply_full (const StUnwindRule *rule, const StFastArch *arch,
    registers (all it reads).  */
 static LeanStep
 frame_pointer_step (const StFastArch *arch, StSampleMemory *mem,
-                    const LeanRegs *cur, uint64_t pc, LeanRegs *next,
-                    uint64_t *next_pc)
+                    const LeanRegs *cur, uint64_t pc, uint64_t lookup,
+                    LeanRegs *next, uint64_t *next_pc)
 {
   StFrameRegs in, out;
 
+  if (!arch->lean_no_cfi)
+    return LEAN_BAIL;
   to_frame_regs (arch, cur, pc, &in);
-  gboolean caller = arch->no_cfi_step (&in, &out, mem, next_pc);
+  StNoCfiFrame frame = { pc, lookup == pc, NULL, NULL };
+  gboolean caller = arch->no_cfi_step (&in, &frame, &out, mem, next_pc);
   from_frame_regs (arch, &out, next);
+  *next_pc &= arch->ra_mask;
   return caller ? LEAN_CALLER : LEAN_FAILED;
 }
 
@@ -89,7 +94,7 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
   if (m == NULL)
     {
       *by_fp = TRUE;
-      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+      return frame_pointer_step (arch, mem, cur, pc, lookup, next, next_pc);
     }
   StRuleCache *c = m->module->tables;
   uint32_t id = st_rule_cache_lookup_index (c, lookup - m->bias);
@@ -101,7 +106,7 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
   if (st_rule_cache_rule (c, id)->kind == ST_RULE_NO_CFI)
     {
       *by_fp = TRUE;
-      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+      return frame_pointer_step (arch, mem, cur, pc, lookup, next, next_pc);
     }
   return LEAN_BAIL;
 }
@@ -109,8 +114,9 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
 /* The common case of lean_step_any, inline: a lean rule whose reads all
    lie in the stack copy.  LEAN_BAIL here means "not that case".  */
 G_ALWAYS_INLINE static inline LeanStep
-lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
-           uint64_t lookup, LeanRegs *next, uint64_t *next_pc)
+lean_step (StProcessModules *pm, uint64_t ra_mask, StSampleMemory *mem,
+           const LeanRegs *cur, uint64_t lookup, LeanRegs *next,
+           uint64_t *next_pc)
 {
   const StProcessModule *m = st_process_modules_find (pm, lookup);
   if (G_UNLIKELY (m == NULL))
@@ -140,6 +146,7 @@ lean_step (StProcessModules *pm, StSampleMemory *mem, const LeanRegs *cur,
   const uint8_t *at = mem->stack + (cfa - mem->sp);
   uint64_t ra;
   memcpy (&ra, at + l->ra_offset, 8);
+  ra &= ra_mask;
   if (ra == 0)
     return LEAN_OUTERMOST;
   next->fp = cur->fp;
@@ -163,6 +170,7 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
               uint32_t *n_out, uint32_t *n_fp)
 {
   LeanRegs regs[2] = { { mem->sp, fp, fp_known } };
+  const uint64_t ra_mask = arch->ra_mask;
   LeanRegs *cur = &regs[0], *next = &regs[1];
   gboolean by_fp = FALSE;
   uint64_t next_pc = 0;
@@ -183,7 +191,7 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
   mem->frame = n = 1;
   if (n >= max)
     return ST_LEAN_BAILED;
-  st = lean_step (pm, mem, cur, pc, next, &next_pc);
+  st = lean_step (pm, ra_mask, mem, cur, pc, next, &next_pc);
   if (st == LEAN_BAIL)
     st = lean_step_any (pm, arch, mem, cur, pc, pc, next, &next_pc, &by_fp);
   if (st == LEAN_BAIL)
@@ -198,7 +206,7 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
       cur = next;
       next = t;
       pc = next_pc;
-      st = lean_step (pm, mem, cur, pc - 1, next, &next_pc);
+      st = lean_step (pm, ra_mask, mem, cur, pc - 1, next, &next_pc);
       if (G_UNLIKELY (st == LEAN_BAIL))
         {
           st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, next, &next_pc,

@@ -35,7 +35,7 @@ for mode in passthru naive; do
   cat "$tmp/capture-$mode.err"
   [ $status -eq 1 ] || fail "capture $mode: exit status $status, expected 1"
   expect_message capture-$mode 'offset 23168: bad capture frame: length 12 is shorter than the 24-byte frame header; skipped 2232 bytes from offset 23168 to offset 25400'
-  expect_message capture-$mode 'offset 45488: bad capture frame (type 18): register count is neither 17 (x86_64) nor 9 (i386); frame passed on unchanged'
+  expect_message capture-$mode 'offset 45488: bad capture frame (type 18): register count is neither 17 (x86_64), 9 (i386) nor 33 (aarch64); frame passed on unchanged'
   expect_message capture-$mode 'offset 673040: input ended inside a capture frame header (12 of 24 bytes)'
   expect_message capture-$mode 'damaged input (first at offset 23168): 1 passed on unchanged (2232 bytes), 1 skipped (2232 bytes), 1 cut off (12 bytes)'
   expect_message capture-$mode '^stacktrace: 311 events read'
