@@ -12,8 +12,8 @@
 #include "format/damage.h"
 #include "util/domain.h"
 
-/* Largest register block a STACK_USER frame may carry (x86_64).  */
-#define ST_CAPTURE_MAX_REGS 17
+/* Largest register block a STACK_USER frame may carry (aarch64).  */
+#define ST_CAPTURE_MAX_REGS ST_CAPTURE_REGS_AARCH64_N
 
 struct StCaptureReader
 {
@@ -156,8 +156,11 @@ parse_stack_user (StCaptureReader *r, const uint8_t *p, size_t len,
     ev->stack.regs_mask = ST_CAPTURE_REGS_X86_64_MASK;
   else if (n_regs == 9)
     ev->stack.regs_mask = ST_CAPTURE_REGS_I386_MASK;
+  else if (n_regs == ST_CAPTURE_REGS_AARCH64_N)
+    ev->stack.regs_mask = ST_CAPTURE_REGS_AARCH64_MASK;
   else
-    return "register count is neither 17 (x86_64) nor 9 (i386)";
+    return "register count is neither 17 (x86_64), 9 (i386) nor 33 "
+           "(aarch64)";
   /* 9 registers with the 64-bit ABI is legitimate: a perf recording
      that sampled only AX..IP.  */
   if (abi > ST_REGS_ABI_64)

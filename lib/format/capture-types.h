@@ -199,9 +199,13 @@ typedef struct __attribute__ ((packed))
 static_assert (sizeof (StCaptureUserRegs) == 8, "user regs");
 
 /* Register sets of STACK_USER frames, as perf register masks.  The i386
-   set is the first 9 of the x86_64 set.  */
+   set is the first 9 of the x86_64 set; aarch64's (stacktrace's own:
+   Sysprof records x86 only) is perf's whole user set, X0..X30, SP, PC,
+   in perf's order.  */
 #define ST_CAPTURE_REGS_X86_64_MASK 0xff01ffull  /* AX..IP, R8..R15: 17 */
 #define ST_CAPTURE_REGS_I386_MASK   0x1ffull     /* AX..IP: 9 */
+#define ST_CAPTURE_REGS_AARCH64_MASK 0x1ffffffffull  /* X0..X30 SP PC: 33 */
+#define ST_CAPTURE_REGS_AARCH64_N   33
 #define ST_CAPTURE_REGS_X86_64_N    17
 #define ST_CAPTURE_REGS_IP_INDEX    8            /* IP in both sets */
 

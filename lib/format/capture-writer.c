@@ -197,15 +197,20 @@ st_capture_writer_sample (StCaptureWriter *w, int cpu, int32_t pid,
 }
 
 /* The register set a STACK_USER frame carries for EV: the capture's own
-   masks are kept, anything else (e.g. perf's 0xff0fff) is reduced to the
-   x86_64 or i386 set by the ABI.  */
+   masks are kept, aarch64's registers (perf's X0..PC) make its set,
+   anything else (e.g. perf's 0xff0fff) is reduced to the x86_64 or i386
+   set by the ABI.  */
 static uint64_t
 frame_regs_mask (const StEvent *ev)
 {
   uint64_t mask = ev->stack.regs_mask;
 
-  if (mask == ST_CAPTURE_REGS_X86_64_MASK || mask == ST_CAPTURE_REGS_I386_MASK)
+  if (mask == ST_CAPTURE_REGS_X86_64_MASK || mask == ST_CAPTURE_REGS_I386_MASK
+      || mask == ST_CAPTURE_REGS_AARCH64_MASK)
     return mask;
+  /* Only aarch64's perf registers go up to its PC (32).  */
+  if (ev->stack.abi == ST_REGS_ABI_64 && (mask >> 32 & 1))
+    return ST_CAPTURE_REGS_AARCH64_MASK;
   return ev->stack.abi == ST_REGS_ABI_32 ? ST_CAPTURE_REGS_I386_MASK
                                          : ST_CAPTURE_REGS_X86_64_MASK;
 }

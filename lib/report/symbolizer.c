@@ -19,7 +19,13 @@
    (or when a global sizeless symbol starts exactly at the address) is
    the question left to libdwfl itself: hand-written assembly, rare.
    Every answer is memoized per address; a demangled name is made once
-   per symbol name of the file.  */
+   per symbol name of the file.
+
+   ARM's mapping symbols ($x and $d on aarch64, $a, $t and $d on arm,
+   also with a ".suffix") mark where code and data start; they name no
+   function, and libdwfl 0.188 would answer with them for any address
+   after one that no sized symbol covers: they are left out, and an
+   answer of libdwfl's that is one becomes no name.  */
 #include "config.h"
 
 #include <inttypes.h>
@@ -38,6 +44,15 @@ typedef struct
   uint8_t binding;        /* 3 GLOBAL, 2 WEAK, 1 LOCAL, 0 other */
   const char *name;       /* in the index's string chunk */
 } Sym;
+
+/* Whether NAME is an ARM mapping symbol: $a, $d, $t or $x, alone or
+   followed by a dot and anything.  */
+static gboolean
+is_mapping_symbol (const char *name)
+{
+  return name[0] == '$' && name[1] != '\0' && strchr ("adtx", name[1]) != NULL
+         && (name[2] == '\0' || name[2] == '.');
+}
 
 /* One part of the table: sized symbols by value, and MAX_END[i], the
    largest end among SYMS[0..i].  */
@@ -220,7 +235,8 @@ index_build (Dwfl_Module *mod, Dwarf_Addr bias)
       int type = GELF_ST_TYPE (sym.st_info);
 
       if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF
-          || type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+          || type == STT_SECTION || type == STT_FILE || type == STT_TLS
+          || is_mapping_symbol (name))
         continue;
       if (sym.st_size == 0)
         {
@@ -416,8 +432,8 @@ index_lookup (StSymbolizer *s, Index *x, Dwfl_Module *mod, uint64_t addr,
     {
       /* Sizeless symbols: libdwfl's own search, once per address.  */
       const char *found = dwfl_module_addrname (mod, runtime);
-      name = found != NULL ? g_string_chunk_insert_const (x->names, found)
-                           : NO_NAME;
+      name = found != NULL && !is_mapping_symbol (found)
+             ? g_string_chunk_insert_const (x->names, found) : NO_NAME;
       s->searched++;
     }
   if (name != NO_NAME && s->demangle)
@@ -443,7 +459,8 @@ lookup_name (StSymbolizer *s, Dwfl_Module *mod, uint64_t runtime,
       /* (Not demangled: no index to keep the name in.  Modules the
          unwinders report all have one.)  */
       s->searched++;
-      return dwfl_module_addrname (mod, runtime);
+      const char *found = dwfl_module_addrname (mod, runtime);
+      return found != NULL && !is_mapping_symbol (found) ? found : NULL;
     }
   Index *x = g_hash_table_lookup (s->indexes, st_module_identity (m));
   if (x == NULL)

@@ -53,7 +53,7 @@ make_row (const StCfaCie *cie, const StCfaState *s, StCfiRow *row)
     }
   else
     row->cfa = ST_CFI_CFA_NONE;
-  memcpy (row->regs, s->regs, sizeof row->regs);
+  memcpy (row->regs, s->regs, cie->n_regs * sizeof row->regs[0]);
 }
 
 /* Where a program runs: a CIE's initial instructions (no rows, no
@@ -265,6 +265,7 @@ st_cfa_run_cie (StCfaCie *cie, const StFastArch *arch, const uint8_t *p,
 {
   Run r = { .cie = cie, .in_cie = TRUE };
 
+  cie->n_regs = MIN (arch->n_regs, ST_FRAME_MAX_REGS);
   abi_state (&cie->initial, arch);
   return run_program (&r, &cie->initial, p, end, 0, p);
 }

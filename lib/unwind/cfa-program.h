@@ -48,6 +48,8 @@ typedef struct
   uint8_t fde_encoding; /* DW_EH_PE_* of set_loc's operand */
   gboolean signal;      /* 'S' */
   int ra;               /* return address column */
+  unsigned n_regs;      /* the architecture's tracked registers: rows
+                           give the rules of these only */
   StCfaState initial;   /* after the CIE's instructions: FDEs start
                            from it, restore goes back to it */
 } StCfaCie;

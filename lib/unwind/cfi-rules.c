@@ -31,6 +31,17 @@ small_offset (Dwarf_Word value, int32_t *out)
   return TRUE;
 }
 
+/* The register of DW_OP_bregN or DW_OP_bregx OP, or -1.  */
+static int
+breg (const Dwarf_Op *op)
+{
+  if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+    return op->atom - DW_OP_breg0;
+  if (op->atom == DW_OP_bregx && op->number <= G_MAXUINT8)
+    return (int) op->number;
+  return -1;
+}
+
 /* Classifies the rule libdw gives register REGNO of FRAME.  */
 static void
 read_register (Dwarf_Frame *frame, unsigned regno, StCfiReg *out)
@@ -56,6 +67,16 @@ read_register (Dwarf_Frame *frame, unsigned regno, StCfiReg *out)
       return;
     }
   out->kind = ST_CFI_EXPRESSION;
+  /* DW_CFA_expression (libdw pushes the CFA first): DW_OP_bregN off.  */
+  size_t first = ops[0].atom == DW_OP_call_frame_cfa ? 1 : 0;
+  if (nops == first + 1 && breg (&ops[first]) >= 0)
+    {
+      out->kind = ST_CFI_AT_REG;
+      out->reg = (uint8_t) breg (&ops[first]);
+      out->value = ops[first].atom == DW_OP_bregx ? ops[first].number2
+                                                  : ops[first].number;
+      return;
+    }
   if (ops[0].atom != DW_OP_call_frame_cfa)
     return;
   size_t i = 1;
@@ -72,17 +93,6 @@ read_register (Dwarf_Frame *frame, unsigned regno, StCfiReg *out)
     return;
   out->kind = kind;
   out->value = offset;
-}
-
-/* The register of DW_OP_bregN or DW_OP_bregx OP, or -1.  */
-static int
-breg (const Dwarf_Op *op)
-{
-  if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
-    return op->atom - DW_OP_breg0;
-  if (op->atom == DW_OP_bregx && op->number <= G_MAXUINT8)
-    return (int) op->number;
-  return -1;
 }
 
 /* The literal of DW_OP_litN OP, or -1.  */
@@ -148,6 +158,13 @@ st_cfi_row_from_frame (Dwarf_Frame *frame, unsigned n_regs, StCfiRow *row,
           row->cfa_reg = ops[0].number;
           row->cfa_offset = ops[0].number2;
         }
+      else if (nops == 2 && breg (&ops[0]) >= 0 && ops[1].atom == DW_OP_deref)
+        {
+          row->cfa = ST_CFI_CFA_DEREF;
+          row->cfa_reg = (uint64_t) breg (&ops[0]);
+          row->cfa_offset = ops[0].atom == DW_OP_bregx ? ops[0].number2
+                                                       : ops[0].number;
+        }
       else
         row->cfa = ST_CFI_CFA_EXPRESSION;
     }
@@ -190,7 +207,9 @@ st_cfi_rule_from_row (const StCfiRow *row, unsigned n_regs, unsigned ra,
           rule->plt_reg = row->plt_reg;
         }
       break;
+    case ST_CFI_CFA_DEREF:
     case ST_CFI_CFA_REG:
+      rule->cfa_kind = row->cfa == ST_CFI_CFA_DEREF ? ST_CFA_DEREF : ST_CFA_REG;
       if (!small_offset (row->cfa_offset, &rule->cfa_offset))
         {
           fallback (rule, ST_FALLBACK_OTHER);
@@ -223,6 +242,17 @@ st_cfi_rule_from_row (const StCfiRow *row, unsigned n_regs, unsigned ra,
           out.kind = ST_REG_IN_REG;
           out.src = r->value;
           break;
+        case ST_CFI_AT_REG:
+          if (r->reg >= n_regs)
+            continue;
+          if (!small_offset (r->value, &out.offset))
+            {
+              fallback (rule, ST_FALLBACK_EXPRESSION);
+              return;
+            }
+          out.kind = ST_REG_AT_REG;
+          out.src = r->reg;
+          break;
         case ST_CFI_OFFSET:
         case ST_CFI_VAL_OFFSET:
           if (!small_offset (r->value, &out.offset))
@@ -251,7 +281,7 @@ st_cfi_rule_from_row (const StCfiRow *row, unsigned n_regs, unsigned ra,
      registers does not matter (each rule reads only the callee's).  */
   StRegRule sorted[ST_RULE_MAX_REGS];
   unsigned n = 0;
-  for (int kind = ST_REG_AT_CFA; kind <= ST_REG_IN_REG; kind++)
+  for (int kind = ST_REG_AT_CFA; kind <= ST_REG_AT_REG; kind++)
     for (unsigned i = 0; i < rule->n_regs; i++)
       if (rule->regs[i].kind == kind)
         sorted[n++] = rule->regs[i];
@@ -259,6 +289,7 @@ st_cfi_rule_from_row (const StCfiRow *row, unsigned n_regs, unsigned ra,
     {
       rule->n_at_cfa += sorted[i].kind == ST_REG_AT_CFA;
       rule->n_is_cfa += sorted[i].kind == ST_REG_IS_CFA;
+      rule->n_in_reg += sorted[i].kind == ST_REG_IN_REG;
     }
   memcpy (rule->regs, sorted, n * sizeof *sorted);
 }
@@ -274,13 +305,56 @@ st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs, unsigned ra,
   st_cfi_rule_from_row (&row, n_regs, ra, rule);
 }
 
+void
+st_cfi_rule_default_sp (StUnwindRule *rule, unsigned sp)
+{
+  if (rule->kind != ST_RULE_OK || rule->same & (1u << sp))
+    return;
+  /* The caller's stack lies above whatever the callee saved above the
+     CFA: aarch64's lazy-binding trampoline (glibc's _dl_runtime_resolve)
+     finds the return address the PLT pushed at CFA + 8, and its caller's
+     sp is CFA + 16.  (The stack pointer stays 16-byte aligned.)  */
+  int64_t above = 0;
+  for (unsigned i = 0; i < rule->n_regs; i++)
+    if (rule->regs[i].kind == ST_REG_AT_CFA && rule->regs[i].offset >= 0)
+      above = MAX (above, ((int64_t) rule->regs[i].offset + 8 + 15) & ~15);
+  if (above > INT32_MAX)
+    {
+      fallback (rule, ST_FALLBACK_OTHER);
+      return;
+    }
+  for (unsigned i = 0; i < rule->n_regs; i++)
+    if (rule->regs[i].reg == sp)
+      {
+        /* The ABI's sp = CFA, below what was saved: moved up.  */
+        if (rule->regs[i].kind == ST_REG_IS_CFA && rule->regs[i].offset == 0)
+          rule->regs[i].offset = (int32_t) above;
+        return;
+      }
+  if (rule->n_regs == ST_RULE_MAX_REGS)
+    {
+      fallback (rule, ST_FALLBACK_OTHER);
+      return;
+    }
+  /* Among the IS_CFA entries, before the IN_REG ones.  */
+  unsigned at = rule->n_at_cfa + rule->n_is_cfa;
+  memmove (&rule->regs[at + 1], &rule->regs[at],
+           (rule->n_regs - at) * sizeof rule->regs[0]);
+  rule->regs[at] = (StRegRule) { .reg = sp, .kind = ST_REG_IS_CFA,
+                                 .offset = (int32_t) above };
+  rule->n_regs++;
+  rule->n_is_cfa++;
+}
+
 gboolean
 st_cfi_rule_cfa (const StUnwindRule *rule, const StFrameRegs *cur,
-                 uint64_t *cfa)
+                 StSampleMemory *mem, uint64_t *cfa)
 {
   if (rule->cfa_reg == ST_RULE_NO_CFA || !(cur->set & (1u << rule->cfa_reg)))
     return FALSE;
   *cfa = cur->regs[rule->cfa_reg] + (int64_t) rule->cfa_offset;
+  if (rule->cfa_kind == ST_CFA_DEREF)
+    return st_sample_memory_read (mem, *cfa, cfa);
   if (rule->cfa_kind == ST_CFA_PLT)
     {
       if (!(cur->set & (1u << rule->plt_reg)))
@@ -299,6 +373,7 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
   const StRegRule *r = rule->regs;
   const StRegRule *at_end = r + rule->n_at_cfa;
   const StRegRule *is_end = at_end + rule->n_is_cfa;
+  const StRegRule *in_end = is_end + rule->n_in_reg;
   const StRegRule *end = r + rule->n_regs;
 
   /* Unchanged registers in one go: copying them all costs less than
@@ -306,7 +381,7 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
   memcpy (next->regs, cur->regs, sizeof next->regs);
   next->set = cur->set & rule->same;
   uint64_t cfa;
-  if (st_cfi_rule_cfa (rule, cur, &cfa))
+  if (st_cfi_rule_cfa (rule, cur, mem, &cfa))
     {
       for (; r < at_end; r++)
         if (st_sample_memory_read (mem, cfa + (int64_t) r->offset,
@@ -320,12 +395,17 @@ st_cfi_rule_apply (const StUnwindRule *rule, const StFrameRegs *cur,
     }
   else
     r = is_end;   /* nothing relative to an unknown CFA is known */
-  for (; r < end; r++)
+  for (; r < in_end; r++)
     if (cur->set & (1u << r->src))
       {
         next->regs[r->reg] = cur->regs[r->src];
         next->set |= 1u << r->reg;
       }
+  for (; r < end; r++)
+    if (cur->set & (1u << r->src)
+        && st_sample_memory_read (mem, cur->regs[r->src] + (int64_t) r->offset,
+                                  &next->regs[r->reg]))
+      next->set |= 1u << r->reg;
   if (!(next->set & (1u << ra)) || next->regs[ra] == 0)
     return FALSE;
   *pc = next->regs[ra];

@@ -10,8 +10,10 @@
    evaluated (its inputs unknown, its memory unreadable) becomes unknown,
    and the return address register gives the caller's PC.  One DWARF
    expression is understood: the CFA of a lazy-binding PLT (see
-   StCfaKind).  What a rule cannot say (another CFA or register given by
-   a DWARF expression, a signal frame, another return address column)
+   StCfaKind), and two of i386's (a stack realigned by main: the CFA
+   read from the stack, registers saved at an address in a register).
+   What a rule cannot say (another CFA or register given by a DWARF
+   expression, a signal frame, another return address column)
    makes it ST_RULE_FALLBACK: the fast engine then lets libdwfl unwind
    the sample.  */
 #ifndef ST_CFI_RULES_H
@@ -26,9 +28,9 @@
 
 /* Registers of a frame: the most any architecture the fast engine
    walks tracks (fast-arch.h; each arch/ file asserts its count fits):
-   x86_64's 17.  */
-#define ST_FRAME_MAX_REGS 17
-#define ST_RULE_MAX_REGS 12
+   aarch64's 32 (x0-x30, sp), as many as the SET bits of StFrameRegs.  */
+#define ST_FRAME_MAX_REGS 32
+#define ST_RULE_MAX_REGS 14   /* aarch64: x19-x30 and sp */
 #define ST_RULE_NO_CFA 0xff   /* cfa_reg: the CFA cannot be computed */
 
 typedef enum
@@ -44,6 +46,8 @@ typedef enum
   ST_REG_AT_CFA,        /* saved at CFA + offset */
   ST_REG_IS_CFA,        /* is CFA + offset */
   ST_REG_IN_REG,        /* in register SRC of the callee */
+  ST_REG_AT_REG,        /* saved at register SRC + offset (an expression
+                           DW_OP_bregN offset) */
 } StRegRuleKind;
 
 typedef struct
@@ -68,6 +72,10 @@ typedef enum
      are at least PLT_MIN).  libdwfl evaluates it the same way; an
      unknown register makes the CFA unknown.  */
   ST_CFA_PLT,
+  /* CFA = the word at CFA_REG + CFA_OFFSET (DW_OP_breg<CFA_REG>
+     CFA_OFFSET; DW_OP_deref): i386's main, which realigns its stack,
+     keeps the CFA there.  Unreadable: the CFA is unknown.  */
+  ST_CFA_DEREF,
 } StCfaKind;
 
 /* Registers neither in SAME nor listed are undefined in the caller.  */
@@ -80,13 +88,13 @@ typedef struct
   int32_t cfa_offset;
   uint32_t same;        /* bit R: register R keeps the callee's value */
   uint8_t n_at_cfa;     /* REGS: first the ST_REG_AT_CFA ones, */
-  uint8_t n_is_cfa;     /* then the ST_REG_IS_CFA ones, then IN_REG */
+  uint8_t n_is_cfa;     /* then the ST_REG_IS_CFA ones, then IN_REG, */
   uint8_t cfa_kind;     /* StCfaKind */
   uint8_t plt_reg;      /* ST_CFA_PLT's operands */
   uint8_t plt_mask;
   uint8_t plt_min;
   uint8_t plt_shift;
-  uint8_t pad;
+  uint8_t n_in_reg;     /* then AT_REG */
   StRegRule regs[ST_RULE_MAX_REGS];   /* the other defined registers */
 } StUnwindRule;
 
@@ -108,6 +116,7 @@ typedef enum
   ST_CFI_OFFSET,        /* saved at CFA + VALUE */
   ST_CFI_VAL_OFFSET,    /* is CFA + VALUE */
   ST_CFI_REGISTER,      /* in register VALUE */
+  ST_CFI_AT_REG,        /* saved at register REG + VALUE */
   ST_CFI_EXPRESSION,    /* another DWARF expression */
 } StCfiRegKind;
 
@@ -117,12 +126,14 @@ typedef enum
   ST_CFI_CFA_REG,       /* register CFA_REG + CFA_OFFSET */
   ST_CFI_CFA_PLT,       /* the PLT's expression (StCfaKind), operands in
                            CFA_REG, CFA_OFFSET and PLT_* */
+  ST_CFI_CFA_DEREF,     /* the word at CFA_REG + CFA_OFFSET */
   ST_CFI_CFA_EXPRESSION,        /* another DWARF expression */
 } StCfiCfaKind;
 
 typedef struct
 {
   uint8_t kind;         /* StCfiRegKind */
+  uint8_t reg;          /* ST_CFI_AT_REG */
   uint64_t value;       /* as libdw gives it: offsets two's complement */
 } StCfiReg;
 
@@ -158,9 +169,16 @@ void st_cfi_rule_from_frame (Dwarf_Frame *frame, unsigned n_regs,
                              unsigned ra, StUnwindRule *rule,
                              Dwarf_Addr *start, Dwarf_Addr *end);
 
-/* The CFA of ST_RULE_OK rule RULE in frame CUR: FALSE when unknown.  */
+/* The caller's stack pointer SP of ST_RULE_OK rule RULE where the CFI
+   leaves it to the psABI (undefined, or the ABI's "the CFA itself"):
+   the CFA, or the first 16-byte boundary above the registers the rule
+   finds saved at or above the CFA.  */
+void st_cfi_rule_default_sp (StUnwindRule *rule, unsigned sp);
+
+/* The CFA of ST_RULE_OK rule RULE in frame CUR: FALSE when unknown.
+   Reads memory through MEM for ST_CFA_DEREF.  */
 gboolean st_cfi_rule_cfa (const StUnwindRule *rule, const StFrameRegs *cur,
-                          uint64_t *cfa);
+                          StSampleMemory *mem, uint64_t *cfa);
 
 /* Applies ST_RULE_OK rule RULE to CUR, giving the caller's registers in
    NEXT.  Reads memory through MEM (which records failures).  Returns

@@ -41,6 +41,9 @@ st_lean_rule_from_rule (const StUnwindRule *rule, const StFastArch *arch,
       gboolean tracked = r->reg == arch->sp || r->reg == arch->fp
                          || r->reg == arch->ra;
 
+      /* A read the bounds below cannot cover.  */
+      if (r->kind == ST_REG_AT_REG)
+        goto none;
       if (r->kind == ST_REG_AT_CFA)
         {
           lo = MIN (lo, r->offset);

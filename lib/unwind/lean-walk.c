@@ -59,6 +59,7 @@ apply_full (const StUnwindRule *rule, const StFastArch *arch,
   gboolean caller = st_cfi_rule_apply (rule, &in, &out, arch->ra, mem,
                                        next_pc);
   from_frame_regs (arch, &out, next);
+  *next_pc &= arch->ra_mask;
   return caller ? LEAN_CALLER : LEAN_OUTERMOST;
 }
 
@@ -66,14 +67,18 @@ apply_full (const StUnwindRule *rule, const StFastArch *arch,
    registers (all it reads).  */
 static LeanStep
 frame_pointer_step (const StFastArch *arch, StSampleMemory *mem,
-                    const LeanRegs *cur, uint64_t pc, LeanRegs *next,
-                    uint64_t *next_pc)
+                    const LeanRegs *cur, uint64_t pc, uint64_t lookup,
+                    LeanRegs *next, uint64_t *next_pc)
 {
   StFrameRegs in, out;
 
+  if (!arch->lean_no_cfi)
+    return LEAN_BAIL;
   to_frame_regs (arch, cur, pc, &in);
-  gboolean caller = arch->no_cfi_step (&in, &out, mem, next_pc);
+  StNoCfiFrame frame = { pc, lookup == pc, NULL, NULL };
+  gboolean caller = arch->no_cfi_step (&in, &frame, &out, mem, next_pc);
   from_frame_regs (arch, &out, next);
+  *next_pc &= arch->ra_mask;
   return caller ? LEAN_CALLER : LEAN_FAILED;
 }
 
@@ -89,7 +94,7 @@ lean_step_any_unchecked (StProcessModules *pm, const StFastArch *arch,
   if (m == NULL)
     {
       *by_fp = TRUE;
-      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+      return frame_pointer_step (arch, mem, cur, pc, lookup, next, next_pc);
     }
   StRuleCache *c = m->module->tables;
   uint32_t id = st_rule_cache_lookup_index (c, lookup - m->bias);
@@ -105,7 +110,7 @@ lean_step_any_unchecked (StProcessModules *pm, const StFastArch *arch,
           && st_rule_cache_leaf_rule (c, m, pc, &leaf))
         return LEAN_BAIL;
       *by_fp = TRUE;
-      return frame_pointer_step (arch, mem, cur, pc, next, next_pc);
+      return frame_pointer_step (arch, mem, cur, pc, lookup, next, next_pc);
     }
   return LEAN_BAIL;
 }
@@ -172,6 +177,7 @@ lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
   const uint8_t *at = mem->stack + (cfa - mem->sp);
   uint64_t ra;
   memcpy (&ra, at + l->ra_offset, 8);
+  ra &= arch->ra_mask;
   if (ra == 0)
     return LEAN_OUTERMOST;
   next->fp = cur->fp;

@@ -255,6 +255,8 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
       st_cfi_rule_from_frame (frame, c->arch->n_regs, c->arch->ra, &rule,
                               &start, &end);
       free (frame);
+      if (c->arch->sp_is_cfa)
+        st_cfi_rule_default_sp (&rule, c->arch->sp);
       /* The row ends at END; its start as libdw reports it is not to be
          trusted (after DW_CFA_restore_state it is the remembered row's),
          so the range starts at ADDR.  (Checking the reported start with
@@ -284,6 +286,8 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
       st_cfi_rule_from_frame (frame, c->arch->n_regs, c->arch->ra, &rule,
                               &start, &end);
       free (frame);
+      if (c->arch->sp_is_cfa)
+        st_cfi_rule_default_sp (&rule, c->arch->sp);
       return intern_rule (c, &rule);
     }
   memset (&rule, 0, sizeof rule);
@@ -354,6 +358,8 @@ reader_row (StRuleCache *c, uint64_t addr)
       return NULL;
     }
   st_cfi_rule_from_row (&crow, c->arch->n_regs, c->arch->ra, &rule);
+  if (c->arch->sp_is_cfa)
+    st_cfi_rule_default_sp (&rule, c->arch->sp);
   if (fr->n == fr->size)
     {
       fr->size = fr->size == 0 ? 2 : 2 * fr->size;

@@ -49,7 +49,8 @@ typedef enum
 typedef enum
 {
   ST_FALLBACK_NONE,
-  ST_FALLBACK_ARCH,       /* not x86_64 (i386, aarch64: libdwfl only) */
+  ST_FALLBACK_ARCH,       /* an architecture the fast engine does not
+                             walk, or registers of another ABI */
   ST_FALLBACK_EXPRESSION, /* a CFA or register given by a DWARF expression */
   ST_FALLBACK_SIGNAL,     /* a signal frame */
   ST_FALLBACK_OTHER,      /* an unusual register or return column */

@@ -53,7 +53,7 @@ for mode in passthru naive; do
   cat "$tmp/capture-$mode.err"
   [ $status -eq 1 ] || fail "capture $mode: exit status $status, expected 1"
   expect_message capture-$mode "offset $bad_len_at: bad capture frame: length 12 is shorter than the 24-byte frame header; skipped $bad_len_size bytes from offset $bad_len_at to offset $((bad_len_at + bad_len_size))"
-  expect_message capture-$mode "offset $bad_regs_at: bad capture frame (type 18): register count is neither 17 (x86_64) nor 9 (i386); frame passed on unchanged"
+  expect_message capture-$mode "offset $bad_regs_at: bad capture frame (type 18): register count is neither 17 (x86_64), 9 (i386) nor 33 (aarch64); frame passed on unchanged"
   expect_message capture-$mode "offset $last_at: input ended inside a capture frame header (12 of 24 bytes)"
   expect_message capture-$mode "damaged input (first at offset $bad_len_at): 1 passed on unchanged ($bad_len_size bytes), 1 skipped ($bad_len_size bytes), 1 cut off (12 bytes)"
   expect_message capture-$mode "^stacktrace: $((n_frames - 2)) events read"

@@ -1,10 +1,197 @@
-/* i386: perf's registers against the psABI's DWARF numbers.  The fast
-   engine does not walk it: libdwfl unwinds its samples whole.  */
+/* i386: perf's registers against the psABI's DWARF numbers, and what the
+   fast engine needs to walk it.
+
+   The DWARF registers tracked are eax..edi and eip, the return address
+   column (0..8), as libdwfl's ebl_frame_nregs says; words are 4 bytes
+   (StSampleMemory reads them so, the lean walk does not run).  Samples
+   come with perf's 32-bit register ABI, from an i686 kernel or from a
+   32-bit process on an x86_64 kernel (the x86_32 layout then, with the
+   x86_64 mask).
+
+   A frame without CFI is unwound from its code where that shows where
+   the return address is, as gdb's prologue analysis finds it, and else
+   by frame pointer:
+     - frame 0 at "push %ebp" (the prologue has not run), at a "ret", or
+       in a PIC thunk (__x86.get_pc_thunk.*: "mov (%esp), %reg; ret"):
+       the return address is at the top of the stack;
+     - frame 0 between "push %ebp" and "mov %esp, %ebp": it is one word
+       above, the caller's ebp at the top;
+     - frame 0 elsewhere: the code from the PC to the function's "ret",
+       when it is made only of the few instructions crti's _init and
+       _fini and such hand-written code use (push, pop, add or sub to
+       esp, calls, add to ebx), says how far above esp the return
+       address lies;
+     - else the ebp chain: the caller's ebp at [ebp], the return address
+       at [ebp + 4], its esp ebp + 8, which must lie above esp.  */
 #include "config.h"
 
 #include <elf.h>
 
 #include "unwind/arch/arch.h"
+
+enum
+{
+  I386_ESP = 4,
+  I386_EBP = 5,
+  I386_EIP = 8,
+  I386_N_REGS = 9,
+};
+
+/* The code bytes at ADDR, as a little-endian word; a failed code read is
+   not a failed read of the walk (sample-memory.h).  */
+static gboolean
+read_code (StSampleMemory *mem, uint64_t addr, uint32_t *code)
+{
+  gboolean failed = mem->failed_read, past = mem->failed_past_stack;
+  uint32_t at = mem->failed_at_frame;
+  uint64_t v;
+  gboolean ok = st_sample_memory_read (mem, addr, &v);
+
+  mem->failed_read = failed;
+  mem->failed_past_stack = past;
+  mem->failed_at_frame = at;
+  *code = (uint32_t) v;
+  return ok;
+}
+
+/* The return address at ESP + OFFSET, the caller's esp above it.  */
+static gboolean
+from_stack_top (const StFrameRegs *cur, StSampleMemory *mem, unsigned offset,
+                gboolean ebp_saved, StFrameRegs *next, uint64_t *pc)
+{
+  uint64_t esp = cur->regs[I386_ESP], ra, ebp;
+
+  if (!st_sample_memory_read (mem, esp + offset, &ra) || ra == 0)
+    return FALSE;
+  *next = *cur;
+  next->set &= (1u << 3) | (1u << I386_EBP) | (1u << 6) | (1u << 7)
+               | (1u << I386_ESP);
+  if (ebp_saved)
+    {
+      if (!st_sample_memory_read (mem, esp, &ebp))
+        return FALSE;
+      next->regs[I386_EBP] = ebp;
+      next->set |= 1u << I386_EBP;
+    }
+  next->regs[I386_ESP] = esp + offset + 4;
+  next->regs[I386_EIP] = ra;
+  next->set |= 1u << I386_EIP;
+  *pc = ra;
+  return TRUE;
+}
+
+/* How far above esp the return address lies in frame 0 at PC: the code
+   from PC to its "ret" followed, as long as it is made of instructions
+   whose effect on esp is plain.  FALSE at anything else.  */
+static gboolean
+offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset)
+{
+  int64_t off = 0;
+
+  for (int n = 0; n < 16; n++)
+    {
+      uint32_t c;
+      if (!read_code (mem, pc, &c))
+        return FALSE;
+      uint8_t op = c & 0xff, modrm = (c >> 8) & 0xff;
+      if (op == 0xc3)                               /* ret */
+        {
+          if (off < 0 || off > 4096)
+            return FALSE;
+          *offset = (uint32_t) off;
+          return TRUE;
+        }
+      if (op >= 0x50 && op <= 0x57)                 /* push %reg */
+        off -= 4, pc += 1;
+      else if (op >= 0x58 && op <= 0x5f)            /* pop %reg */
+        off += 4, pc += 1;
+      else if (op == 0x83 && (modrm == 0xc4 || modrm == 0xec))
+        {                                           /* add/sub $imm8, %esp */
+          int64_t imm = (int8_t) (c >> 16);
+          off += modrm == 0xc4 ? imm : -imm;
+          pc += 3;
+        }
+      else if (op == 0x81 && (modrm == 0xc4 || modrm == 0xec))
+        {                                           /* add/sub $imm32, %esp */
+          uint32_t imm;
+          if (!read_code (mem, pc + 2, &imm))
+            return FALSE;
+          off += modrm == 0xc4 ? (int32_t) imm : -(int64_t) (int32_t) imm;
+          pc += 6;
+        }
+      else if (op == 0x81 && modrm == 0xc3)         /* add $imm32, %ebx */
+        pc += 6;
+      else if (op == 0xe8)                          /* call rel32 */
+        pc += 5;
+      else
+        return FALSE;
+    }
+  return FALSE;
+}
+
+static gboolean
+code_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
+           StFrameRegs *next, StSampleMemory *mem, uint64_t *pc)
+{
+  uint32_t code, before;
+
+  if (frame->leaf && (cur->set & (1u << I386_ESP))
+      && read_code (mem, frame->pc, &code))
+    {
+      if ((code & 0xff) == 0x55 /* push %ebp */
+          || (code & 0xff) == 0xc3 /* ret */
+          /* mov (%esp), %reg; ret */
+          || (code & 0xffffc7ffu) == 0xc324048bu)
+        return from_stack_top (cur, mem, 0, FALSE, next, pc);
+      if (((code & 0xffff) == 0xe589 || (code & 0xffff) == 0xec8b)
+          && read_code (mem, frame->pc - 1, &before)
+          && (before & 0xff) == 0x55)
+        return from_stack_top (cur, mem, 4, TRUE, next, pc);
+      uint32_t offset;
+      if (offset_to_ret (mem, frame->pc, &offset))
+        return from_stack_top (cur, mem, offset, FALSE, next, pc);
+    }
+
+  if (!(cur->set & (1u << I386_EBP)) || cur->regs[I386_EBP] == 0)
+    return FALSE;
+  uint64_t fp = cur->regs[I386_EBP];
+  uint64_t sp = (cur->set & (1u << I386_ESP)) ? cur->regs[I386_ESP] : 0;
+  uint64_t prev_fp, ret;
+
+  if (!st_sample_memory_read (mem, fp, &prev_fp))
+    prev_fp = 0;
+  if (!st_sample_memory_read (mem, fp + 4, &ret))
+    return FALSE;
+  next->set = (1u << I386_EBP) | (1u << I386_ESP) | (1u << I386_EIP);
+  next->regs[I386_EBP] = prev_fp;
+  next->regs[I386_ESP] = fp + 8;
+  next->regs[I386_EIP] = ret;
+  *pc = ret;
+  return sp < fp + 8;
+}
+
+G_STATIC_ASSERT (I386_N_REGS <= ST_FRAME_MAX_REGS);
+
+/* libdw's i386 ABI CFI: ebx, ebp, esi, edi same_value.  */
+static const uint8_t abi_same_value[] = { 3, I386_EBP, 6, 7 };
+
+static const StFastArch fast = {
+  .name = "i386",
+  .machine = EM_386,
+  .n_regs = I386_N_REGS,
+  .ra = I386_EIP,
+  .sp = I386_ESP,
+  .fp = I386_EBP,
+  .elf_class = ELFCLASS32,
+  .regs_abi = ST_REGS_ABI_32,
+  .ra_mask = UINT32_MAX,
+  .sp_is_cfa = TRUE,
+  .lean = FALSE,                /* 4-byte words */
+  .lean_no_cfi = FALSE,
+  .abi_same_value = abi_same_value,
+  .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
+  .no_cfi_step = code_step,
+};
 
 /* perf: AX0 BX1 CX2 DX3 SI4 DI5 BP6 SP7 IP8.
    DWARF: eax0 ecx1 edx2 ebx3 esp4 ebp5 esi6 edi7, eip8 the return
@@ -17,7 +204,7 @@ const StArch st_arch_i386 = {
     .perf_of_dwarf = { 0, 2, 3, 1, 7, 6, 4, 5 },
     .perf_ip = 8,
     .perf_sp = 7,
-    .dwarf_pc = 8,
+    .dwarf_pc = I386_EIP,
   },
-  .fast = NULL,
+  .fast = &fast,
 };

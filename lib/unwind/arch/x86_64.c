@@ -34,8 +34,8 @@ enum
 };
 
 static gboolean
-frame_pointer_step (const StFrameRegs *cur, StFrameRegs *next,
-                    StSampleMemory *mem, uint64_t *pc)
+frame_pointer_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
+                    StFrameRegs *next, StSampleMemory *mem, uint64_t *pc)
 {
   if (!(cur->set & (1u << X86_64_RBP)) || cur->regs[X86_64_RBP] == 0)
     return FALSE;
@@ -69,6 +69,12 @@ static const StFastArch fast = {
   .ra = X86_64_RIP,
   .sp = X86_64_RSP,
   .fp = X86_64_RBP,
+  .elf_class = ELFCLASS64,
+  .regs_abi = ST_REGS_ABI_64,
+  .ra_mask = ~(uint64_t) 0,
+  .sp_is_cfa = FALSE,           /* the ABI CFI says it */
+  .lean = TRUE,
+  .lean_no_cfi = TRUE,
   .abi_same_value = abi_same_value,
   .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
   .no_cfi_step = frame_pointer_step,

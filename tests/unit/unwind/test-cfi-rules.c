@@ -110,15 +110,15 @@ test_frame_pointer (void)
   const StFastArch *arch = st_fast_arch (EM_X86_64);
   Fixture f;
   StFrameRegs cur = { 0 }, next;
+  StNoCfiFrame frame = { .pc = 0x4000, .leaf = FALSE };
   uint64_t pc = 0;
 
   g_assert_nonnull (arch);
-  g_assert_null (st_fast_arch (EM_386));
   fixture_init (&f);
   /* rbp points at word 4: saved rbp there, return address after it.  */
   set (&cur, RSP, 0x1000);
   set (&cur, RBP, 0x1020);
-  g_assert_true (arch->no_cfi_step (&cur, &next, &f.mem, &pc));
+  g_assert_true (arch->no_cfi_step (&cur, &frame, &next, &f.mem, &pc));
   g_assert_cmphex (pc, ==, 0x105);
   g_assert_cmphex (next.regs[RBP], ==, 0x104);
   g_assert_cmphex (next.regs[RSP], ==, 0x1030);
@@ -127,13 +127,13 @@ test_frame_pointer (void)
   /* rbp below rsp: no frame.  */
   set (&cur, RBP, 0x0f00);
   set (&cur, RSP, 0x1000);
-  g_assert_false (arch->no_cfi_step (&cur, &next, &f.mem, &pc));
+  g_assert_false (arch->no_cfi_step (&cur, &frame, &next, &f.mem, &pc));
   /* rbp zero or unknown: no frame, and nothing read.  */
   f.mem.failed_read = FALSE;
   set (&cur, RBP, 0);
-  g_assert_false (arch->no_cfi_step (&cur, &next, &f.mem, &pc));
+  g_assert_false (arch->no_cfi_step (&cur, &frame, &next, &f.mem, &pc));
   cur.set &= ~(1u << RBP);
-  g_assert_false (arch->no_cfi_step (&cur, &next, &f.mem, &pc));
+  g_assert_false (arch->no_cfi_step (&cur, &frame, &next, &f.mem, &pc));
   g_assert_false (f.mem.failed_read);
   fixture_clear (&f);
 }

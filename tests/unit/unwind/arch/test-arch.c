@@ -18,6 +18,16 @@
      or zero rbp, saved words unreadable (below or beyond the copy),
      misaligned, a frame pointing at itself (a loop), the stack
      pointer not moving up;
+   - aarch64's and i386's steps for frames without CFI, as gdb's
+     prologue analysis unwinds them (A64 and x86 encodings from the
+     architecture manuals, placed in the stack copy so that the step
+     reads them as code): a PLT stub and a function before its prologue
+     (the return address in x30), after "stp x29, x30, [sp, #-N]!" and
+     "sub sp, sp, #M", after the epilogue, a caller frame without a
+     prologue (no step), the search stopping at the previous function's
+     "ret"; i386's PIC thunk, "push %ebp" not yet run or just run, the
+     code up to "ret" in _fini, and the ebp chain elsewhere; aarch64's
+     return address mask (PAC);
    - lookup by e_machine, unknown machines refused, and the layout a
      sample's registers alone point to.  */
 #include "config.h"
@@ -310,10 +320,10 @@ test_lookup (void)
   g_assert_cmpstr (st_arch_x86_64.registers.name, ==, "x86_64");
   g_assert_cmpstr (st_arch_i386.registers.name, ==, "i386");
   g_assert_cmpstr (st_arch_aarch64.registers.name, ==, "aarch64");
-  /* Only x86_64 is walked by the fast engine.  */
+  /* The fast engine walks all three.  */
   g_assert_nonnull (st_fast_arch (EM_X86_64));
-  g_assert_null (st_fast_arch (EM_386));
-  g_assert_null (st_fast_arch (EM_AARCH64));
+  g_assert_nonnull (st_fast_arch (EM_386));
+  g_assert_nonnull (st_fast_arch (EM_AARCH64));
 
   for (guint i = 0; i < G_N_ELEMENTS (unknown); i++)
     {
@@ -494,7 +504,8 @@ step (Stack *s, uint32_t set, uint64_t rbp, uint64_t rsp, StFrameRegs *next,
   cur.regs[7] = rsp;
   memset (next, 0xaa, sizeof *next);
   *pc = 0xdead;
-  return a->no_cfi_step (&cur, next, stack_memory (s), pc);
+  StNoCfiFrame frame = { .pc = 0x4000, .leaf = FALSE };
+  return a->no_cfi_step (&cur, &frame, next, stack_memory (s), pc);
 }
 
 static void
@@ -572,6 +583,229 @@ test_x86_64_no_cfi_step (void)
   stack_close (&s);
 }
 
+/* --- aarch64 and i386 without CFI --------------------------------------- */
+
+#define CODE_SP 0x10000ull
+
+typedef struct
+{
+  StProcessTable *processes;
+  StModuleCache *modules;
+  uint8_t bytes[256];
+  StEvent ev;
+  StSampleMemory mem;
+} Image;
+
+/* A stack copy of 256 bytes at CODE_SP, of ABI ABI, in which the test
+   also puts code.  */
+static StSampleMemory *
+image_open (Image *im, uint32_t abi)
+{
+  memset (im, 0, sizeof *im);
+  im->processes = st_process_table_new ();
+  im->modules = st_module_cache_new (NULL);
+  im->ev.kind = ST_EVENT_STACK_USER;
+  im->ev.stack.abi = abi;
+  im->ev.stack.stack = im->bytes;
+  im->ev.stack.stack_size = sizeof im->bytes;
+  st_sample_memory_init (&im->mem, &im->ev, CODE_SP,
+                         st_process_table_get (im->processes, 7),
+                         im->modules);
+  return &im->mem;
+}
+
+static void
+image_close (Image *im)
+{
+  st_module_cache_free (im->modules);
+  st_process_table_free (im->processes);
+}
+
+static void
+put32 (Image *im, uint64_t addr, uint32_t v)
+{
+  memcpy (im->bytes + (addr - CODE_SP), &v, 4);
+}
+
+static void
+put64 (Image *im, uint64_t addr, uint64_t v)
+{
+  memcpy (im->bytes + (addr - CODE_SP), &v, 8);
+}
+
+/* A64: ret; nop; stp x29, x30, [sp, #-32]!; mov x29, sp;
+   sub sp, sp, #16; bl; nop, from CODE + 0.  */
+#define A64_RET 0xd65f03c0u
+#define A64_NOP 0xd503201fu
+#define A64_STP_FP_LR_PRE_32 0xa9be7bfdu
+#define A64_MOV_FP_SP 0x910003fdu
+#define A64_SUB_SP_16 0xd10043ffu
+#define A64_BL 0x94000010u
+#define A64_LDP_FP_LR_POST_32 0xa8c27bfdu
+#define A64_BR_X17 0xd61f0220u
+#define A64_ADRP_X16 0x90000090u
+#define A64_LDR_X17 0xf9400211u
+
+static gboolean
+a64_step (StSampleMemory *mem, uint64_t pc, gboolean leaf, uint64_t sp,
+          uint64_t x29, uint64_t x30, StFrameRegs *next, uint64_t *ra)
+{
+  const StFastArch *a = st_fast_arch (EM_AARCH64);
+  StFrameRegs cur = { .set = (1u << 29) | (1u << 30) | (1u << 31) };
+  StNoCfiFrame frame = { pc, leaf, NULL, NULL };
+
+  cur.regs[29] = x29;
+  cur.regs[30] = x30;
+  cur.regs[31] = sp;
+  *ra = 0;
+  return a->no_cfi_step (&cur, &frame, next, mem, ra);
+}
+
+static void
+test_aarch64_no_cfi_step (void)
+{
+  const StFastArch *a = st_fast_arch (EM_AARCH64);
+  Image im;
+  StSampleMemory *mem = image_open (&im, ST_REGS_ABI_64);
+  StFrameRegs next;
+  uint64_t ra;
+  /* Code at CODE_SP + 128, the stack below it.  */
+  const uint64_t code = CODE_SP + 128, sp = CODE_SP + 16;
+
+  g_assert_cmpuint (a->n_regs, ==, 32);
+  g_assert_cmpuint (a->ra, ==, 30);
+  g_assert_cmpuint (a->sp, ==, 31);
+  g_assert_cmpuint (a->fp, ==, 29);
+  /* A signed return address loses its authentication code.  */
+  g_assert_cmphex (UINT64_C (0x002a00000040a1b4) & a->ra_mask, ==,
+                   0x40a1b4);
+
+  /* A PLT stub after the previous one's "br x17": x30 and sp are the
+     caller's, in frame 0 only.  */
+  put32 (&im, code, A64_BR_X17);
+  put32 (&im, code + 4, A64_ADRP_X16);
+  put32 (&im, code + 8, A64_LDR_X17);
+  g_assert_true (a64_step (mem, code + 8, TRUE, sp, 0x777, 0x401234, &next,
+                           &ra));
+  g_assert_cmphex (ra, ==, 0x401234);
+  g_assert_cmphex (next.regs[31], ==, sp);
+  g_assert_cmphex (next.regs[29], ==, 0x777);
+  g_assert_false (next.set & (1u << 30));
+  g_assert_false (a64_step (mem, code + 8, FALSE, sp, 0x777, 0x401234,
+                            &next, &ra));
+  /* x30 zero (_start): the outermost frame.  */
+  g_assert_false (a64_step (mem, code + 8, TRUE, sp, 0x777, 0, &next, &ra));
+
+  /* A function after "ret": before its prologue, x30; after
+     "stp x29, x30, [sp, #-32]!; mov x29, sp; sub sp, sp, #16", the frame
+     record at sp + 16 gives x29 and the return address, the caller's sp
+     is the record + 32; not fooled by x29 (any value).  */
+  put32 (&im, code, A64_RET);
+  put32 (&im, code + 4, A64_STP_FP_LR_PRE_32);
+  put32 (&im, code + 8, A64_MOV_FP_SP);
+  put32 (&im, code + 12, A64_SUB_SP_16);
+  put32 (&im, code + 16, A64_BL);
+  put32 (&im, code + 20, A64_LDP_FP_LR_POST_32);
+  put32 (&im, code + 24, A64_RET);
+  put64 (&im, sp + 16, 0xf00d);          /* saved x29 */
+  put64 (&im, sp + 24, 0x402000);        /* saved x30 */
+  g_assert_true (a64_step (mem, code + 4, TRUE, sp, 1, 0x401111, &next,
+                           &ra));
+  g_assert_cmphex (ra, ==, 0x401111);
+  for (int leaf = 0; leaf < 2; leaf++)
+    {
+      /* A caller frame returns after the bl; frame 0 may sit on it.  */
+      g_assert_true (a64_step (mem, code + (leaf ? 16 : 20), leaf, sp, 0xdead,
+                               0x401111, &next, &ra));
+      g_assert_cmphex (ra, ==, 0x402000);
+      g_assert_cmphex (next.regs[29], ==, 0xf00d);
+      g_assert_cmphex (next.regs[31], ==, sp + 16 + 32);
+    }
+  /* Right after "stp": the record is at sp.  */
+  g_assert_true (a64_step (mem, code + 8, TRUE, sp + 16, 0xdead, 0x401111,
+                           &next, &ra));
+  g_assert_cmphex (ra, ==, 0x402000);
+  g_assert_cmphex (next.regs[31], ==, sp + 16 + 32);
+  /* After the epilogue's "ldp x29, x30, [sp], #32" (once "add sp" undid
+     the sub): x30 again.  */
+  put32 (&im, code + 16, 0x910043ffu);   /* add sp, sp, #16 */
+  g_assert_true (a64_step (mem, code + 24, TRUE, sp + 48, 0xf00d, 0x402000,
+                           &next, &ra));
+  g_assert_cmphex (ra, ==, 0x402000);
+  g_assert_cmphex (next.regs[31], ==, sp + 48);
+  g_assert_false (mem->failed_read);
+  image_close (&im);
+}
+
+static gboolean
+i386_step (StSampleMemory *mem, uint64_t pc, gboolean leaf, uint64_t esp,
+           uint64_t ebp, StFrameRegs *next, uint64_t *ra)
+{
+  const StFastArch *a = st_fast_arch (EM_386);
+  StFrameRegs cur = { .set = (1u << 4) | (1u << 5) };
+  StNoCfiFrame frame = { pc, leaf, NULL, NULL };
+
+  cur.regs[4] = esp;
+  cur.regs[5] = ebp;
+  *ra = 0;
+  return a->no_cfi_step (&cur, &frame, next, mem, ra);
+}
+
+static void
+test_i386_no_cfi_step (void)
+{
+  const StFastArch *a = st_fast_arch (EM_386);
+  Image im;
+  StSampleMemory *mem = image_open (&im, ST_REGS_ABI_32);
+  StFrameRegs next;
+  uint64_t ra;
+  const uint64_t code = CODE_SP + 128, esp = CODE_SP + 16;
+
+  g_assert_cmpuint (a->n_regs, ==, 9);
+  g_assert_cmpuint (a->ra, ==, 8);
+  g_assert_cmpuint (a->elf_class, ==, ELFCLASS32);
+  put32 (&im, esp, 0x8049123);           /* return address at the top */
+  put32 (&im, esp + 4, 0x8049456);
+  put32 (&im, esp + 8, 0x8049789);
+
+  /* __x86.get_pc_thunk.bx: mov (%esp), %ebx; ret.  */
+  put32 (&im, code, 0xc3241c8bu);
+  g_assert_true (i386_step (mem, code, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 4);
+  g_assert_cmphex (next.regs[5], ==, 0x999);
+  g_assert_true (i386_step (mem, code + 3, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+
+  /* push %ebp; mov %esp, %ebp: before the push, the top; after it, one
+     word up, ebp at the top.  */
+  put32 (&im, code + 16, 0x53e58955u);
+  g_assert_true (i386_step (mem, code + 16, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  g_assert_true (i386_step (mem, code + 17, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049456);
+  g_assert_cmphex (next.regs[5], ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 8);
+
+  /* _fini after its "push %ebx": sub $8, %esp; call; add $8, %esp;
+     pop %ebx; ret -- the return address one word above esp.  */
+  const uint8_t fini[] = { 0x83, 0xec, 0x08, 0xe8, 0, 0, 0, 0, 0x83, 0xc4,
+                           0x08, 0x5b, 0xc3 };
+  memcpy (im.bytes + (code + 32 - CODE_SP), fini, sizeof fini);
+  g_assert_true (i386_step (mem, code + 32, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049456);
+  g_assert_cmphex (next.regs[4], ==, esp + 8);
+
+  /* Elsewhere, or in a caller: the ebp chain.  */
+  g_assert_true (i386_step (mem, code + 16, FALSE, esp - 8, esp, &next,
+                            &ra));
+  g_assert_cmphex (ra, ==, 0x8049456);
+  g_assert_cmphex (next.regs[5], ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 8);
+  g_assert_false (i386_step (mem, code + 16, FALSE, esp, 0, &next, &ra));
+  image_close (&im);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -584,5 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/arch/x86-64-columns", test_x86_64_columns);
   g_test_add_func ("/arch/x86-64-initial-cfi", test_x86_64_initial_cfi);
   g_test_add_func ("/arch/x86-64-no-cfi-step", test_x86_64_no_cfi_step);
+  g_test_add_func ("/arch/aarch64-no-cfi-step", test_aarch64_no_cfi_step);
+  g_test_add_func ("/arch/i386-no-cfi-step", test_i386_no_cfi_step);
   return g_test_run ();
 }
