@@ -161,12 +161,12 @@ log "system D-Bus, polkitd and sysprofd up"
 
 # --- one recording ----------------------------------------------------------
 # run NAME REAL [WORKLOAD...]: records the workload with REAL as the live
-# unwinder; results in $root/tmp/sp48-NAME.
+# unwinder; results in $root/var/tmp/sp48-NAME.
 run ()
 {
   name=$1 real=$2
   shift 2
-  out=/tmp/sp48-$name
+  out=/var/tmp/sp48-$name
   rm -rf "$root$out" && mkdir -p "$root$out"
   if [ ! -e "$root$unwinder.distrib" ]; then
     chroot "$root" dpkg-divert --quiet --local --rename \
@@ -241,12 +241,12 @@ for which in "$@"; do
     *) die "unknown unwinder '$which' (real, stacktrace)" ;;
   esac
   log "recording with the $which live unwinder"
-  run "$which" "$real" /opt/sp48/sp48-workload "$seconds" "/tmp/sp48-$which/workload.end"
+  run "$which" "$real" /opt/sp48/sp48-workload "$seconds" "/var/tmp/sp48-$which/workload.end"
   if [ "$system_wide" -gt 0 ]; then
     log "recording the whole system for $system_wide s with the $which live unwinder"
     run "$which-system" "$real" sh -c "end=\$((\$(date +%s) + $system_wide));
         while [ \$(date +%s) -lt \$end ]; do
-          /opt/sp48/sp48-workload 1 /tmp/sp48-$which-system/workload.end
+          /opt/sp48/sp48-workload 1 /var/tmp/sp48-$which-system/workload.end
         done"
   fi
 done

@@ -91,6 +91,7 @@ main (int argc, char **argv)
       return 1;
     }
   GHashTable *workload_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GHashTable *named_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint64 samples = 0, workload_samples = 0, known = 0, whole = 0, lost = 0;
   guint64 lost_logs = 0, frames = 0, no_user = 0, elsewhere = 0, in_main = 0;
   guint64 kernel_only = 0;
@@ -119,13 +120,28 @@ main (int argc, char **argv)
           Map map = { m->start, m->end, m->offset, g_steal_pointer (&base) };
           g_array_append_val (list, map);
         }
+      else if (type == SYSPROF_CAPTURE_FRAME_PROCESS)
+        {
+          /* The workload is the process of that name that maps it (a
+             process reading the file maps it too: an unwinder, ...).  */
+          const SysprofCaptureProcess *p
+            = sysprof_capture_reader_read_process (reader);
+          if (p == NULL)
+            break;
+          g_autofree char *base = g_path_get_basename (p->cmdline);
+          if (g_str_has_prefix (base, workload))
+            g_hash_table_add (named_pids, GINT_TO_POINTER (p->frame.pid));
+          else
+            g_hash_table_remove (named_pids, GINT_TO_POINTER (p->frame.pid));
+        }
       else if (type == SYSPROF_CAPTURE_FRAME_SAMPLE)
         {
           const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (reader);
           if (s == NULL)
             break;
           samples++;
-          if (!g_hash_table_contains (workload_pids, GINT_TO_POINTER (s->frame.pid)))
+          if (!g_hash_table_contains (workload_pids, GINT_TO_POINTER (s->frame.pid))
+              || !g_hash_table_contains (named_pids, GINT_TO_POINTER (s->frame.pid)))
             continue;
           workload_samples++;
           if (first_sample == 0)
@@ -189,7 +205,7 @@ main (int argc, char **argv)
     }
   printf ("frames %" G_GUINT64_FORMAT "\n", frames);
   printf ("samples %" G_GUINT64_FORMAT "\n", samples);
-  printf ("workload_pids %u\n", g_hash_table_size (workload_pids));
+  printf ("workload_pids %u\n", g_hash_table_size (named_pids));
   printf ("workload_samples %" G_GUINT64_FORMAT "\n", workload_samples);
   printf ("no_user_frames %" G_GUINT64_FORMAT "\n", no_user);
   printf ("kernel_frames_only %" G_GUINT64_FORMAT "\n", kernel_only);
