@@ -124,6 +124,7 @@ chroot "$root" sh -c 'cd /opt/sp48 \
        -Wl,-rpath,/opt/sp48 \
   && cc -O2 -fPIC -shared -o fdlist-fix.so fdlist-fix.c \
        $(pkg-config --cflags --libs gio-unix-2.0) -ldl \
+  && cc -O2 -o eventfd-watch eventfd-watch.c \
   && cc -O2 -o capture-figures capture-figures.c \
        $(pkg-config --cflags --libs sysprof-capture-4 glib-2.0) \
   && { nm -S --defined-only sp48-workload | awk "\$4 ~ /^(main|sp48_a|sp48_b)\$/ { print \"sp48-workload\", \$4, \$1, \$2 }"; \
@@ -138,9 +139,10 @@ chroot "$root" dbus-uuidgen --ensure >/dev/null 2>&1
 pid=$(chroot "$root" dbus-daemon --system --fork --print-pid) \
   || die "the system D-Bus does not start"
 daemons="$daemons $pid"
-chroot "$root" /usr/lib/polkit-1/polkitd --no-debug >"$root/tmp/polkitd.log" 2>&1 &
+mkdir -p "$root/var/tmp"
+chroot "$root" /usr/lib/polkit-1/polkitd --no-debug >"$root/var/tmp/polkitd.log" 2>&1 &
 daemons="$daemons $!"
-chroot "$root" /usr/libexec/sysprofd >"$root/tmp/sysprofd.log" 2>&1 &
+chroot "$root" /usr/libexec/sysprofd >"$root/var/tmp/sysprofd.log" 2>&1 &
 daemons="$daemons $!"
 # Up when they own their names (a bounded wait: they may not start).
 has_owner ()
@@ -209,6 +211,11 @@ report ()
     after_stop=$(awk -v a="$(cat "$dir/workload.end")" -v b="$(cat "$dir/unwinder.end")" \
                    'BEGIN { printf "%.3f", b - a }')
   fi
+  stop_to_exit=?
+  if [ -s "$dir/unwinder.end" ] && [ -s "$dir/stop.time" ]; then
+    stop_to_exit=$(awk -v a="$(cat "$dir/stop.time")" -v b="$(cat "$dir/unwinder.end")" \
+                     'BEGIN { printf "%.3f", b - a }')
+  fi
   cpu=?
   [ "$user" != ? ] && cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
   per_sample=?
@@ -230,6 +237,7 @@ $1 unwinder_cpu_s $cpu (user $user, system $sys; $per_sample us per sample in th
 $1 unwinder_peak_rss_kib $rss
 $1 unwinder_fds_after_1s $(cat "$dir/unwinder.fds" 2>/dev/null)
 $1 unwinder_exit $status
+$1 unwinder_exit_after_stop_s $stop_to_exit (event fd written -> unwinder ended)
 $1 unwinder_exit_after_workload_end_s $after_stop
 EOT
 }
