@@ -123,6 +123,12 @@ run_suite () {
   total_skipped=$((total_skipped + skipped))
 }
 
+# Fail loudly, before building, when a committed fixture is missing.
+if ! bash "$top/tools/check-fixtures.sh"; then
+  [ $check = yes ] && echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+fi
+
 for suite in $suites; do
   run_suite "$suite"
 done

@@ -31,6 +31,7 @@ struct StFileResolver
 {
   char *symfs;                /* NULL: none */
   GPtrArray *buildid_dirs;    /* char*, those that exist */
+  guint n_given_dirs;         /* the first ones: --buildid-dir, --symfs */
   GHashTable *mounts;         /* pid -> GArray of Mount; pid 0: the
                                  recorder's own table */
   GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
@@ -162,6 +163,14 @@ st_file_resolver_new (const char *symfs, const char *buildid_dir)
   r->buildid_dirs = g_ptr_array_new_with_free_func (g_free);
   if ((dir = existing_dir (buildid_dir)) != NULL)
     g_ptr_array_add (r->buildid_dirs, dir);
+  /* A copy of the recorded files may carry perf's cache beside them
+     (an unpacked perf archive, a fixture with its [vdso]).  */
+  g_autofree char *symfs_cache = symfs != NULL
+                                 ? g_build_filename (symfs, ".build-id", NULL)
+                                 : NULL;
+  if (symfs_cache != NULL && g_file_test (symfs_cache, G_FILE_TEST_IS_DIR))
+    g_ptr_array_add (r->buildid_dirs, g_strdup (symfs));
+  r->n_given_dirs = r->buildid_dirs->len;
   if ((dir = existing_dir (perf_dir != NULL && perf_dir[0] != '\0'
                            ? perf_dir : home_dir)) != NULL)
     g_ptr_array_add (r->buildid_dirs, dir);
@@ -505,7 +514,8 @@ st_file_pins_close (StFilePins *pins)
 }
 
 /* perf's build-id cache under DIR: .build-id/NN/REST is a link to the
-   file's directory (holding "elf") or, in older perf, to the file.  */
+   file's directory (holding "elf", or "vdso" for a kernel's [vdso]) or,
+   in older perf, to the file.  */
 static char *
 buildid_cache_path (const char *dir, const char *hex)
 {
@@ -514,11 +524,58 @@ buildid_cache_path (const char *dir, const char *hex)
 
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     {
-      char *elf = g_build_filename (path, "elf", NULL);
+      char *vdso = g_build_filename (path, "vdso", NULL);
+      char *file = g_file_test (vdso, G_FILE_TEST_EXISTS)
+                   ? g_strdup (vdso) : g_build_filename (path, "elf", NULL);
+      g_free (vdso);
       g_free (path);
-      path = elf;
+      path = file;
     }
   return path;
+}
+
+static void
+add_buildid_candidates (const StFileResolver *r, GArray *list,
+                        const StMap *map)
+{
+  if (map->build_id_len == 0)
+    return;
+  g_autofree char *hex = st_build_id_hex (map->build_id, map->build_id_len);
+  for (guint i = 0; i < r->buildid_dirs->len; i++)
+    add (list, ST_FILE_SOURCE_BUILDID_DIR,
+         buildid_cache_path (r->buildid_dirs->pdata[i], hex), -1);
+}
+
+GArray *
+st_file_resolver_buildid_candidates (const StFileResolver *r,
+                                     const StMap *map)
+{
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (StFileCandidate));
+
+  add_buildid_candidates (r, list, map);
+  return list;
+}
+
+GArray *
+st_file_resolver_given_vdsos (const StFileResolver *r)
+{
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (StFileCandidate));
+
+  for (guint i = 0; i < r->n_given_dirs; i++)
+    {
+      g_autofree char *top = g_build_filename (r->buildid_dirs->pdata[i],
+                                               "[vdso]", NULL);
+      GDir *dir = g_dir_open (top, 0, NULL);
+      const char *name;
+      /* A few at most; bounded against a hostile directory.  */
+      for (guint n = 0; dir != NULL && n < 64
+                        && (name = g_dir_read_name (dir)) != NULL; n++)
+        add (list, ST_FILE_SOURCE_BUILDID_DIR,
+             g_build_filename (top, name, "vdso", NULL), -1);
+      if (dir != NULL)
+        g_dir_close (dir);
+    }
+  return list;
 }
 
 GArray *
@@ -567,14 +624,7 @@ st_file_resolver_candidates (const StFileResolver *r, const StMap *map,
       st_process_roots_foreach_other (r->roots, map->pid, path,
                                       add_other_root, &o);
     }
-  if (map->build_id_len > 0)
-    {
-      g_autofree char *hex = st_build_id_hex (map->build_id,
-                                              map->build_id_len);
-      for (guint i = 0; i < r->buildid_dirs->len; i++)
-        add (list, ST_FILE_SOURCE_BUILDID_DIR,
-             buildid_cache_path (r->buildid_dirs->pdata[i], hex), -1);
-    }
+  add_buildid_candidates (r, list, map);
   add (list, ST_FILE_SOURCE_RECORDED, g_strdup (path), -1)->process_unseen
     = r->roots != NULL && map->pid > 0 && !own_files
       && !st_process_roots_seen_alive (r->roots, map->pid);

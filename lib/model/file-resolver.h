@@ -19,9 +19,10 @@
         a container that ended before it was seen, in the root of
         another process of that container): only the very file that
         was mapped, by build-id or by device and inode;
-     4. perf's build-id cache by build-id: --buildid-dir DIR, then
-        $PERF_BUILDID_DIR or ~/.debug (DIR/.build-id/NN/REST[/elf], as
-        perf record and an unpacked perf archive leave them);
+     4. perf's build-id cache by build-id: --buildid-dir DIR, the
+        --symfs DIR when it holds a .build-id directory, then
+        $PERF_BUILDID_DIR or ~/.debug (DIR/.build-id/NN/REST[/elf or
+        /vdso], as perf record and an unpacked perf archive leave them);
      5. the recorded PATH itself;
      6. debuginfod by build-id (the module cache's finder), only when a
         build-id is known and nothing local passed.
@@ -166,6 +167,18 @@ typedef struct
                                root at most inherited): the path may name
                                another file than in its root */
 } StFileCandidate;
+
+/* MAP's candidates in perf's build-id caches alone (none without a
+   recorded build-id): where a kernel's [vdso] recorded elsewhere is
+   found.  Free with st_file_candidates_free.  */
+GArray *st_file_resolver_buildid_candidates (const StFileResolver *r,
+                                             const StMap *map);
+
+/* The copies of a [vdso] in the build-id caches the user gave
+   (--buildid-dir, --symfs with a .build-id), DIR/[vdso]/BUILD-ID/vdso:
+   where a [vdso] recorded without its build-id may be found.  Free with
+   st_file_candidates_free.  */
+GArray *st_file_resolver_given_vdsos (const StFileResolver *r);
 
 /* The local candidates for MAP's file recorded as PATH (without
    " (deleted)"), in order, ending with the recorded path.  Safe on any

@@ -245,16 +245,85 @@ elf_image_size (const uint8_t *image)
   return size;
 }
 
-/* The [vdso] of a recorded process is the running kernel's when the
-   recording was made here: use our own copy if it matches (by build-id
-   when known, else by size), as perf does.  */
+/* Whether module M's image spans MAP, as a [vdso] mapping does.  */
+static gboolean
+vdso_spans (const StModule *m, const StMap *map)
+{
+  return map->end - map->start
+         == ((m->high_vaddr - m->low_vaddr + 4095) & ~4095ull);
+}
+
+/* Opens into M the one copy among CANDIDATES that fits MAP: by MAP's
+   build-id when it has one (the first that opens), else by size, and
+   then only when the copies of that size are all one image (several
+   kernels' vDSOs often have the same size).  *WHY: the last reason a
+   candidate was refused.  */
+static gboolean
+open_vdso_copy (StModule *m, const StMap *map, GArray *candidates,
+                char **why)
+{
+  const StFileCandidate *pick = NULL;
+  uint8_t pick_id[ST_BUILD_ID_MAX];
+  guint pick_id_len = 0;
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      const StFileCandidate *c = &g_array_index (candidates,
+                                                 StFileCandidate, i);
+      char *reason = NULL;
+      if (try_open (m, map, c, &reason) != ST_FILE_OK)
+        {
+          g_free (*why);
+          *why = reason;
+          continue;
+        }
+      if (map->build_id_len > 0)
+        return TRUE;
+      gboolean fits = vdso_spans (m, map);
+      if (fits && pick == NULL)
+        {
+          pick = c;
+          pick_id_len = m->build_id_len;
+          memcpy (pick_id, m->build_id, pick_id_len);
+        }
+      else if (fits && (m->build_id_len != pick_id_len
+                        || memcmp (m->build_id, pick_id, pick_id_len) != 0))
+        {
+          g_free (*why);
+          *why = g_strdup ("[vdso]: several copies of its size given, and "
+                           "no build-id recorded to choose by");
+          forget_file (m);
+          return FALSE;
+        }
+      forget_file (m);
+    }
+  return pick != NULL && try_open (m, map, pick, why) == ST_FILE_OK;
+}
+
+/* The [vdso] of a recorded process.  Recorded with its build-id: its
+   copy in perf's build-id caches (perf record keeps it there as
+   [vdso]/BUILD-ID/vdso, perf archive packs it), so that a recording of
+   another kernel unwinds through its vDSO.  Without one: the one copy of
+   its size in the build-id caches the user gave (--buildid-dir, --symfs:
+   a directory of the recording's files means that recording's).  Else
+   the running kernel's own, when the recording was made here: used if
+   it matches (by build-id when known, else by size), as perf does.  */
 static void
 open_vdso (const StModuleSources *s, StModule *m, const StMap *map)
 {
+  GArray *copies = map->build_id_len > 0
+                   ? st_file_resolver_buildid_candidates (s->resolver, map)
+                   : st_file_resolver_given_vdsos (s->resolver);
+  g_autofree char *copy_why = NULL;
+  gboolean found = open_vdso_copy (m, map, copies, &copy_why);
+
+  st_file_candidates_free (copies);
+  if (found)
+    return;
   if (s->vdso == NULL)
     {
       m->error = g_strdup ("[vdso]: no vDSO of our own to compare with");
-      return;
+      goto unusable;
     }
   m->data = s->vdso;
   m->size = s->vdso_size;
@@ -268,10 +337,14 @@ open_vdso (const StModuleSources *s, StModule *m, const StMap *map)
   if (map->build_id_len > 0
       ? (m->build_id_len != map->build_id_len
          || memcmp (m->build_id, map->build_id, m->build_id_len) != 0)
-      : map->end - map->start != ((m->high_vaddr - m->low_vaddr + 4095) & ~4095ull))
+      : !vdso_spans (m, map))
     {
       g_free (m->error);
-      m->error = g_strdup ("[vdso]: recorded on another kernel");
+      m->error = g_strdup (map->build_id_len > 0
+                           ? "[vdso]: recorded on another kernel, and not "
+                             "in a build-id cache (--buildid-dir)"
+                           : "[vdso]: recorded on another kernel (no "
+                             "build-id recorded to find its copy by)");
       goto unusable;
     }
   return;
@@ -279,6 +352,12 @@ open_vdso (const StModuleSources *s, StModule *m, const StMap *map)
 unusable:
   if (m->error == NULL)
     m->error = g_strdup ("[vdso]: not a usable ELF image");
+  if (copy_why != NULL)
+    {
+      char *both = g_strdup_printf ("%s; %s", m->error, copy_why);
+      g_free (m->error);
+      m->error = both;
+    }
   forget_elf (m);
 }
 

@@ -57,12 +57,12 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
                          ? st_fast_unwinder_modules (u->fast, p)
                          : st_dwfl_unwinder_modules (u->dwfl, p));
 
-  /* Unwound before any module of the process was ready (so nothing told
-     its architecture): the sampled IP at least, as the registers most
-     likely have it.  */
+  /* The walk could not start (no module of the process ready yet, or
+     none usable, so nothing told its architecture): the sampled IP at
+     least, as the registers most likely have it.  */
   const StRegisterLayout *l;
   uint64_t ip, sp;
-  if (result->unprimed && result->n_ips == 0 && max_ips > 0
+  if (result->n_ips == 0 && max_ips > 0
       && (l = st_register_layout_guess (ev)) != NULL
       && st_event_register (ev, l->perf_ip, &ip))
     {

@@ -28,8 +28,8 @@ void st_unwinder_free (StUnwinder *u);
    is the sampled IP, callers are return address - 1) and SPS (each
    frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  With
    modules of P not ready yet, it unwinds with the ready ones and RESULT
-   is unprimed; it then has at least the sampled IP when the registers
-   have it.  */
+   is unprimed.  Whatever the walk gave, RESULT has at least the sampled
+   IP when the registers have it (also when no module of P is usable).  */
 void st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *result);

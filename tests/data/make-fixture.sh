@@ -50,22 +50,42 @@ gcc $link -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables \
 # ~300 samples: 150 ms at one sample per 0.5 ms of CPU.  A 2048-byte
 # stack copy covers the deepest path (about 1.5 KB from the leaf to
 # __libc_start_main's return address) and keeps both files < 1 MB.
-# -N: do not copy the binary into ~/.debug.  On one CPU, so every record
-# is in time order (perf writes its per-CPU buffers one after the other).
+# perf's build-id cache goes to a scratch HOME's .debug: we
+# keep the kernel's [vdso] from it (some samples are in it; the tests
+# must not need the vDSO of the kernel they run on).  On one CPU, so
+# every record is in time order (perf writes its per-CPU buffers one
+# after the other).
 pin=
 if command -v taskset >/dev/null 2>&1; then
   pin="taskset -c 0"
 fi
-$pin perf record -q -N -e cpu-clock -c 500000 --call-graph=dwarf,2048 \
-  -o "$work/fixture.data" -- "$work/$name" 150
+mkdir -p "$work/home"
+HOME=$work/home $pin perf record -q -e cpu-clock -c 500000 \
+  --call-graph=dwarf,2048 -o "$work/fixture.data" -- "$work/$name" 150
 
 "$st" -q -m passthru -f perf -i "$work/fixture.data" -o "$work/fixture.syscap"
 
 cp "$work/$name" "$work/fixture.data" "$work/fixture.syscap" "$dest/"
 chmod 644 "$dest/fixture.data" "$dest/fixture.syscap"
-ls -l "$dest"
+
+# The recording kernel's [vdso], laid out as perf's cache has it
+# (.build-id/NN/REST -> ../../[vdso]/BUILD-ID holding vdso): the tests
+# give the fixture directory as --symfs, which is searched as a build-id
+# cache too.
+vdso_id=$(perf buildid-list -i "$work/fixture.data" | awk '$2 == "[vdso]" { print $1 }')
+if [ -z "$vdso_id" ] || ! [ -f "$work/home/.debug/[vdso]/$vdso_id/vdso" ]; then
+  echo "make-fixture: perf kept no [vdso] in its build-id cache" >&2
+  exit 1
+fi
+rm -rf "$dest/.build-id" "$dest/[vdso]"
+mkdir -p "$dest/[vdso]/$vdso_id" "$dest/.build-id/$(echo "$vdso_id" | cut -c1-2)"
+cp "$work/home/.debug/[vdso]/$vdso_id/vdso" "$dest/[vdso]/$vdso_id/vdso"
+chmod 644 "$dest/[vdso]/$vdso_id/vdso"
+ln -s "../../[vdso]/$vdso_id" \
+  "$dest/.build-id/$(echo "$vdso_id" | cut -c1-2)/$(echo "$vdso_id" | cut -c3-)"
+ls -lR "$dest"
 
 # The recorded directory is gone once we exit; check the fixture now.
 trap - EXIT
 rm -rf "$work"
-STACKTRACE=$st TESTS_DATA=$here/data "$here/fixture-unwind.sh"
+STACKTRACE=$st TESTS_DATA=$here/data "$here/integration/fixture-unwind.sh"

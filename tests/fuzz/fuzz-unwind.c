@@ -18,7 +18,7 @@
 #error "ST_FIXTURE_DIR must name tests/data/fixture"
 #endif
 
-#define PID 5831
+#define PID 16165
 
 static StProcessTable *processes;
 static StModuleCache *modules;

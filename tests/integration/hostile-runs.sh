@@ -105,11 +105,16 @@ grep -q "stopped by SIGINT while waiting to open the input" "$tmp/fifo-open.err"
   || fail "SIGINT while opening a FIFO: no message"
 
 # --- names from the input, escaped -----------------------------------------
-# The second PROCESS frame of the fixture (offset 376, 40 bytes) names
-# the sampled process: its name (16 bytes at 400) gets a newline and an
-# escape sequence.
+# The last PROCESS frame of the fixture before its first raw stack names
+# the sampled process: its name (at 24 into the frame) gets a newline
+# and an escape sequence.
+capture_frames "$fx/fixture.syscap" >"$tmp/frames"
+process_at=$(awk '$2 == 18 { exit } $2 == 4 { at = $1 } END { print at }' \
+               "$tmp/frames")
+[ -n "$process_at" ] || die "no PROCESS frame before the fixture's samples"
 cp "$fx/fixture.syscap" "$tmp/names.syscap"
-printf 'st\n\033[31mfix\000' | dd of="$tmp/names.syscap" bs=1 seek=400 \
+printf 'st\n\033[31mfix\000' | dd of="$tmp/names.syscap" bs=1 \
+  seek=$((process_at + 24)) \
   conv=notrunc 2>/dev/null || die "cannot patch the capture"
 "$STACKTRACE" -v --summary -i "$tmp/names.syscap" --symfs "$fx" -o /dev/null \
   2>"$tmp/names.err"
@@ -187,10 +192,12 @@ cmp -s "$tmp/big-ref.syscap" "$tmp/big-out.syscap" \
 # --- a module truncated in place during a live run -------------------------
 mkdir "$tmp/symfs"
 cp "$fx/st-fixture" "$tmp/symfs/st-fixture"
-# Part 1: up to the first raw-stack sample (offset 736) and that sample.
-len=$(od -An -tu2 -j736 -N2 "$fx/fixture.syscap" | tr -d ' ')
-head -c $((736 + len)) "$fx/fixture.syscap" >"$tmp/part1"
-tail -c +$((736 + len + 1)) "$fx/fixture.syscap" >"$tmp/part2"
+# Part 1: up to the first raw-stack sample and that sample.
+set -- $(awk '$2 == 18 { print $1, $3; exit }' "$tmp/frames")
+first_at=$1 len=$2
+n_stacks=$(awk '$2 == 18' "$tmp/frames" | wc -l)
+head -c $((first_at + len)) "$fx/fixture.syscap" >"$tmp/part1"
+tail -c +$((first_at + len + 1)) "$fx/fixture.syscap" >"$tmp/part2"
 mkfifo "$tmp/live-in"
 "$STACKTRACE" -i "$tmp/live-in" -o "$tmp/live.syscap" --symfs "$tmp/symfs" \
   --priming sync --stats-file "$tmp/live.stats" 2>"$tmp/live.err" &
@@ -208,7 +215,7 @@ cat "$tmp/live.err"
 [ $status -eq 0 ] || fail "shrinking module: exit status $status, expected 0 (no signal)"
 grep -q '^cause.file_shrank=[1-9]' "$tmp/live.stats" \
   || fail "shrinking module: no sample counted under file-shrank"
-grep -q '^samples=301$' "$tmp/live.stats" \
+grep -q "^samples=$n_stacks\$" "$tmp/live.stats" \
   || fail "shrinking module: samples lost"
 
 # --- a separate debug file truncated in place during a live run -------------

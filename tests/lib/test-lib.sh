@@ -50,6 +50,11 @@ finish ()
 }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/st-test.XXXXXX") || die "mktemp failed"
+# Each script has a HOME of its own, empty: what perf keeps in ~/.debug
+# stays with the script that recorded it.
+HOME=$tmp/home
+export HOME
+mkdir "$HOME" || die "cannot create $HOME"
 st_cleanup ()
 {
   if [ "${ST_KEEP_TMP:-0}" = 1 ]; then
@@ -64,6 +69,54 @@ trap 'exit 130' INT TERM
 need_stacktrace ()
 {
   [ -x "$STACKTRACE" ] || die "stacktrace command not found at '$STACKTRACE'"
+}
+
+# capture_frames FILE: one line "OFFSET TYPE LENGTH" per frame of the
+# Sysprof capture FILE, read at the format's offsets (256-byte header;
+# each frame's u16 length @0, type @16), so that scripts that damage the
+# committed fixtures find their frames however the fixture was recorded.
+capture_frames ()
+{
+  od -An -v -tu1 "$1" | awk '
+    { for (i = 1; i <= NF; i++) b[n++] = $i }
+    END {
+      off = 256
+      while (off + 24 <= n) {
+        len = b[off] + 256 * b[off + 1]
+        if (len < 24 || off + len > n)
+          break
+        print off, b[off + 16], len
+        off += len
+      }
+    }'
+}
+
+# perf_records FILE: one line "OFFSET TYPE SIZE" per record of the data
+# section of the perf.data FILE (file mode: the data section's offset and
+# size at 40 and 48 of the header; each record's u32 type @0, u16 size
+# @6).
+perf_records ()
+{
+  od -An -v -tu1 "$1" | awk '
+    function u32(o) { return b[o] + 256 * (b[o + 1] + 256 * (b[o + 2] + 256 * b[o + 3])) }
+    { for (i = 1; i <= NF; i++) b[n++] = $i }
+    END {
+      off = u32(40)
+      end = off + u32(48)
+      while (off + 8 <= end) {
+        size = b[off + 6] + 256 * b[off + 7]
+        if (size < 8)
+          break
+        print off, u32(off), size
+        off += size
+      }
+    }'
+}
+
+# u64_at FILE OFFSET: the little-endian u64 at OFFSET of FILE, in decimal.
+u64_at ()
+{
+  od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '
 }
 
 # Skip unless perf can record DWARF call graphs here (no perf, a
@@ -207,6 +260,8 @@ check_chains ()
         expect("st_leaf_work", "st_leaf_work 6-61:st_recurse st_run main " start)
       } else if (prog == "fixture") {
         expect("st_leaf_work", "st_leaf_work 6-61:st_recurse st_run main " static_start)
+        expect("(__vdso_)?clock_gettime",
+               "(__vdso_)?clock_gettime (__)?clock_gettime st_read_clock st_run main " static_start)
       } else if (prog == "threads") {
         expect("st_thread_leaf_[012]",
                "st_thread_leaf_[012] st_thread_a st_thread_main " thread_root)

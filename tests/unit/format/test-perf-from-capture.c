@@ -145,13 +145,17 @@ check_from_capture (const Result *res, gboolean raw_stacks)
     }
   else
     {
-      /* Unwinding failed (no such files): kernel part and marker.  */
+      /* Unwinding failed (no such files): kernel part, marker and the
+         sampled IP.  */
       g_assert_cmpint (e->kind, ==, ST_EVENT_SAMPLE);
-      g_assert_cmpuint (e->n_ips, ==, 4);
+      g_assert_cmpuint (e->n_ips, ==, 5);
       g_assert_cmphex (e->u64s[3], ==, ST_CONTEXT_USER);
+      g_assert_cmphex (e->u64s[4], ==, 0x3008);
       e = ev_at (res, i++);
       g_assert_cmpint (e->kind, ==, ST_EVENT_SAMPLE);
-      g_assert_cmpuint (e->n_ips, ==, 1);
+      g_assert_cmpuint (e->n_ips, ==, 2);
+      g_assert_cmphex (e->u64s[0], ==, ST_CONTEXT_USER);
+      g_assert_cmphex (e->u64s[1], ==, 0x3008);
     }
   e = ev_at (res, i++);
   g_assert_cmpint (e->kind, ==, ST_EVENT_SAMPLE);

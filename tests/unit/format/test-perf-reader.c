@@ -1022,7 +1022,9 @@ test_real_recording (void)
   guint regs = 0;
 
   g_assert_nonnull (dir);
-  cmd = g_strdup_printf ("perf record -q -e cpu-clock --call-graph=dwarf "
+  /* -N: nothing into the build-id cache of HOME, which other tests
+     read.  */
+  cmd = g_strdup_printf ("perf record -q -N -e cpu-clock --call-graph=dwarf "
                          "-o %s -- /bin/sh -c '%s'", file, loop);
   if (!run_perf (cmd))
     {

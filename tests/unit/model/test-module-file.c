@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -452,6 +453,87 @@ find_vdso (Dwfl_Module *mod, void **userdata, const char *name,
   return DWARF_CB_OK;
 }
 
+/* Writes the vDSO image IMAGE (SIZE bytes, build-id HEX) into the
+   build-id cache DIR as perf record leaves it:
+   DIR/[vdso]/HEX/vdso, DIR/.build-id/NN/REST -> ../../[vdso]/HEX.  */
+static void
+put_cached_vdso (const char *dir, const char *hex, const uint8_t *image,
+                 gsize size)
+{
+  g_autofree char *vdir = g_build_filename (dir, "[vdso]", hex, NULL);
+  g_autofree char *file = g_build_filename (vdir, "vdso", NULL);
+  g_autofree char *nn = g_strndup (hex, 2);
+  g_autofree char *links = g_build_filename (dir, ".build-id", nn, NULL);
+  g_autofree char *link = g_build_filename (links, hex + 2, NULL);
+  g_autofree char *target = g_build_filename ("..", "..", "[vdso]", hex,
+                                              NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (vdir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (links, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (file, (const char *) image, size,
+                                      NULL));
+  g_assert_cmpint (symlink (target, link), ==, 0);
+}
+
+/* A [vdso] recorded on another kernel, its copy in a build-id cache:
+   found by its build-id there before our own (MAP: our own vDSO's
+   build-id); recorded without a build-id, the one copy of its size in
+   the caches given, and our own when two different images of that size
+   are there.  */
+static void
+vdso_from_caches (Opened *own, const StMap *map)
+{
+  const uint8_t *image = own->sources.vdso;
+  gsize size = own->sources.vdso_size;
+  g_autofree char *hex = st_build_id_hex (map->build_id, map->build_id_len);
+  g_autofree char *cache = g_dir_make_tmp ("st-vdso-cache-XXXXXX", NULL);
+  Opened o;
+
+  put_cached_vdso (cache, hex, image, size);
+  st_module_sources_init (&o.sources, st_file_resolver_new (NULL, cache));
+  open_module (&o, map, TRUE);
+  g_assert_cmpuint (o.m.problem, ==, ST_FILE_OK);
+  g_assert_cmpuint (o.m.source, ==, ST_FILE_SOURCE_BUILDID_DIR);
+  g_assert_cmpuint (o.m.verification, ==, ST_FILE_VERIFIED_BUILD_ID);
+  g_assert_true (o.m.data != o.sources.vdso);
+  g_assert_true (g_str_has_suffix (o.m.path, "/vdso"));
+  uint64_t span = (o.m.high_vaddr - o.m.low_vaddr + 4095) & ~4095ull;
+  close_module (&o);
+
+  /* Without a build-id: by the size the mapping has (a 64 KiB mapping is
+     no vDSO's, neither the copy's nor our own).  */
+  StMap anon = *map;
+  anon.build_id_len = 0;
+  anon.end = anon.start + 0x10000;
+  open_module (&o, &anon, TRUE);
+  g_assert_cmpuint (o.m.problem, ==, ST_FILE_MISSING);
+  close_module (&o);
+  anon.end = anon.start + span;
+  open_module (&o, &anon, TRUE);
+  g_assert_cmpuint (o.m.problem, ==, ST_FILE_OK);
+  g_assert_cmpuint (o.m.source, ==, ST_FILE_SOURCE_BUILDID_DIR);
+  g_assert_cmpuint (o.m.verification, ==, ST_FILE_UNVERIFIED);
+  close_module (&o);
+
+  /* Another image of that size (its build-id changed) beside it: no
+     telling which, so our own.  */
+  g_autofree uint8_t *other = g_memdup2 (image, size);
+  uint8_t *note = memmem (other, size, map->build_id, map->build_id_len);
+  g_assert_nonnull (note);
+  note[0] ^= 0xff;
+  g_autofree char *other_hex = g_strdup (hex);
+  other_hex[0] = other_hex[0] == 'f' ? 'e' : 'f';
+  put_cached_vdso (cache, other_hex, other, size);
+  open_module (&o, &anon, TRUE);
+  g_assert_cmpuint (o.m.problem, ==, ST_FILE_OK);
+  g_assert_cmpuint (o.m.source, ==, ST_FILE_SOURCE_VDSO);
+  close_module (&o);
+  st_module_sources_clear (&o.sources);
+
+  g_autofree char *argv_rm = g_strdup_printf ("rm -rf '%s'", cache);
+  g_assert_cmpint (system (argv_rm), ==, 0);
+}
+
 /* Our own [vdso], its build-id as libdwfl reads it from our memory.  */
 static void
 test_vdso (void)
@@ -499,12 +581,15 @@ test_vdso (void)
   g_assert_true (o.m.data == o.sources.vdso);
   close_module (&o);
 
+  vdso_from_caches (&o, &map);
+
   /* Another kernel's.  */
   map.build_id[0] ^= 1;
   open_module (&o, &map, TRUE);
   g_assert_cmpuint (o.m.problem, ==, ST_FILE_MISSING);
   g_assert_null (o.m.elf);
-  g_assert_cmpstr (o.m.error, ==, "[vdso]: recorded on another kernel");
+  g_assert_cmpstr (o.m.error, ==, "[vdso]: recorded on another kernel, and "
+                   "not in a build-id cache (--buildid-dir)");
   close_module (&o);
 
   g_autofree char *key = st_module_file_key (&o.sources, &map);
@@ -615,6 +700,11 @@ test_truncated_under_us (void)
 int
 main (int argc, char **argv)
 {
+  /* An empty HOME: perf's ~/.debug of whoever runs the tests may hold
+     our own [vdso], which the vDSO cases must find only where they put
+     it.  */
+  g_autofree char *home = g_dir_make_tmp ("st-module-file-home-XXXXXX", NULL);
+  g_setenv ("HOME", home, TRUE);
   g_test_init (&argc, &argv, NULL);
   elf_version (EV_CURRENT);
   static const char *const progs[] = {
@@ -634,5 +724,7 @@ main (int argc, char **argv)
   g_test_add_func ("/module-file/keys", test_keys);
   g_test_add_func ("/module-file/truncated-under-us",
                    test_truncated_under_us);
-  return g_test_run ();
+  int status = g_test_run ();
+  g_rmdir (home);
+  return status;
 }

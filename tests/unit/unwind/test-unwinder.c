@@ -18,7 +18,11 @@
 
    Unprimed: with modules still being prepared on a worker (held at a
    gate), a sample gets its sampled IP and stack pointer alone, marked
-   unprimed, and the readiness says so; once ready, the known path.  */
+   unprimed, and the readiness says so; once ready, the known path.
+
+   No usable module at all (the process's only file missing, no [vdso]):
+   the walk cannot start, and the sample still keeps its sampled IP and
+   stack pointer, in both engines.  */
 #include "config.h"
 
 #include <string.h>
@@ -26,6 +30,8 @@
 #include <glib.h>
 
 #include "fixture-call-path.h"
+#include "format/capture-types.h"
+#include "model/address-space.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "test-gate.h"
@@ -115,7 +121,7 @@ test_engines (void)
       g_assert_cmpuint (c.in_work, >=, c.samples * 9 / 10);
 
       /* The Dwfl for symbols.  */
-      StProcess *p = st_process_table_get (c.processes, 5831);
+      StProcess *p = st_process_table_get (c.processes, 16165);
       Dwfl *dwfl = st_unwinder_dwfl (c.unwinder, p);
       g_assert_nonnull (dwfl);
       uint64_t work = fixture_symbols_address (c.symbols, "st_leaf_work");
@@ -292,6 +298,46 @@ test_unprimed (void)
     }
 }
 
+/* --- no usable module ----------------------------------------------------- */
+
+static void
+test_no_usable_module (void)
+{
+  const StEngine engines[] = { ST_ENGINE_FAST, ST_ENGINE_DWFL };
+
+  for (guint e = 0; e < G_N_ELEMENTS (engines); e++)
+    {
+      Check c;
+      check_init (&c, engines[e]);
+      StProcess *p = st_process_table_get (c.processes, 4242);
+      StMap map = { .start = 0x400000, .end = 0x480000, .pid = 4242,
+                    .filename = "/nonexistent/st-missing-program",
+                    .prot = 5, .exec_known = TRUE };
+      st_address_space_add (p->maps, &map);
+
+      uint64_t regs[17] = { 0 };
+      uint64_t stack[64] = { 0 };
+      regs[REG_SP] = 0x7ffc0000;
+      regs[REG_IP] = 0x401234;
+      StEvent ev = { .kind = ST_EVENT_STACK_USER, .pid = 4242, .tid = 4242 };
+      ev.stack.abi = ST_REGS_ABI_64;
+      ev.stack.regs_mask = ST_CAPTURE_REGS_X86_64_MASK;
+      ev.stack.regs = regs;
+      ev.stack.n_regs = 17;
+      ev.stack.stack = (const uint8_t *) stack;
+      ev.stack.stack_size = sizeof stack;
+
+      StUnwindResult res;
+      unwind (&c, p, &ev, ST_UNWIND_MAX_FRAMES, &res);
+      g_assert_false (res.unprimed);
+      g_assert_cmpint (res.status, ==, ST_UNWIND_FAILED);
+      g_assert_cmpuint (res.n_ips, ==, 1);
+      g_assert_cmphex (c.ips[0], ==, 0x401234);
+      g_assert_cmphex (c.sps[0], ==, 0x7ffc0000);
+      check_clear (&c);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -299,5 +345,6 @@ main (int argc, char **argv)
   g_test_add_func ("/unwinder/engines", test_engines);
   g_test_add_func ("/unwinder/fp-chain", test_fp_chain);
   g_test_add_func ("/unwinder/unprimed", test_unprimed);
+  g_test_add_func ("/unwinder/no-usable-module", test_no_usable_module);
   return g_test_run ();
 }

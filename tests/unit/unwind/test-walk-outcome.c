@@ -12,7 +12,7 @@
 #include "model/process-table.h"
 #include "unwind/dwfl-unwinder.h"
 
-#define PID 5831
+#define PID 16165
 
 /* x86_64 perf registers, compacted: AX BX CX DX SI DI BP SP IP R8..R15.  */
 #define REG_BP 6
@@ -75,7 +75,7 @@ unwind (Fixture *f, const uint64_t *regs, const uint8_t *stack,
                            f->ips, f->sps, ST_UNWIND_MAX_FRAMES, res);
 }
 
-/* 0x404220 lies in a function whose CFA is RBP + 16 there.  With RBP
+/* 0x404250 lies in _nl_find_msg, whose CFA is RBP + 16 there.  With RBP
    pointing into the mapped file, far below SP, the caller's stack
    pointer (the CFA) is below the sampled one.  */
 static void
@@ -85,16 +85,16 @@ test_sp_goes_down (Fixture *f, gconstpointer data)
   uint8_t stack[256] = { 0 };
   StUnwindResult res;
 
-  regs[REG_IP] = 0x404220;
+  regs[REG_IP] = 0x404250;
   regs[REG_SP] = 0x7ffd00000000ull;
-  regs[REG_BP] = 0x450000;
+  regs[REG_BP] = 0x450030;
   unwind (f, regs, stack, sizeof stack, &res);
   g_test_message ("%u frame(s), cause %s (%s)", res.n_ips,
                   st_unwind_cause_name (res.cause), res.detail);
   g_assert_cmpint (res.status, ==, ST_UNWIND_TRUNCATED);
   g_assert_cmpint (res.cause, ==, ST_CAUSE_LOOP);
   g_assert_cmpuint (res.n_ips, ==, 1);
-  g_assert_cmpuint (f->ips[0], ==, 0x404220);
+  g_assert_cmpuint (f->ips[0], ==, 0x404250);
 }
 
 /* Stacks full of return addresses into the binary: whatever the walk
