@@ -109,7 +109,7 @@ else
   tar -C "$srcdir" --exclude=./build --exclude=./build-asan \
     --exclude=./autom4te.cache --exclude=./configure -cf - .
 fi | tar -C "$root/opt/stacktrace-src/$tree" -xf - || die "cannot copy the tree"
-chroot "$root" sh -c "cd '/opt/stacktrace-src/$tree' && { [ -x configure ] || ./autogen.sh; } \
+chroot "$root" sh -c "cd '/opt/stacktrace-src/$tree' && { [ -x configure ] && [ -f tests/Makefile.in ] || ./autogen.sh; } \
     && mkdir -p build && cd build && { [ -f Makefile ] || ../configure; } \
     && make -j2" >"$root/opt/sp48/build.log" 2>&1 \
   || { tail -20 "$root/opt/sp48/build.log"; die "stacktrace does not build in the chroot"; }

@@ -3,7 +3,8 @@
    many have a known leaf (sp48_leaf, sp48_c, sp48_b, sp48_a at their
    first user frame) and how many of those the whole path up to main, in
    order; the other workload samples by their first user frame (none,
-   outside the path, main); the records the unwinder says it lost (LOG "Lost N samples").
+   outside the path, main); the records the unwinder says it lost (LOG
+   "Lost N samples", or stacktrace's "N events lost by the recorder").
    Usage: capture-figures CAPTURE WORKLOAD LIBRARY SYMBOLS
    SYMBOLS: lines "FILE NAME START SIZE" (hexadecimal, from nm -S), FILE
    the workload's or the library's basename.  Prints "key value" lines.  */
@@ -128,7 +129,11 @@ main (int argc, char **argv)
             = sysprof_capture_reader_read_process (reader);
           if (p == NULL)
             break;
-          g_autofree char *base = g_path_get_basename (p->cmdline);
+          /* The command line's first word (an exec's PROCESS frame holds
+             the arguments too), or the name alone.  */
+          g_autofree char *first = g_strndup (p->cmdline,
+                                              strcspn (p->cmdline, " "));
+          g_autofree char *base = g_path_get_basename (first);
           if (g_str_has_prefix (base, workload))
             g_hash_table_add (named_pids, GINT_TO_POINTER (p->frame.pid));
           else
@@ -194,7 +199,11 @@ main (int argc, char **argv)
           unsigned long long n;
           if (l == NULL)
             break;
-          if (sscanf (l->message, "Lost %llu", &n) == 1)
+          /* The real unwinder's "Lost N samples", stacktrace's "N events
+             lost by the recorder".  */
+          if (sscanf (l->message, "Lost %llu", &n) == 1
+              || (sscanf (l->message, "%llu events lost", &n) == 1
+                  && strstr (l->message, "events lost") != NULL))
             {
               lost += n;
               lost_logs++;
