@@ -19,6 +19,7 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "live.h"
+#include "live-unwinder.h"
 #include "options.h"
 #include "pipeline.h"
 
@@ -185,23 +186,44 @@ print_resources (FILE *out)
              "count them)\n");
 }
 
+/* For the live unwinder's ring reader: SIGINT or SIGTERM ends the run
+   as the recorder's eventfd does.  */
+static gboolean
+stop_requested (void)
+{
+  return st_live_stop_signal () != 0;
+}
+
 int
 main (int argc, char **argv)
 {
   StOptions opts = { 0 };
   g_autoptr (GError) error = NULL;
+  StLiveUnwinder *unwinder = NULL;
 
   setlocale (LC_ALL, "");
-  if (!st_options_parse (&opts, &argc, &argv, &error))
+  if ((st_live_unwinder_wanted (argc, argv)
+       && (unwinder = st_live_unwinder_parse (&argc, &argv, &error)) == NULL)
+      || !st_options_parse (&opts, &argc, &argv, &error))
     {
       fprintf (stderr, "stacktrace: %s\nTry 'stacktrace --help'.\n",
                error->message);
+      st_live_unwinder_free (unwinder);
       st_options_clear (&opts);
       return 2;
     }
   /* A reader that goes away is reported as a write error, not a signal.  */
   signal (SIGPIPE, SIG_IGN);
   st_live_install_signals ();
+  if (unwinder != NULL
+      && !st_live_unwinder_start (unwinder, &opts, stop_requested, &error))
+    {
+      gboolean usage = error->domain == G_OPTION_ERROR;
+      fprintf (stderr, "stacktrace: %s\n", error->message);
+      st_live_unwinder_free (unwinder);
+      st_options_clear (&opts);
+      return usage ? 2 : 1;
+    }
 
   int status = 1;
   const char *state = "failed";
@@ -260,6 +282,8 @@ main (int argc, char **argv)
           fprintf (stderr, "stacktrace: %s\n", error->message);
           goto out;
         }
+      if (unwinder != NULL)
+        st_live_unwinder_write_mounts (unwinder, writer);
     }
   if (opts.chains != NULL && (chains = fopen (opts.chains, "we")) == NULL)
     {
@@ -293,7 +317,16 @@ main (int argc, char **argv)
   pipeline = st_pipeline_new (reader, writer, &popts);
   st_live_attach (live, pipeline, reader);
   gboolean ok = st_pipeline_run (pipeline, &error);
-  if (!ok && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))
+  gboolean client_gone = FALSE;
+  if (!ok && unwinder != NULL
+      && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))
+    {
+      /* The recorder stopped reading the capture: its end of the run.  */
+      fprintf (stderr, "stacktrace: the capture's reader went away; "
+               "stopping\n");
+      ok = client_gone = TRUE;
+    }
+  else if (!ok && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))
     fprintf (stderr, "stacktrace: %s; stopped after %" G_GUINT64_FORMAT
              " input bytes\n", error->message, st_reader_offset (reader));
   else if (!ok)
@@ -335,7 +368,7 @@ main (int argc, char **argv)
   chains = NULL;
   status = ok ? 0 : 1;
   state = !ok ? "failed"
-          : st_pipeline_stopped (pipeline) || drained ? "stopped"
+          : st_pipeline_stopped (pipeline) || drained || client_gone ? "stopped"
           : "finished";
 
 out:
@@ -345,6 +378,9 @@ out:
   st_pipeline_free (pipeline);
   st_writer_free (writer);
   st_reader_free (reader);
+  if (unwinder != NULL)
+    st_live_unwinder_finish (unwinder, stderr, opts.quiet);
+  st_live_unwinder_free (unwinder);
   st_live_free (live);
   if (out_fd > STDERR_FILENO && out_fd != opts.output_fd)
     close (out_fd);

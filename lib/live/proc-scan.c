@@ -1,0 +1,246 @@
+/* The processes that exist at the start of a live recording, from one
+   walk of /proc; see proc-scan.h.  */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "format/capture-types.h"
+#include "format/perf-types.h"
+#include "live/proc-scan.h"
+
+/* The longest command line kept as a process's name.  */
+#define CMDLINE_MAX 1024
+/* Data bytes per FILE_CHUNK frame (Sysprof's writer uses pages too).  */
+#define CHUNK_DATA 4096
+#define TRAILER_SIZE 24
+
+static void
+put_trailer (GByteArray *b, uint32_t pid, int64_t now, uint64_t id)
+{
+  uint32_t ids[2] = { pid, pid };
+  uint64_t time = (uint64_t) now;
+
+  g_byte_array_append (b, (const guint8 *) ids, sizeof ids);
+  g_byte_array_append (b, (const guint8 *) &time, 8);
+  g_byte_array_append (b, (const guint8 *) &id, 8);
+}
+
+/* A name padded with NULs to 8 bytes (at least one NUL).  */
+static void
+put_name (GByteArray *b, const char *name)
+{
+  static const uint8_t zeros[8];
+  size_t len = strlen (name) + 1;
+
+  g_byte_array_append (b, (const guint8 *) name, (guint) len);
+  g_byte_array_append (b, zeros, (guint) ((8 - len % 8) % 8));
+}
+
+static void
+finish_record (StPerfWriter *perf, GByteArray *b)
+{
+  StPerfEventHeader *h = (StPerfEventHeader *) b->data;
+
+  h->size = (uint16_t) b->len;
+  st_perf_writer_record (perf, b->data, b->len);
+}
+
+static void
+synth_comm (StPerfWriter *perf, GByteArray *b, uint32_t pid,
+            const char *comm, int64_t now, uint64_t id)
+{
+  StPerfComm c = { .header = { ST_PERF_RECORD_COMM, ST_PERF_MISC_USER, 0 },
+                   .pid = pid, .tid = pid };
+
+  g_byte_array_set_size (b, 0);
+  g_byte_array_append (b, (const guint8 *) &c, sizeof c);
+  put_name (b, comm);
+  put_trailer (b, pid, now, id);
+  finish_record (perf, b);
+}
+
+/* One line of /proc/PID/maps as MMAP2; FALSE when it is not worth one
+   (an anonymous mapping that is not executable).  */
+static gboolean
+synth_mmap2 (StPerfWriter *perf, GByteArray *b, uint32_t pid,
+             const char *line, int64_t now, uint64_t id)
+{
+  unsigned long long start, end, pgoff, inode;
+  unsigned maj, min;
+  char perms[8];
+  int name_at = 0;
+  StPerfMmap2 m;
+
+  if (sscanf (line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
+              &pgoff, &maj, &min, &inode, &name_at) < 7 || end <= start)
+    return FALSE;
+  const char *name = line + name_at;
+  gboolean exec = strchr (perms, 'x') != NULL;
+  if (!exec && name[0] != '/')
+    return FALSE;
+
+  memset (&m, 0, sizeof m);
+  m.header.type = ST_PERF_RECORD_MMAP2;
+  m.header.misc = ST_PERF_MISC_USER;
+  m.pid = pid;
+  m.tid = pid;
+  m.addr = start;
+  m.len = end - start;
+  m.pgoff = pgoff;
+  m.maj = maj;
+  m.min = min;
+  m.ino = inode;
+  m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0)
+           | (exec ? PROT_EXEC : 0);
+  m.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+  g_byte_array_set_size (b, 0);
+  g_byte_array_append (b, (const guint8 *) &m, sizeof m);
+  put_name (b, name[0] != '\0' ? name : "//anon");
+  put_trailer (b, pid, now, id);
+  finish_record (perf, b);
+  return TRUE;
+}
+
+gboolean
+st_proc_scan_file_chunks (GByteArray *chunks, const char *path,
+                          const char *file, int32_t pid, int64_t now)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0, at = 0;
+
+  if (!g_file_get_contents (file, &text, &len, NULL))
+    return FALSE;
+  do
+    {
+      size_t n = MIN (len - at, (gsize) CHUNK_DATA);
+      size_t frame_len = (sizeof (StCaptureFileChunk) + n + 7) & ~(size_t) 7;
+      guint old = chunks->len;
+      StCaptureFileChunk c;
+
+      memset (&c, 0, sizeof c);
+      c.frame.len = (uint16_t) frame_len;
+      c.frame.cpu = -1;
+      c.frame.pid = pid;
+      c.frame.time = now;
+      c.frame.type = ST_CAPTURE_FILE_CHUNK;
+      c.is_last = at + n == len;
+      c.len = (uint32_t) n;
+      g_strlcpy (c.path, path, sizeof c.path);
+      g_byte_array_set_size (chunks, old + (guint) frame_len);
+      memset (chunks->data + old, 0, frame_len);
+      memcpy (chunks->data + old, &c, sizeof c);
+      memcpy (chunks->data + old + sizeof c, text + at, n);
+      at += n;
+    }
+  while (at < len);
+  return TRUE;
+}
+
+/* The name Sysprof gives a process found at start: its command line,
+   arguments joined by spaces (at most CMDLINE_MAX bytes), or the comm of
+   a process without one (a kernel thread).  */
+static char *
+process_name (const char *proc_root, uint32_t pid, const char *comm)
+{
+  g_autofree char *path = g_strdup_printf ("%s/%u/cmdline", proc_root, pid);
+  g_autofree char *args = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &args, &len, NULL) || len == 0)
+    return g_strdup (comm);
+  len = MIN (len, (gsize) CMDLINE_MAX);
+  args[len] = '\0';
+  while (len > 0 && args[len - 1] == '\0')
+    len--;
+  for (gsize i = 0; i < len; i++)
+    if (args[i] == '\0')
+      args[i] = ' ';
+  return g_strndup (args, len);
+}
+
+/* The COMM, MMAP2 records and mountinfo of process PID.  */
+static void
+scan_process (const char *proc_root, uint32_t pid, StPerfWriter *perf,
+              GByteArray *b, uint64_t id, int64_t now, GByteArray *chunks,
+              StProcScanCounts *counts)
+{
+  g_autofree char *comm_path = g_strdup_printf ("%s/%u/comm", proc_root, pid);
+  g_autofree char *maps_path = g_strdup_printf ("%s/%u/maps", proc_root, pid);
+  g_autofree char *mi_path = g_strdup_printf ("%s/%u/mountinfo", proc_root,
+                                              pid);
+  g_autofree char *mi_name = g_strdup_printf ("/proc/%u/mountinfo", pid);
+  g_autofree char *comm = NULL;
+  g_autofree char *maps = NULL;
+
+  if (!g_file_get_contents (comm_path, &comm, NULL, NULL))
+    return;   /* gone */
+  g_strchomp (comm);
+  g_autofree char *name = process_name (proc_root, pid, comm);
+  synth_comm (perf, b, pid, name, now, id);
+  counts->processes++;
+  if (g_file_get_contents (maps_path, &maps, NULL, NULL))
+    {
+      char *save = NULL;
+      for (char *line = strtok_r (maps, "\n", &save); line != NULL;
+           line = strtok_r (NULL, "\n", &save))
+        if (synth_mmap2 (perf, b, pid, line, now, id))
+          counts->maps++;
+    }
+  if (st_proc_scan_file_chunks (chunks, mi_name, mi_path, (int32_t) pid, now))
+    counts->mount_files++;
+}
+
+void
+st_proc_scan (const char *proc_root, StPerfWriter *perf, uint64_t id,
+              int64_t now, GByteArray *chunks, StProcScanCounts *counts)
+{
+  g_autofree char *mounts = g_strdup_printf ("%s/mounts", proc_root);
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  GDir *dir = g_dir_open (proc_root, 0, NULL);
+  const char *name;
+
+  memset (counts, 0, sizeof *counts);
+  if (st_proc_scan_file_chunks (chunks, "/proc/mounts", mounts, -1, now))
+    counts->mount_files++;
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      char *end;
+      unsigned long pid = strtoul (name, &end, 10);
+
+      if (*end != '\0' || pid == 0 || pid > G_MAXINT32)
+        continue;
+      scan_process (proc_root, (uint32_t) pid, perf, b, id, now, chunks,
+                    counts);
+    }
+  g_dir_close (dir);
+}
+
+void
+st_proc_scan_write_frames (StWriter *w, const GByteArray *frames)
+{
+  size_t at = 0;
+
+  while (at + sizeof (StCaptureFrame) <= frames->len)
+    {
+      StCaptureFrame f;
+      StEvent ev;
+
+      memcpy (&f, frames->data + at, sizeof f);
+      memset (&ev, 0, sizeof ev);
+      ev.kind = ST_EVENT_OTHER;
+      ev.source = ST_FORMAT_SYSPROF;
+      ev.pid = f.pid;
+      ev.tid = f.pid;
+      ev.cpu = f.cpu;
+      ev.time = f.time;
+      ev.raw = frames->data + at;
+      ev.raw_len = f.len;
+      st_writer_event (w, &ev);
+      at += f.len;
+    }
+}

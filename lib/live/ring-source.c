@@ -1,0 +1,434 @@
+/* The perf rings of a live recorder as a perf.data stream; the contract
+   is in ring-source.h.  A thread of its own reads the rings, so they
+   keep being emptied while the main thread unwinds or waits for a CPU
+   (on a loaded machine, for hundreds of ms).  Between the two threads:
+   the thread's queue, then a pipe it writes without blocking.  When the
+   main thread falls too far behind, the queue's bound stops the reading,
+   the rings fill, and the kernel counts what it drops in LOST records:
+   the loss the recorder sees.  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "format/output.h"
+#include "live/perf-ring.h"
+#include "live/record-queue.h"
+#include "live/ring-source.h"
+#include "live/sysprof-layout.h"
+#include "util/domain.h"
+
+/* What the pipe between the threads may hold: some hundreds of samples,
+   which ride out the main thread's bursts of work (the modules of every
+   process at start); less where the kernel refuses it.  */
+#define STREAM_PIPE_SIZE (8 << 20)
+#define STREAM_PIPE_SIZE_MIN (1 << 20)
+/* The synthesized records held before the thread starts.  */
+#define HOLD_MAX (256u << 20)
+/* Records read from the rings and not yet taken by the pipe: while the
+   main thread catches up, they wait here rather than in the rings,
+   where they would be lost.  Past this, the rings are left to fill.  */
+#define QUEUE_MAX (256u << 20)
+/* The smallest ring tried when the kernel refuses larger ones.  */
+#define MIN_PAGES 8
+
+typedef struct
+{
+  int fd;
+  int cpu;
+  void *map;
+  size_t map_len;
+  StPerfRing ring;
+  gboolean hung_up;            /* poll() no longer asked about it */
+} Ring;
+
+struct StRingSource
+{
+  Ring *rings;
+  guint n_rings;
+  int event_fd;
+  uint64_t *ids;
+
+  StPerfEventAttr attr;
+  StPerfAttr checked;          /* the same, for the record checks */
+
+  int read_fd;                 /* the stream: owner's end */
+  int write_fd;                /* the thread's end */
+  int wake[2];                 /* _stop wakes the thread's poll() */
+  StOutput *out;                /* the header and what comes before _start */
+  StPerfWriter *writer;
+  StRecordQueue queue;         /* records for the pipe */
+
+  pthread_t thread;
+  gboolean started;
+  gboolean joined;
+  int abandon;                 /* atomic: the reader is gone */
+  gboolean (*stopping) (void);
+
+  uint8_t *record;             /* ST_PERF_RING_RECORD_MAX */
+  StRingSourceCounts counts;
+  char *first_problem;
+};
+
+/* The data pages to try first for each of N_RINGS rings: a power of
+   two within the bounds.  */
+static guint
+first_pages (guint n_rings, long page)
+{
+  guint pages = ST_RING_SOURCE_PAGES;
+
+  while (pages > MIN_PAGES
+         && (uint64_t) pages * (uint64_t) page * MAX (n_rings, 1)
+            > ST_RING_SOURCE_BUDGET)
+    pages /= 2;
+  return pages;
+}
+
+static gboolean
+map_ring (Ring *r, guint max_pages, GError **error)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  int err = 0;
+
+  for (guint pages = max_pages; pages >= MIN_PAGES; pages /= 2)
+    {
+      size_t len = (size_t) (pages + 1) * (size_t) page;
+      void *map = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        r->fd, 0);
+
+      if (map != MAP_FAILED)
+        {
+          struct perf_event_mmap_page *pc = map;
+          uint64_t off = pc->data_offset ? pc->data_offset : (uint64_t) page;
+          uint64_t size = pc->data_size ? pc->data_size
+                                        : (uint64_t) pages * (uint64_t) page;
+
+          if (off + size > len)
+            {
+              munmap (map, len);
+              g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
+                           "perf fd %d (CPU %d): the kernel's ring (data at "
+                           "%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                           " bytes) lies outside the %zu bytes mapped",
+                           r->fd, r->cpu, off, size, len);
+              return FALSE;
+            }
+          r->map = map;
+          r->map_len = len;
+          st_perf_ring_init (&r->ring, map, (uint8_t *) map + off, size);
+          return TRUE;
+        }
+      err = errno;
+      if (err != ENOMEM && err != EPERM)
+        break;
+    }
+  g_set_error (error, ST_ERROR, ST_ERROR_IO,
+               "perf fd %d (CPU %d): cannot map its ring buffer: %s",
+               r->fd, r->cpu, g_strerror (err));
+  return FALSE;
+}
+
+StRingSource *
+st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
+                    uint32_t stack_size, GError **error)
+{
+  StRingSource *s = g_new0 (StRingSource, 1);
+  int stream[2];
+
+  s->read_fd = s->write_fd = s->wake[0] = s->wake[1] = -1;
+  s->event_fd = event_fd;
+  s->rings = g_new0 (Ring, n_fds);
+  s->ids = g_new0 (uint64_t, MAX (n_fds, 1));
+  s->record = g_malloc (ST_PERF_RING_RECORD_MAX);
+  for (guint i = 0; i < n_fds; i++)
+    {
+      Ring *r = &s->rings[i];
+
+      r->fd = fds[i].fd;
+      r->cpu = fds[i].cpu;
+      s->n_rings++;
+      if (ioctl (r->fd, PERF_EVENT_IOC_ID, &s->ids[i]) != 0)
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_IO,
+                       "--perf-fd=%d:%d is not a perf event: %s", r->fd,
+                       r->cpu, g_strerror (errno));
+          goto fail;
+        }
+      if (!map_ring (r, first_pages (n_fds, sysconf (_SC_PAGESIZE)), error))
+        goto fail;
+      s->counts.ring_pages = (uint32_t) (r->ring.size / (uint64_t) sysconf (_SC_PAGESIZE));
+    }
+  if (pipe2 (stream, O_CLOEXEC) != 0 || pipe2 (s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot make a pipe: %s",
+                   g_strerror (errno));
+      goto fail;
+    }
+  s->read_fd = stream[0];
+  s->write_fd = stream[1];
+  /* Larger than the default 64 KiB where allowed; not needed.  */
+  for (int size = STREAM_PIPE_SIZE; size >= STREAM_PIPE_SIZE_MIN; size /= 2)
+    if (fcntl (s->write_fd, F_SETPIPE_SZ, size) >= 0)
+      break;
+
+  st_sysprof_layout_attr (&s->attr, stack_size);
+  st_sysprof_layout_checked (&s->checked, &s->attr);
+  s->out = st_output_new (s->write_fd);
+  st_record_queue_init (&s->queue);
+  st_output_hold (s->out, HOLD_MAX);
+  s->writer = st_perf_writer_new (s->out, FALSE);
+  st_perf_writer_attr (s->writer, (const uint8_t *) &s->attr,
+                       sizeof s->attr, s->ids, n_fds);
+  st_perf_writer_set_trailer (s->writer, s->attr.sample_type);
+  return s;
+
+fail:
+  st_ring_source_free (s);
+  return NULL;
+}
+
+StPerfWriter *
+st_ring_source_writer (StRingSource *s)
+{
+  return s->writer;
+}
+
+uint64_t
+st_ring_source_id (const StRingSource *s)
+{
+  return s->n_rings > 0 ? s->ids[0] : 0;
+}
+
+static void
+note_problem (StRingSource *s, const Ring *r, const char *what)
+{
+  if (s->first_problem == NULL)
+    s->first_problem = g_strdup_printf ("CPU %d (perf fd %d), ring offset %"
+                                        G_GUINT64_FORMAT ": %s", r->cpu,
+                                        r->fd, r->ring.tail, what);
+}
+
+/* One record copied out of ring R: checked, counted, passed on.  */
+static void
+take_record (StRingSource *s, Ring *r, size_t len)
+{
+  const StPerfEventHeader *h = (const StPerfEventHeader *) s->record;
+  char *why = st_sysprof_layout_misfit (&s->checked, s->record, len);
+
+  s->counts.records++;
+  if (why != NULL)
+    {
+      g_autofree char *what = g_strdup_printf ("record type %u of %zu bytes "
+                                               "does not fit Sysprof's "
+                                               "layout: %s", h->type, len,
+                                               why);
+      s->counts.misfits++;
+      note_problem (s, r, what);
+      g_free (why);
+      return;
+    }
+  if (h->type == ST_PERF_RECORD_SAMPLE)
+    s->counts.samples++;
+  else if (h->type == ST_PERF_RECORD_LOST)
+    {
+      s->counts.lost_records++;
+      s->counts.lost_events += st_perf_get_u64 (s->record + 16);
+    }
+  st_record_queue_push (&s->queue, s->record, len);
+}
+
+static void
+queue_round (StRingSource *s)
+{
+  StPerfEventHeader round = { ST_PERF_RECORD_FINISHED_ROUND, 0,
+                              sizeof round };
+
+  st_record_queue_push (&s->queue, &round, sizeof round);
+  s->counts.queue_peak = MAX (s->counts.queue_peak,
+                              (uint64_t) s->queue.bytes);
+}
+
+/* Reads every ring to the head it had when its turn came; the number of
+   records.  */
+static uint64_t
+pass (StRingSource *s)
+{
+  uint64_t before = s->counts.records;
+
+  for (guint i = 0; i < s->n_rings; i++)
+    {
+      Ring *r = &s->rings[i];
+      uint64_t problems = r->ring.problems;
+      size_t len;
+
+      st_perf_ring_begin (&r->ring);
+      while ((len = st_perf_ring_next (&r->ring, s->record)) > 0)
+        take_record (s, r, len);
+      if (r->ring.problems != problems)
+        note_problem (s, r, st_perf_ring_problem_name (r->ring.last_problem));
+    }
+  s->counts.passes++;
+  return s->counts.records - before;
+}
+
+/* Waits for data, the stop eventfd or the timer; TRUE when the run is
+   to end.  */
+static gboolean
+wait_for_data (StRingSource *s, struct pollfd *pfd)
+{
+  guint n = 0, event_at;
+
+  for (guint i = 0; i < s->n_rings; i++)
+    {
+      pfd[n].fd = s->rings[i].hung_up ? -1 : s->rings[i].fd;
+      pfd[n].events = POLLIN;
+      pfd[n++].revents = 0;
+    }
+  pfd[n].fd = s->wake[0];
+  pfd[n].events = POLLIN;
+  pfd[n++].revents = 0;
+  event_at = n;
+  pfd[n].fd = s->event_fd;
+  pfd[n].events = POLLIN;
+  pfd[n++].revents = 0;
+  pfd[n].fd = s->queue.bytes > 0 ? s->write_fd : -1;
+  pfd[n].events = POLLOUT;
+  pfd[n++].revents = 0;
+  if (poll (pfd, n, ST_RING_SOURCE_POLL_MS) < 0 && errno != EINTR)
+    return TRUE;
+  /* A per-task event whose task ended hangs up for good: its ring is
+     still read every pass, but poll() would return at once forever.  */
+  for (guint i = 0; i < s->n_rings; i++)
+    if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+      s->rings[i].hung_up = TRUE;
+  if (g_atomic_int_get (&s->abandon))
+    return TRUE;
+  if (s->event_fd >= 0 && (pfd[event_at].revents & (POLLIN | POLLHUP | POLLERR)))
+    return TRUE;
+  return s->stopping != NULL && s->stopping ();
+}
+
+static void *
+run (void *data)
+{
+  StRingSource *s = data;
+  g_autofree struct pollfd *pfd = g_new (struct pollfd, s->n_rings + 3);
+  gboolean last = FALSE, failed = FALSE;
+
+  /* The header and the processes: the main thread is reading them.  */
+  st_output_release (s->out);
+  st_perf_writer_finished_round (s->writer);
+  failed = !st_output_flush (s->out, NULL);
+  fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) | O_NONBLOCK);
+  while (!failed)
+    {
+      if ((last || s->queue.bytes < QUEUE_MAX) && pass (s) > 0)
+        queue_round (s);
+      failed = !st_record_queue_send (&s->queue, s->write_fd);
+      if (failed || g_atomic_int_get (&s->abandon) || last)
+        break;
+      last = wait_for_data (s, pfd);
+    }
+  /* What is left goes out whole, waiting for the reader.  */
+  fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) & ~O_NONBLOCK);
+  if (!failed && !g_atomic_int_get (&s->abandon))
+    st_record_queue_send (&s->queue, s->write_fd);
+  for (guint i = 0; i < s->n_rings; i++)
+    {
+      s->counts.ring_problems += s->rings[i].ring.problems;
+      s->counts.dropped_bytes += s->rings[i].ring.dropped_bytes;
+    }
+  /* The end of the stream.  */
+  st_perf_writer_free (s->writer);
+  s->writer = NULL;
+  st_output_flush (s->out, NULL);
+  close (s->write_fd);
+  s->write_fd = -1;
+  return NULL;
+}
+
+int
+st_ring_source_start (StRingSource *s, gboolean (*stopping) (void),
+                      GError **error)
+{
+  sigset_t all, old;
+  int err;
+
+  s->stopping = stopping;
+  /* Signals are the main thread's: the thread starts with all blocked.  */
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  err = pthread_create (&s->thread, NULL, run, s);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (err != 0)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_IO,
+                   "cannot start the ring reader thread: %s",
+                   g_strerror (err));
+      return -1;
+    }
+  s->started = TRUE;
+  return s->read_fd;
+}
+
+void
+st_ring_source_stop (StRingSource *s)
+{
+  if (!s->started || s->joined)
+    return;
+  g_atomic_int_set (&s->abandon, 1);
+  (void) !write (s->wake[1], "", 1);
+  /* A thread blocked writing to the stream gets EPIPE.  */
+  if (s->read_fd >= 0)
+    close (s->read_fd);
+  s->read_fd = -1;
+  pthread_join (s->thread, NULL);
+  s->joined = TRUE;
+}
+
+void
+st_ring_source_counts (const StRingSource *s, StRingSourceCounts *c)
+{
+  *c = s->counts;
+}
+
+const char *
+st_ring_source_first_problem (const StRingSource *s)
+{
+  return s->first_problem;
+}
+
+void
+st_ring_source_free (StRingSource *s)
+{
+  if (s == NULL)
+    return;
+  st_ring_source_stop (s);
+  if (s->writer != NULL)
+    st_perf_writer_free (s->writer);
+  st_output_free (s->out);
+  st_record_queue_clear (&s->queue);
+  for (guint i = 0; i < s->n_rings; i++)
+    if (s->rings[i].map != NULL)
+      munmap (s->rings[i].map, s->rings[i].map_len);
+  if (s->read_fd >= 0)
+    close (s->read_fd);
+  if (s->write_fd >= 0)
+    close (s->write_fd);
+  for (int i = 0; i < 2; i++)
+    if (s->wake[i] >= 0)
+      close (s->wake[i]);
+  g_free (s->rings);
+  g_free (s->ids);
+  g_free (s->record);
+  g_free (s->first_problem);
+  g_free (s);
+}

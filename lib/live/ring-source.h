@@ -1,0 +1,90 @@
+/* The perf ring buffers a live recorder hands over (Sysprof 48's
+   --perf-fd=FD:CPU), turned into a perf.data stream (pipe mode) that
+   the ordinary perf reader, pipeline and writers take as input.
+
+   At _new every ring is mapped (1 + 2^n pages, the largest the kernel
+   grants within ST_RING_SOURCE_PAGES and ST_RING_SOURCE_BUDGET) and
+   each fd's sample id asked (PERF_EVENT_IOC_ID); the stream's header and HEADER_ATTR (the layout
+   of sysprof-layout.h) are written, held in memory together with
+   whatever the owner adds before _start (the processes that exist).
+
+   _start runs a thread that, every pass, reads every ring up to its
+   head (perf-ring.h: records copied out, the room handed back at once),
+   checks each record against the layout (what does not fit is counted,
+   named and left out), queues the records and then FINISHED_ROUND for
+   the stream (a pipe it never blocks on; the queue holds up to
+   256 MiB while the main thread falls behind), so
+   that the reader's reorder window merges the CPUs in time order under
+   the same rules as `perf record -o -`.  It waits for the next pass in
+   poll() on the rings, the stop eventfd and a short timer.  When the
+   eventfd (or STOPPING) says stop, it reads every ring once more to its
+   head and closes the stream: the reader sees its end.  The kernel's
+   LOST records pass through (the writer makes them LOG frames) and are
+   summed in the counts.  The thread blocks no signals' delivery to the
+   main thread (it blocks all of them itself).  */
+#ifndef ST_RING_SOURCE_H
+#define ST_RING_SOURCE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "format/perf-writer.h"
+
+/* Data pages per ring at most (8 MiB with 4 KiB pages), and all rings
+   together at most ST_RING_SOURCE_BUDGET bytes: the rings must ride out
+   the times the reader thread does not get a CPU (a loaded machine) and
+   the main thread's bursts of work.  */
+#define ST_RING_SOURCE_PAGES 2048
+#define ST_RING_SOURCE_BUDGET (64u << 20)
+/* The timer between passes when poll() reports nothing.  */
+#define ST_RING_SOURCE_POLL_MS 10
+
+typedef struct StRingSource StRingSource;
+
+typedef struct
+{
+  int fd;
+  int cpu;
+} StRingFd;
+
+typedef struct
+{
+  uint64_t passes;
+  uint64_t records;            /* read from the rings */
+  uint64_t samples;
+  uint64_t lost_records;       /* the kernel's LOST records */
+  uint64_t lost_events;        /* the events they say were lost */
+  uint64_t misfits;            /* records that do not fit the layout */
+  uint64_t ring_problems;      /* passes given up (perf-ring.h) */
+  uint64_t dropped_bytes;
+  uint32_t ring_pages;         /* data pages per ring */
+  uint64_t queue_peak;         /* bytes read and waiting for the pipe */
+} StRingSourceCounts;
+
+/* Takes no ownership of the fds.  STACK_SIZE is --stack-size.  */
+StRingSource *st_ring_source_new (const StRingFd *fds, guint n_fds,
+                                  int event_fd, uint32_t stack_size,
+                                  GError **error);
+void st_ring_source_free (StRingSource *s);
+
+/* Before _start: the stream's writer (records added now come right
+   after the attribute) and the sample id to put in their trailers.  */
+StPerfWriter *st_ring_source_writer (StRingSource *s);
+uint64_t st_ring_source_id (const StRingSource *s);
+
+/* Starts the thread.  Returns the fd the stream is read from (owned by
+   the source), or -1 with ERROR set.  STOPPING (may be NULL) is asked
+   every pass from the thread: TRUE ends the run as the eventfd does.  */
+int st_ring_source_start (StRingSource *s, gboolean (*stopping) (void),
+                          GError **error);
+
+/* Ends the thread if it still runs (the stream's reader is gone: what
+   is left in the rings is not read) and waits for it.  Idempotent.  */
+void st_ring_source_stop (StRingSource *s);
+
+/* After _stop: what happened; the first misfit or ring problem, named
+   with its CPU (NULL if none).  */
+void st_ring_source_counts (const StRingSource *s, StRingSourceCounts *c);
+const char *st_ring_source_first_problem (const StRingSource *s);
+
+#endif /* ST_RING_SOURCE_H */

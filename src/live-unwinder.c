@@ -1,0 +1,250 @@
+/* The live unwinder's command line and its wiring; see live-unwinder.h.
+   The options are Sysprof 48's, spelled as sysprofd passes them
+   (--perf-fd=4:0), taken out of argv before stacktrace's own options
+   are parsed, so -v or --stats-file still work beside them.  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live-unwinder.h"
+#include "live/proc-scan.h"
+#include "live/ring-source.h"
+
+#define PROGRAM_NAME "sysprof-live-unwinder"
+
+struct StLiveUnwinder
+{
+  int stack_size;
+  int event_fd;
+  int capture_fd;
+  int kallsyms_fd;
+  GArray *perf_fds;            /* StRingFd */
+  StRingSource *source;
+  GByteArray *mounts;          /* FILE_CHUNK frames */
+  StProcScanCounts scan;
+  double scan_ms;
+};
+
+static const char *const live_options[] = {
+  "--stack-size", "--event-fd", "--perf-fd", "--capture-fd", "--kallsyms",
+};
+
+gboolean
+st_live_unwinder_wanted (int argc, char **argv)
+{
+  g_autofree char *base = argc > 0 ? g_path_get_basename (argv[0]) : NULL;
+
+  if (base != NULL && strcmp (base, PROGRAM_NAME) == 0)
+    return TRUE;
+  for (int i = 1; i < argc; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (live_options); j++)
+      {
+        size_t n = strlen (live_options[j]);
+        if (strncmp (argv[i], live_options[j], n) == 0
+            && (argv[i][n] == '=' || argv[i][n] == '\0'))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+parse_perf_fd (const char *name, const char *value, gpointer data,
+               GError **error)
+{
+  StLiveUnwinder *lu = data;
+  char *end;
+  long fd, cpu;
+  StRingFd r;
+
+  (void) name;
+  errno = 0;
+  fd = strtol (value, &end, 10);
+  if (errno != 0 || end == value || *end != ':' || fd < 0 || fd > G_MAXINT)
+    goto bad;
+  value = end + 1;
+  cpu = strtol (value, &end, 10);
+  if (errno != 0 || end == value || *end != '\0' || cpu < 0 || cpu > G_MAXINT)
+    goto bad;
+  r.fd = (int) fd;
+  r.cpu = (int) cpu;
+  g_array_append_val (lu->perf_fds, r);
+  return TRUE;
+
+bad:
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "--perf-fd needs FD:CPU (got '%s')", value);
+  return FALSE;
+}
+
+/* An inherited descriptor option: open, and not one of 0-2.  */
+static gboolean
+check_fd (const char *option, int fd, gboolean needed, GError **error)
+{
+  if (fd == -1 && !needed)
+    return TRUE;
+  if (fd == -1)
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                 "%s=FD is needed", option);
+  else if (fd < 0 || fcntl (fd, F_GETFD) < 0)
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 "%s=%d: not an open file descriptor", option, fd);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+StLiveUnwinder *
+st_live_unwinder_parse (int *argc, char ***argv, GError **error)
+{
+  StLiveUnwinder *lu = g_new0 (StLiveUnwinder, 1);
+  GOptionEntry entries[] = {
+    { "stack-size", 0, 0, G_OPTION_ARG_INT, &lu->stack_size,
+      "Bytes of user stack the perf events copy", "N" },
+    { "event-fd", 0, 0, G_OPTION_ARG_INT, &lu->event_fd,
+      "The eventfd that says stop", "FD" },
+    { "perf-fd", 0, 0, G_OPTION_ARG_CALLBACK, (void *) parse_perf_fd,
+      "A perf event fd and its CPU (repeated)", "FD:CPU" },
+    { "capture-fd", 0, 0, G_OPTION_ARG_INT, &lu->capture_fd,
+      "Write the capture there", "FD" },
+    { "kallsyms", 0, 0, G_OPTION_ARG_INT, &lu->kallsyms_fd,
+      "Kernel symbols (accepted, not read)", "FD" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  GOptionGroup *group = g_option_group_new ("live-unwinder",
+                                            "Sysprof live unwinder options",
+                                            "Show the live unwinder options",
+                                            lu, NULL);
+
+  lu->event_fd = lu->capture_fd = lu->kallsyms_fd = -1;
+  lu->perf_fds = g_array_new (FALSE, FALSE, sizeof (StRingFd));
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (ctx, group);
+  g_option_context_set_ignore_unknown_options (ctx, TRUE);
+  g_option_context_set_help_enabled (ctx, FALSE);
+  if (!g_option_context_parse (ctx, argc, argv, error))
+    goto fail;
+  if (lu->stack_size <= 0 || lu->stack_size > ST_PERF_STACK_USER_MAX)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--stack-size needs a size from 1 to %d bytes (got %d)",
+                   ST_PERF_STACK_USER_MAX, lu->stack_size);
+      goto fail;
+    }
+  if (!check_fd ("--capture-fd", lu->capture_fd, TRUE, error)
+      || !check_fd ("--event-fd", lu->event_fd, FALSE, error))
+    goto fail;
+  for (guint i = 0; i < lu->perf_fds->len; i++)
+    {
+      const StRingFd *r = &g_array_index (lu->perf_fds, StRingFd, i);
+      if (!check_fd ("--perf-fd", r->fd, TRUE, error))
+        goto fail;
+    }
+  return lu;
+
+fail:
+  st_live_unwinder_free (lu);
+  return NULL;
+}
+
+static int64_t
+monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+gboolean
+st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
+                        gboolean (*stopping) (void), GError **error)
+{
+  int stream_fd;
+  int64_t now;
+
+  if (opts->input != NULL || opts->output != NULL || opts->input_fd >= 0
+      || opts->output_fd >= 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "the live unwinder reads --perf-fd and writes "
+                   "--capture-fd: no other input or output");
+      return FALSE;
+    }
+  /* The rings first: the recorder enables the events as soon as we
+     run, and nothing is read before they are mapped.  */
+  lu->source = st_ring_source_new ((const StRingFd *) lu->perf_fds->data,
+                                   lu->perf_fds->len, lu->event_fd,
+                                   (uint32_t) lu->stack_size, error);
+  if (lu->source == NULL)
+    return FALSE;
+  now = monotonic_ns ();
+  lu->mounts = g_byte_array_new ();
+  st_proc_scan ("/proc", st_ring_source_writer (lu->source),
+                st_ring_source_id (lu->source), now, lu->mounts, &lu->scan);
+  lu->scan_ms = (double) (monotonic_ns () - now) / 1e6;
+  stream_fd = st_ring_source_start (lu->source, stopping, error);
+  if (stream_fd < 0)
+    return FALSE;
+  opts->input_fd = stream_fd;
+  opts->format = ST_FORMAT_PERF;
+  opts->output_fd = lu->capture_fd;
+  opts->output_format = ST_FORMAT_SYSPROF;
+  opts->mode = ST_MODE_UNWIND;
+  opts->no_counters = FALSE;
+  return TRUE;
+}
+
+void
+st_live_unwinder_write_mounts (StLiveUnwinder *lu, StWriter *w)
+{
+  if (lu->mounts != NULL)
+    st_proc_scan_write_frames (w, lu->mounts);
+}
+
+void
+st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
+{
+  StRingSourceCounts c;
+  const char *problem;
+
+  if (lu->source == NULL)
+    return;
+  st_ring_source_stop (lu->source);
+  st_ring_source_counts (lu->source, &c);
+  problem = st_ring_source_first_problem (lu->source);
+  if (problem != NULL)
+    fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " ring record(s) did not "
+             "fit and %" G_GUINT64_FORMAT " pass(es) were given up (%"
+             G_GUINT64_FORMAT " bytes); the first: %s\n", c.misfits,
+             c.ring_problems, c.dropped_bytes, problem);
+  if (quiet)
+    return;
+  fprintf (out, "stacktrace: perf rings: %u x %u pages; %u processes, %u "
+           "mappings and %u mount tables at start (%.1f ms); %"
+           G_GUINT64_FORMAT " records (%" G_GUINT64_FORMAT " samples) in %"
+           G_GUINT64_FORMAT " passes, at most %.1f MiB waiting for the "
+           "unwinder; %" G_GUINT64_FORMAT " LOST records for %"
+           G_GUINT64_FORMAT " events\n", lu->perf_fds->len,
+           c.ring_pages, lu->scan.processes, lu->scan.maps,
+           lu->scan.mount_files, lu->scan_ms, c.records, c.samples,
+           c.passes, (double) c.queue_peak / (1 << 20), c.lost_records,
+           c.lost_events);
+}
+
+void
+st_live_unwinder_free (StLiveUnwinder *lu)
+{
+  if (lu == NULL)
+    return;
+  st_ring_source_free (lu->source);
+  if (lu->mounts != NULL)
+    g_byte_array_free (lu->mounts, TRUE);
+  g_array_free (lu->perf_fds, TRUE);
+  g_free (lu);
+}

@@ -1,0 +1,43 @@
+/* stacktrace in the place of Sysprof's live unwinder
+   (/usr/libexec/sysprof-live-unwinder): its command line (--stack-size,
+   --event-fd, --perf-fd=FD:CPU, --capture-fd, --kallsyms), the perf
+   rings as input (lib/live/ring-source.h), a capture on the capture fd
+   as output.  The wiring only; the rings, the stream and the /proc walk
+   are lib/live's.  */
+#ifndef ST_LIVE_UNWINDER_H
+#define ST_LIVE_UNWINDER_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "format/writer.h"
+#include "options.h"
+
+typedef struct StLiveUnwinder StLiveUnwinder;
+
+/* Whether ARGV is the live unwinder's: the program is called
+   sysprof-live-unwinder, or one of its options is given.  */
+gboolean st_live_unwinder_wanted (int argc, char **argv);
+
+/* Takes the live unwinder's options out of ARGV (the rest are
+   stacktrace's own).  NULL with ERROR set on a usage error.  */
+StLiveUnwinder *st_live_unwinder_parse (int *argc, char ***argv,
+                                        GError **error);
+
+/* Maps the rings, walks /proc, starts the ring reader and points OPTS
+   at its stream (input) and the capture fd (output), with what the
+   live unwinder writes: unwound samples, counters.  FALSE with ERROR
+   set.  */
+gboolean st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
+                                  gboolean (*stopping) (void),
+                                  GError **error);
+
+/* Sysprof's mount tables, first thing in the capture.  */
+void st_live_unwinder_write_mounts (StLiveUnwinder *lu, StWriter *w);
+
+/* Stops the ring reader (after the stream's reader is freed) and, unless
+   QUIET, prints what the rings gave to OUT.  */
+void st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet);
+void st_live_unwinder_free (StLiveUnwinder *lu);
+
+#endif /* ST_LIVE_UNWINDER_H */

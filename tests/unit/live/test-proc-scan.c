@@ -1,0 +1,184 @@
+/* Unit tests: the walk of /proc at the start of a live recording, over a
+   fake /proc in a temporary directory (two processes, one a kernel
+   thread without maps or command line, and an entry that is not a
+   process).  The records are read back with the perf reader, the
+   FILE_CHUNK frames by their layout.  */
+#include "config.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "format/capture-types.h"
+#include "format/output.h"
+#include "format/reader.h"
+#include "live/proc-scan.h"
+#include "live/sysprof-layout.h"
+
+static void
+put_file (const char *dir, const char *name, const char *text, gsize len)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, (gssize) len, NULL));
+}
+
+static void
+test_scan (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("st-proc-XXXXXX", NULL);
+  static const char cmdline[] = "/usr/bin/prog\0-x\0arg\0";
+  static const char maps[] =
+    "55d0c0000000-55d0c0001000 r--p 00000000 08:01 1234 /usr/bin/prog\n"
+    "55d0c0001000-55d0c0003000 r-xp 00001000 08:01 1234 /usr/bin/prog\n"
+    "55d0c0100000-55d0c0200000 rw-p 00000000 00:00 0 [heap]\n"
+    "7f0000000000-7f0000001000 rwxp 00000000 00:00 0 \n"
+    "7ffc00000000-7ffc00002000 r-xp 00000000 00:00 0 [vdso]\n"
+    "garbage\n";
+  g_autofree char *mountinfo = g_strnfill (5000, 'm');
+
+  put_file (root, "mounts", "proc /proc proc rw 0 0\n", -1);
+  put_file (root, "42/comm", "prog\n", -1);
+  put_file (root, "42/cmdline", cmdline, sizeof cmdline - 1);
+  put_file (root, "42/maps", maps, -1);
+  put_file (root, "42/mountinfo", mountinfo, 5000);
+  put_file (root, "7/comm", "kthreadd\n", -1);
+  put_file (root, "7/cmdline", "", 0);
+  put_file (root, "7/maps", "", 0);
+  put_file (root, "7/mountinfo", "", 0);
+  put_file (root, "self/comm", "not a pid\n", -1);
+
+  /* The stream: a pipe-mode header, the attribute, the scan.  */
+  g_autofree char *stream = g_build_filename (root, "stream", NULL);
+  int fd = g_open (stream, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  StOutput *out = st_output_new (fd);
+  StPerfWriter *w = st_perf_writer_new (out, FALSE);
+  StPerfEventAttr attr;
+  uint64_t id = 99;
+  GByteArray *chunks = g_byte_array_new ();
+  StProcScanCounts counts;
+
+  st_sysprof_layout_attr (&attr, 8192);
+  st_perf_writer_attr (w, (const uint8_t *) &attr, sizeof attr, &id, 1);
+  st_proc_scan (root, w, id, 5000, chunks, &counts);
+  g_assert_cmpuint (counts.processes, ==, 2);
+  g_assert_cmpuint (counts.maps, ==, 4);
+  g_assert_cmpuint (counts.mount_files, ==, 3);   /* mounts, 42, 7 */
+  g_assert_true (st_perf_writer_finish (w, NULL));
+  st_perf_writer_free (w);
+  st_output_free (out);
+
+  /* The records, as the reader sees them (the kernel thread and the
+     process may come in either order).  */
+  lseek (fd, 0, SEEK_SET);
+  StReader *r = st_reader_new (fd, ST_FORMAT_PERF, NULL);
+  StEvent ev;
+  guint n_maps = 0, n_comms = 0;
+  g_assert_nonnull (r);
+  while (st_reader_next (r, &ev, NULL) > 0)
+    {
+      if (ev.kind == ST_EVENT_PROCESS)
+        {
+          n_comms++;
+          g_assert_cmpint (ev.time, ==, 5000);
+          if (ev.pid == 42)
+            g_assert_cmpstr (ev.process.comm, ==, "/usr/bin/prog -x arg");
+          else
+            g_assert_cmpstr (ev.process.comm, ==, "kthreadd");
+        }
+      else if (ev.kind == ST_EVENT_MAP)
+        {
+          g_assert_cmpint (ev.pid, ==, 42);
+          g_assert_cmpint (ev.tid, ==, 42);
+          g_assert_cmpint (ev.time, ==, 5000);
+          g_assert_true (ev.map.exec_known);
+          switch (n_maps++)
+            {
+            case 0:
+              g_assert_cmphex (ev.map.start, ==, 0x55d0c0000000);
+              g_assert_cmphex (ev.map.end, ==, 0x55d0c0001000);
+              g_assert_cmpuint (ev.map.prot, ==, PROT_READ);
+              g_assert_cmpuint (ev.map.dev_major, ==, 8);
+              g_assert_cmpuint (ev.map.dev_minor, ==, 1);
+              g_assert_cmpuint (ev.map.inode, ==, 1234);
+              g_assert_cmpstr (ev.map.filename, ==, "/usr/bin/prog");
+              break;
+            case 1:
+              g_assert_cmphex (ev.map.pgoff, ==, 0x1000);
+              g_assert_cmpuint (ev.map.prot, ==, PROT_READ | PROT_EXEC);
+              break;
+            case 2:
+              /* Anonymous and executable (a JIT): kept, named as perf
+                 names it.  */
+              g_assert_cmpstr (ev.map.filename, ==, "//anon");
+              g_assert_cmpuint (ev.map.prot, ==,
+                                PROT_READ | PROT_WRITE | PROT_EXEC);
+              break;
+            case 3:
+              g_assert_cmpstr (ev.map.filename, ==, "[vdso]");
+              break;
+            }
+        }
+    }
+  g_assert_cmpuint (n_comms, ==, 2);
+  g_assert_cmpuint (n_maps, ==, 4);
+  st_reader_free (r);
+  close (fd);
+
+  /* FILE_CHUNK frames: /proc/mounts first, the 5000-byte mountinfo in
+     two, the empty one in one flagged last.  */
+  gsize at = 0;
+  guint n_frames = 0;
+  gsize mountinfo_42 = 0;
+  while (at < chunks->len)
+    {
+      StCaptureFileChunk c;
+      memcpy (&c, chunks->data + at, sizeof c);
+      g_assert_cmpuint (c.frame.type, ==, ST_CAPTURE_FILE_CHUNK);
+      g_assert_cmpuint (c.frame.len % 8, ==, 0);
+      g_assert_cmpuint (c.frame.len, >=, sizeof c + c.len);
+      g_assert_cmpint (c.frame.time, ==, 5000);
+      if (n_frames == 0)
+        {
+          g_assert_cmpstr (c.path, ==, "/proc/mounts");
+          g_assert_cmpint (c.frame.pid, ==, -1);
+          g_assert_true (c.is_last);
+          g_assert_cmpmem (chunks->data + at + sizeof c, c.len,
+                           "proc /proc proc rw 0 0\n", 23);
+        }
+      if (strcmp (c.path, "/proc/42/mountinfo") == 0)
+        {
+          g_assert_cmpint (c.frame.pid, ==, 42);
+          mountinfo_42 += c.len;
+          g_assert_true (c.is_last == (mountinfo_42 == 5000));
+        }
+      if (strcmp (c.path, "/proc/7/mountinfo") == 0)
+        {
+          g_assert_cmpuint (c.len, ==, 0);
+          g_assert_true (c.is_last);
+        }
+      at += c.frame.len;
+      n_frames++;
+    }
+  g_assert_cmpuint (at, ==, chunks->len);
+  g_assert_cmpuint (mountinfo_42, ==, 5000);
+  g_assert_cmpuint (n_frames, ==, 4);
+  g_byte_array_free (chunks, TRUE);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", root);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/proc-scan/scan", test_scan);
+  return g_test_run ();
+}
