@@ -177,6 +177,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new_with_resolver
     (st_file_resolver_new (options->symfs, options->buildid_dir));
+  if (options->live)
+    st_file_resolver_hold_roots (st_module_cache_resolver (p->modules));
   if (options->finder != NULL)
     st_module_cache_set_finder (p->modules, options->finder,
                                 options->finder_data);
@@ -721,9 +723,42 @@ priming_progress (StPipeline *p)
   st_stats_set_priming (p->stats, st_priming_stats (p->priming));
 }
 
+/* Live: the root of a process a record names, while it may still be
+   there to ask (the time order comes later).  */
+static void
+hold_root (StProcessRoots *roots, const StEvent *ev)
+{
+  switch (ev->kind)
+    {
+    case ST_EVENT_MAP:
+      st_process_roots_see (roots, ev->pid, FALSE);
+      break;
+    case ST_EVENT_PROCESS:
+      st_process_roots_see (roots, ev->pid, ev->process.exec);
+      break;
+    case ST_EVENT_FORK:
+      if (ev->fork.parent_pid != ev->pid)
+        {
+          /* A new process: its parent's root, or its own if it is
+             still there (perf's records of processes found at start).  */
+          st_process_roots_fork (roots, ev->fork.parent_pid, ev->pid);
+          st_process_roots_see (roots, ev->pid, TRUE);
+        }
+      break;
+    default:
+      break;
+    }
+}
+
 static void
 handle (StPipeline *p, const StEvent *ev)
 {
+  StProcessRoots *roots
+    = st_file_resolver_roots (st_module_cache_resolver (p->modules));
+
+  if (roots != NULL && ev->kind != ST_EVENT_STACK_USER
+      && ev->kind != ST_EVENT_SAMPLE)
+    hold_root (roots, ev);
   /* Mount tables before the mappings that need them, as read.  */
   if (ev->kind == ST_EVENT_OTHER)
     st_capture_mounts_feed (p->mounts, ev);

@@ -65,6 +65,10 @@ typedef struct
                                  per COUNTERS_INTERVAL_MS of sample time,
                                  when its format has counters */
   unsigned counters_interval_ms;  /* 0: 1000 */
+  gboolean live;              /* the input is being recorded now (a pipe,
+                                 a ring): the roots of its processes are
+                                 held from the moment they are read
+                                 (model/process-roots.h) */
   StPrimingMode priming;      /* when modules are prepared (priming.h) */
   size_t priming_cap;         /* defer: bytes held while samples wait;
                                  0: ST_PRIMING_DEFAULT_CAP */

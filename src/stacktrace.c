@@ -138,6 +138,16 @@ default_priming (int in_fd)
   return ST_PRIMING_DEFER;
 }
 
+/* Whether the input is being recorded now: anything but a regular
+   file (whose processes are long gone, their pids maybe reused).  */
+static gboolean
+input_is_live (int in_fd)
+{
+  struct stat st;
+
+  return fstat (in_fd, &st) != 0 || !S_ISREG (st.st_mode);
+}
+
 /* Whether a stop should let the writer finish first: the input comes
    from a process (a pipe, a FIFO, a socket) that may still be flushing
    what it recorded when the same Ctrl-C reached it too.  */
@@ -298,6 +308,7 @@ main (int argc, char **argv)
     .debuginfod = !opts.no_debuginfod,
     .counters = !opts.no_counters,
     .counters_interval_ms = (unsigned) opts.counters_interval,
+    .live = input_is_live (in_fd),
     .priming = opts.priming_auto ? default_priming (in_fd) : opts.priming,
     .priming_cap = opts.priming_cap,
     .check = st_live_check,

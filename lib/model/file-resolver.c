@@ -36,6 +36,7 @@ struct StFileResolver
                                  recorder's own table */
   GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
   GMutex mounts_lock;         /* tables come in while workers read */
+  StProcessRoots *roots;      /* live stream: held roots, else NULL */
 };
 
 const char *
@@ -52,6 +53,7 @@ st_file_source_name (StFileSource source)
     case ST_FILE_SOURCE_RECORDED: return "recorded-path";
     case ST_FILE_SOURCE_DEBUGINFOD: return "debuginfod";
     case ST_FILE_SOURCE_VDSO: return "vdso";
+    case ST_FILE_SOURCE_OTHER_ROOT: return "other-root";
     case ST_FILE_SOURCE_N: break;
     }
   return "?";
@@ -82,6 +84,7 @@ st_file_problem_name (StFileProblem problem)
     case ST_FILE_DEBUG_WITHOUT_CFI: return "debug file without unwind data";
     case ST_FILE_REPLACED: return "replaced since recorded";
     case ST_FILE_BUILD_ID_MISMATCH: return "build-id mismatch";
+    case ST_FILE_PROCESS_GONE: return "its process ended before it was found";
     case ST_FILE_PROBLEM_N: break;
     }
   return "?";
@@ -100,6 +103,10 @@ st_file_problem_advice (StFileProblem problem, gboolean has_build_id)
     case ST_FILE_NOT_ELF:
     case ST_FILE_NOT_REGULAR:
       return "give the real file's root with --symfs DIR";
+    case ST_FILE_PROCESS_GONE:
+      return "the process ran in another root (container, chroot) and no "
+             "process of it was seen alive: give that root with --symfs "
+             "DIR";
     default:
       break;
     }
@@ -185,7 +192,22 @@ st_file_resolver_free (StFileResolver *r)
   g_hash_table_destroy (r->mounts);
   g_hash_table_destroy (r->prefixes);
   g_mutex_clear (&r->mounts_lock);
+  st_process_roots_free (r->roots);
   g_free (r);
+}
+
+void
+st_file_resolver_hold_roots (StFileResolver *r)
+{
+  if (r->roots == NULL)
+    r->roots = st_process_roots_new (ST_PROCESS_ROOTS_MAX_ROOTS,
+                                     ST_PROCESS_ROOTS_MAX_PIDS);
+}
+
+StProcessRoots *
+st_file_resolver_roots (const StFileResolver *r)
+{
+  return r->roots;
 }
 
 const char *
@@ -379,12 +401,50 @@ translate_locked (const StFileResolver *r, int32_t pid, const char *path)
   return NULL;
 }
 
-static void
+static StFileCandidate *
 add (GArray *list, StFileSource source, char *path, int fd)
 {
-  StFileCandidate c = { source, path, fd };
+  StFileCandidate c = { source, path, fd, FALSE, FALSE };
 
   g_array_append_val (list, c);
+  return &g_array_index (list, StFileCandidate, list->len - 1);
+}
+
+/* What st_process_roots_foreach_other gives the candidates.  */
+typedef struct
+{
+  GArray *list;
+  const StMap *map;
+  const char *path;
+  guint added;
+} OtherRoots;
+
+/* Candidates from other roots (process-roots.h) may be any file of that
+   name: only the mapped one is taken, by device and inode now, or by
+   build-id later (a few).  */
+#define MAX_OTHER_ROOT_CANDIDATES 4
+
+static gboolean
+add_other_root (int fd, guint root_index, void *user)
+{
+  OtherRoots *o = user;
+  struct stat st;
+  gboolean same_file
+    = o->map->inode != 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+      && (o->map->dev_major != 0 || o->map->dev_minor != 0)
+      && major (st.st_dev) == o->map->dev_major
+      && minor (st.st_dev) == o->map->dev_minor
+      && (uint64_t) st.st_ino == o->map->inode;
+
+  if (!same_file && o->map->build_id_len == 0)
+    {
+      close (fd);
+      return FALSE;
+    }
+  add (o->list, ST_FILE_SOURCE_OTHER_ROOT,
+       g_strdup_printf ("%s (in held root %u)", o->path, root_index),
+       fd)->owns_fd = TRUE;
+  return same_file || ++o->added == MAX_OTHER_ROOT_CANDIDATES;
 }
 
 /* Adds the candidates of PATH in the mount namespace of process PID:
@@ -541,9 +601,33 @@ st_file_resolver_candidates (const StFileResolver *r, const StMap *map,
          g_strdup_printf ("/proc/%d/map_files/%" G_GINT64_MODIFIER "x-%"
                           G_GINT64_MODIFIER "x", (int) map->pid, map->start,
                           map->end), pins->map_fd);
+  gboolean own_files = pins != NULL && st_file_pins_any (pins);
+  if (r->roots != NULL && (pins == NULL || pins->root_fd < 0))
+    {
+      /* Gone, but its root was held when it was seen alive.  */
+      gboolean inherited = FALSE;
+      int fd = st_process_roots_open (r->roots, map->pid, path, &inherited);
+      if (fd >= 0)
+        {
+          StFileCandidate *c
+            = add (list, ST_FILE_SOURCE_PROC_ROOT,
+                   g_strdup_printf ("/proc/%d/root%s (held)", (int) map->pid,
+                                    path), fd);
+          c->owns_fd = TRUE;
+          c->process_unseen = inherited;
+        }
+    }
   add_translated (r, list, map->pid, path);
+  if (r->roots != NULL && map->pid > 0)
+    {
+      OtherRoots o = { list, map, path, 0 };
+      st_process_roots_foreach_other (r->roots, map->pid, path,
+                                      add_other_root, &o);
+    }
   add_buildid_candidates (r, list, map);
-  add (list, ST_FILE_SOURCE_RECORDED, g_strdup (path), -1);
+  add (list, ST_FILE_SOURCE_RECORDED, g_strdup (path), -1)->process_unseen
+    = r->roots != NULL && map->pid > 0 && !own_files
+      && !st_process_roots_seen_alive (r->roots, map->pid);
   return list;
 }
 
@@ -551,7 +635,12 @@ void
 st_file_candidates_free (GArray *candidates)
 {
   for (guint i = 0; i < candidates->len; i++)
-    g_free (g_array_index (candidates, StFileCandidate, i).path);
+    {
+      StFileCandidate *c = &g_array_index (candidates, StFileCandidate, i);
+      g_free (c->path);
+      if (c->owns_fd && c->fd >= 0)
+        close (c->fd);
+    }
   g_array_unref (candidates);
 }
 
@@ -565,6 +654,7 @@ st_file_check_inode (const StMap *map, StFileSource source,
   /* Only files of this machine as the process saw them; under --symfs
      or in a cache, device numbers mean nothing.  */
   if (source != ST_FILE_SOURCE_PROC_ROOT && source != ST_FILE_SOURCE_MAP_FILES
+      && source != ST_FILE_SOURCE_OTHER_ROOT
       && source != ST_FILE_SOURCE_RECORDED)
     return ST_FILE_OK;
   if (map->inode == 0 || (map->dev_major == 0 && map->dev_minor == 0)

@@ -8,11 +8,17 @@
      2. the process's own files, while it lives (the process may run in
         a chroot or container where PATH names another file than on the
         host): /proc/PID/root/PATH, then /proc/PID/map_files/START-END
-        (also a file deleted or replaced since it was mapped);
+        (also a file deleted or replaced since it was mapped); in a live
+        stream, once it ended, PATH in the root held for it since it
+        was seen alive (process-roots.h);
      3. PATH translated through what a Sysprof capture tells of the
         process's mount namespace: its /proc/PID/mountinfo (with the
         recorder's /proc/mounts), its overlay layers (OVERLAY frames,
         Podman), its /.flatpak-info (app-path, runtime-path);
+     3b. in a live stream, PATH in the other roots held (a process of
+        a container that ended before it was seen, in the root of
+        another process of that container): only the very file that
+        was mapped, by build-id or by device and inode;
      4. perf's build-id cache by build-id: --buildid-dir DIR, the
         --symfs DIR when it holds a .build-id directory, then
         $PERF_BUILDID_DIR or ~/.debug (DIR/.build-id/NN/REST[/elf or
@@ -34,7 +40,9 @@
    The process's own files are opened on the main thread when a mapping
    is first seen (st_file_pins_open), while the process still exists:
    the descriptors keep the files readable after it exited, until the
-   module is prepared.  */
+   module is prepared.  A live stream also holds the roots of its
+   processes from the moment a record about them is read
+   (st_file_resolver_hold_roots).  */
 #ifndef ST_FILE_RESOLVER_H
 #define ST_FILE_RESOLVER_H
 
@@ -43,6 +51,7 @@
 #include <sys/stat.h>
 
 #include "model/address-space.h"
+#include "model/process-roots.h"
 
 typedef enum
 {
@@ -55,6 +64,7 @@ typedef enum
   ST_FILE_SOURCE_RECORDED,      /* the recorded path */
   ST_FILE_SOURCE_DEBUGINFOD,
   ST_FILE_SOURCE_VDSO,          /* our own [vdso] */
+  ST_FILE_SOURCE_OTHER_ROOT,    /* another held root (process-roots.h) */
   ST_FILE_SOURCE_N
 } StFileSource;
 
@@ -77,6 +87,10 @@ typedef enum
   ST_FILE_DEBUG_WITHOUT_CFI,    /* a debug file, no .debug_frame in it */
   ST_FILE_REPLACED,             /* same device, another inode */
   ST_FILE_BUILD_ID_MISMATCH,
+  ST_FILE_PROCESS_GONE,         /* same device, another inode, and the
+                                   process ended before its files were
+                                   found (live stream): its root was
+                                   another (a container, a chroot) */
   ST_FILE_PROBLEM_N
 } StFileProblem;
 
@@ -98,6 +112,12 @@ StFileResolver *st_file_resolver_new (const char *symfs,
 void st_file_resolver_free (StFileResolver *r);
 
 const char *st_file_resolver_symfs (const StFileResolver *r);
+
+/* Live stream: hold the roots of the processes from now on (the table
+   is the resolver's; bounds in process-roots.h).  Before modules open.  */
+void st_file_resolver_hold_roots (StFileResolver *r);
+/* The held roots, or NULL when not live.  */
+StProcessRoots *st_file_resolver_roots (const StFileResolver *r);
 
 /* Mount tables kept at most (one per process).  */
 #define ST_FILE_RESOLVER_MAX_TABLES 4096
@@ -140,7 +160,12 @@ typedef struct
 {
   StFileSource source;
   char *path;       /* for messages and later reading by name */
-  int fd;           /* a pinned descriptor (borrowed), or -1: open PATH */
+  int fd;           /* a descriptor, or -1: open PATH */
+  gboolean owns_fd; /* FD is closed by st_file_candidates_free (else
+                       borrowed: a pin) */
+  gboolean process_unseen;  /* the process was never seen alive (its
+                               root at most inherited): the path may name
+                               another file than in its root */
 } StFileCandidate;
 
 /* MAP's candidates in perf's build-id caches alone (none without a

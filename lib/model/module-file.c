@@ -150,6 +150,18 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
       && st_file_check_inode (map, c->source, &st, &how) != ST_FILE_OK)
     {
       close (fd);
+      if (c->process_unseen)
+        {
+          /* Live: nothing of its own was found, so most likely it ran
+             in another root and ended before it was read.  */
+          *why = g_strdup_printf ("%s: not the mapped file (recorded inode "
+                                  "%" G_GUINT64_FORMAT ", found %ju on the "
+                                  "same device); process %d ended before "
+                                  "its files were found", c->path,
+                                  map->inode, (uintmax_t) st.st_ino,
+                                  (int) map->pid);
+          return ST_FILE_PROCESS_GONE;
+        }
       *why = g_strdup_printf ("%s: replaced since recorded (recorded inode "
                               "%" G_GUINT64_FORMAT ", found %ju on the same "
                               "device)", c->path, map->inode,

@@ -3,8 +3,10 @@
    check.  (The file report: model/test-file-report.c.)  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -269,6 +271,69 @@ test_replaced (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* Live: a process never seen alive whose path names another inode on
+   the same device: "its process ended before it was found", not
+   replaced; once another process's root holding the very file (same
+   inode) is held, that file is used, verified.  */
+static void
+test_process_gone (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-resolver-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "prog", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *in_other = g_build_filename (other, path, NULL);
+  g_autofree char *in_other_dir = g_path_get_dirname (in_other);
+  g_autofree char *contents = NULL;
+  gsize len;
+  struct stat st;
+
+  g_assert_true (g_file_get_contents ("/usr/bin/true", &contents, &len,
+                                      NULL));
+  g_assert_true (g_file_set_contents (path, contents, len, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (in_other_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (in_other, contents, len, NULL));
+  g_assert_cmpint (stat (in_other, &st), ==, 0);
+  /* Recorded: the file of the other root, by a process that is gone.  */
+  StMap map = map_of (NULL, 0x7ffffff0);
+  map.inode = st.st_ino;
+  map.dev_major = major (st.st_dev);
+  map.dev_minor = minor (st.st_dev);
+  map.filename = g_ref_string_new_intern (path);
+
+  StFileResolver *r = st_file_resolver_new (NULL, NULL);
+  st_file_resolver_hold_roots (r);
+  StModuleCache *c = st_module_cache_new_with_resolver (r);
+  StModule *m = st_module_cache_get (c, &map);
+  g_assert_null (m->elf);
+  g_assert_cmpint (m->problem, ==, ST_FILE_PROCESS_GONE);
+  g_assert_nonnull (strstr (m->error, "ended before"));
+  g_assert_cmpstr (st_file_problem_name (m->problem), ==,
+                   "its process ended before it was found");
+  st_module_cache_free (c);
+
+  /* Another process of that root was seen alive.  */
+  r = st_file_resolver_new (NULL, NULL);
+  st_file_resolver_hold_roots (r);
+  st_process_roots_set (st_file_resolver_roots (r), 0x7ffffff1,
+                        open (other, O_PATH | O_DIRECTORY | O_CLOEXEC));
+  c = st_module_cache_new_with_resolver (r);
+  m = st_module_cache_get (c, &map);
+  g_assert_nonnull (m->elf);
+  g_assert_cmpint (m->source, ==, ST_FILE_SOURCE_OTHER_ROOT);
+  g_assert_cmpint (m->verification, ==, ST_FILE_VERIFIED_INODE);
+  /* Not the recorded inode: never taken from another root.  */
+  map.inode = st.st_ino + 1;
+  m = st_module_cache_get (c, &map);
+  g_assert_null (m->elf);
+  st_module_cache_free (c);
+
+  g_ref_string_release ((char *) map.filename);
+  g_assert_cmpint (g_unlink (in_other), ==, 0);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_cmpint (system (cmd), ==, 0);
+}
+
 /* Feeds FILE_CHUNK frames of TEXT named NAME, CHUNK bytes each.  */
 static void
 feed_file (StCaptureMounts *m, int32_t pid, const char *name,
@@ -366,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/file-resolver/pins", test_pins);
   g_test_add_func ("/file-resolver/inode", test_inode);
   g_test_add_func ("/file-resolver/replaced", test_replaced);
+  g_test_add_func ("/file-resolver/process-gone", test_process_gone);
   g_test_add_func ("/file-resolver/capture-frames", test_capture_frames);
   return g_test_run ();
 }
