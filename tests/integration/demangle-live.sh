@@ -27,7 +27,8 @@ g++ -O2 -fomit-frame-pointer -fasynchronous-unwind-tables \
 record cxx-names
 check_cxx_names "$tmp" cxx-names
 
-if command -v rustc >/dev/null 2>&1; then
+# (A rustup proxy without a toolchain is no rustc either.)
+if rustc --version >/dev/null 2>&1; then
   rust="rustc -O --crate-name bench -C debuginfo=0"
   $rust -o "$tmp/rust-legacy" "$src/rust-names.rs" >"$tmp/rustc.log" 2>&1 \
     || { cat "$tmp/rustc.log"; die "rustc failed"; }
