@@ -50,3 +50,19 @@ st_sample_memory_read_slow (StSampleMemory *m, uint64_t addr,
     m->failed_past_stack = TRUE;
   return FALSE;
 }
+
+gboolean
+st_sample_memory_read_code32 (StSampleMemory *m, uint64_t addr,
+                              uint32_t *code)
+{
+  gboolean failed = m->failed_read, past = m->failed_past_stack;
+  uint32_t at = m->failed_at_frame;
+  uint64_t v;
+  gboolean ok = st_sample_memory_read (m, addr, &v);
+
+  m->failed_read = failed;
+  m->failed_past_stack = past;
+  m->failed_at_frame = at;
+  *code = (uint32_t) v;
+  return ok;
+}

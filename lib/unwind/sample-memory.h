@@ -59,4 +59,11 @@ st_sample_memory_read (StSampleMemory *m, uint64_t addr, uint64_t *value)
   return st_sample_memory_read_slow (m, addr, value);
 }
 
+/* Reads the 32 bits of code at ADDR, as a little-endian word (an
+   instruction, or a few bytes of one).  A code read that fails says
+   nothing about the stack copy: it is not recorded as a failed read of
+   the walk.  */
+gboolean st_sample_memory_read_code32 (StSampleMemory *m, uint64_t addr,
+                                       uint32_t *code);
+
 #endif /* ST_SAMPLE_MEMORY_H */

@@ -71,24 +71,6 @@ addsub_imm (uint32_t insn)
   return insn & (1u << 22) ? imm << 12 : imm;
 }
 
-/* Reads the instruction at ADDR.  Code is read from the mapped files;
-   a failure there says nothing about the stack copy and is not
-   recorded as a failed read of the walk.  */
-static gboolean
-read_insn (StSampleMemory *mem, uint64_t addr, uint32_t *insn)
-{
-  gboolean failed = mem->failed_read, past = mem->failed_past_stack;
-  uint32_t at = mem->failed_at_frame;
-  uint64_t v;
-  gboolean ok = st_sample_memory_read (mem, addr, &v);
-
-  mem->failed_read = failed;
-  mem->failed_past_stack = past;
-  mem->failed_at_frame = at;
-  *insn = (uint32_t) v;
-  return ok;
-}
-
 /* Ends the function before it: a return or an unconditional branch
    (a PLT stub's last instruction), or zeros (padding).  */
 static gboolean
@@ -127,7 +109,8 @@ prologue_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
     {
       uint64_t a = frame->pc - 4 * (uint64_t) i;
       if ((frame->has_cfi != NULL && frame->has_cfi (frame->user, a))
-          || !read_insn (mem, a, &insn) || ends_function (insn))
+          || !st_sample_memory_read_code32 (mem, a, &insn)
+          || ends_function (insn))
         break;
       if (STP_FP_LR_PRE (insn) || STP_FP_LR_OFFSET (insn))
         {
@@ -149,7 +132,8 @@ prologue_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
   else
     {
       uint32_t sub;
-      if (!read_insn (mem, at - 4, &sub) || !SUB_SP_SP_IMM (sub))
+      if (!st_sample_memory_read_code32 (mem, at - 4, &sub)
+          || !SUB_SP_SP_IMM (sub))
         return FALSE;
       above = pair_offset (insn);
       size = (int64_t) addsub_imm (sub);
@@ -161,7 +145,7 @@ prologue_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
   int64_t below = 0;
   for (uint64_t a = at + 4; a < frame->pc; a += 4)
     {
-      if (!read_insn (mem, a, &insn))
+      if (!st_sample_memory_read_code32 (mem, a, &insn))
         return FALSE;
       if (SUB_SP_SP_IMM (insn))
         below += (int64_t) addsub_imm (insn);

@@ -37,23 +37,6 @@ enum
   I386_N_REGS = 9,
 };
 
-/* The code bytes at ADDR, as a little-endian word; a failed code read is
-   not a failed read of the walk (sample-memory.h).  */
-static gboolean
-read_code (StSampleMemory *mem, uint64_t addr, uint32_t *code)
-{
-  gboolean failed = mem->failed_read, past = mem->failed_past_stack;
-  uint32_t at = mem->failed_at_frame;
-  uint64_t v;
-  gboolean ok = st_sample_memory_read (mem, addr, &v);
-
-  mem->failed_read = failed;
-  mem->failed_past_stack = past;
-  mem->failed_at_frame = at;
-  *code = (uint32_t) v;
-  return ok;
-}
-
 /* The return address at ESP + OFFSET, the caller's esp above it.  */
 static gboolean
 from_stack_top (const StFrameRegs *cur, StSampleMemory *mem, unsigned offset,
@@ -91,7 +74,7 @@ offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset)
   for (int n = 0; n < 16; n++)
     {
       uint32_t c;
-      if (!read_code (mem, pc, &c))
+      if (!st_sample_memory_read_code32 (mem, pc, &c))
         return FALSE;
       uint8_t op = c & 0xff, modrm = (c >> 8) & 0xff;
       if (op == 0xc3)                               /* ret */
@@ -114,7 +97,7 @@ offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset)
       else if (op == 0x81 && (modrm == 0xc4 || modrm == 0xec))
         {                                           /* add/sub $imm32, %esp */
           uint32_t imm;
-          if (!read_code (mem, pc + 2, &imm))
+          if (!st_sample_memory_read_code32 (mem, pc + 2, &imm))
             return FALSE;
           off += modrm == 0xc4 ? (int32_t) imm : -(int64_t) (int32_t) imm;
           pc += 6;
@@ -136,7 +119,7 @@ code_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
   uint32_t code, before;
 
   if (frame->leaf && (cur->set & (1u << I386_ESP))
-      && read_code (mem, frame->pc, &code))
+      && st_sample_memory_read_code32 (mem, frame->pc, &code))
     {
       if ((code & 0xff) == 0x55 /* push %ebp */
           || (code & 0xff) == 0xc3 /* ret */
@@ -144,7 +127,7 @@ code_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
           || (code & 0xffffc7ffu) == 0xc324048bu)
         return from_stack_top (cur, mem, 0, FALSE, next, pc);
       if (((code & 0xffff) == 0xe589 || (code & 0xffff) == 0xec8b)
-          && read_code (mem, frame->pc - 1, &before)
+          && st_sample_memory_read_code32 (mem, frame->pc - 1, &before)
           && (before & 0xff) == 0x55)
         return from_stack_top (cur, mem, 4, TRUE, next, pc);
       uint32_t offset;
