@@ -92,6 +92,9 @@ run (StEngine engine, StPrimingMode priming, size_t cap, Case *c)
     .stitch = TRUE,
     .counters = TRUE,
     .symfs = c->symfs,
+    /* The recording kernel's [vdso] is in the fixture's build-id cache;
+       every case finds it there, whatever kernel runs the test.  */
+    .buildid_dir = ST_FIXTURE_DIR,
     .finder = find_fixture,
     .finder_data = c,
     .priming = priming,
