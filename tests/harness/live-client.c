@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "held-workload.h"
+
 #define PERIOD_NS 1000000
 #define REGS_X86_64 0xff01ffULL   /* AX BX CX DX SI DI BP SP IP R8-R15 */
 #define CONTEXT_USER ((uint64_t) -512)
@@ -427,20 +429,10 @@ main (int argc, char **argv)
   char **workload_argv = argv + i + 1;
 
   /* The workload, waiting for the go before it execs.  */
-  int go[2];
-  if (pipe2 (go, O_CLOEXEC) != 0)
+  int go;
+  pid_t workload = held_workload_fork (workload_argv, &go);
+  if (workload < 0)
     return 1;
-  pid_t workload = fork ();
-  if (workload == 0)
-    {
-      char c;
-      close (go[1]);
-      if (read (go[0], &c, 1) != 1)
-        _exit (126);
-      execv (workload_argv[0], workload_argv);
-      _exit (127);
-    }
-  close (go[0]);
 
   int n_cpus = get_nprocs ();
   g_autofree int *perf_fds = g_new (int, n_cpus);
@@ -507,9 +499,8 @@ main (int argc, char **argv)
 
   for (int cpu = 0; cpu < n_cpus; cpu++)
     ioctl (perf_fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
-  if (write (go[1], "g", 1) != 1)
+  if (!held_workload_go (go))
     return 1;
-  close (go[1]);
 
   int wstatus;
   struct rusage ru;

@@ -34,6 +34,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "held-workload.h"
+
 /* Where stacktrace finds its pipes.  */
 #define CHILD_IN_FD 7
 #define CHILD_OUT_FD 8
@@ -151,31 +153,6 @@ pidfd_of (pid_t pid)
   return (int) syscall (SYS_pidfd_open, pid, 0);
 }
 
-/* Forks PROG stopped before its exec (it waits for a byte on GO).  */
-static pid_t
-fork_workload (char **argv, int *go)
-{
-  int p[2];
-
-  if (pipe2 (p, O_CLOEXEC) != 0)
-    die ("pipe");
-  pid_t pid = fork ();
-  if (pid < 0)
-    die ("fork");
-  if (pid == 0)
-    {
-      char c;
-      close (p[1]);
-      if (read (p[0], &c, 1) != 1)
-        _exit (127);
-      execvp (argv[0], argv);
-      _exit (127);
-    }
-  close (p[0]);
-  *go = p[1];
-  return pid;
-}
-
 /* Starts stacktrace with its input and output on pipes.  */
 static pid_t
 spawn_stacktrace (const char *path, char **args, int n_args, int *in_fd,
@@ -261,7 +238,9 @@ main (int argc, char **argv)
   signal (SIGPIPE, SIG_IGN);
 
   int go;
-  pid_t workload = fork_workload (prog, &go);
+  pid_t workload = held_workload_fork (prog, &go);
+  if (workload < 0)
+    die ("fork");
 
   struct perf_event_attr attr;
   memset (&attr, 0, sizeof attr);
@@ -323,9 +302,8 @@ main (int argc, char **argv)
   int pidfd = pidfd_of (workload);
   if (pidfd < 0)
     die ("pidfd_open");
-  if (write (go, "g", 1) != 1)
+  if (!held_workload_go (go))
     die ("starting the workload");
-  close (go);
 
   /* Record until the workload is gone, copying stacktrace's output as
      it comes (a full output pipe would stall it, and then us).  */
