@@ -22,7 +22,7 @@
 #define PERF_EXEC_COMM "perf-exec"
 
 /* Sysprof shows LOG severities as GLogLevelFlags.  */
-#define LOST_SEVERITY G_LOG_LEVEL_WARNING
+#define LOST_SEVERITY G_LOG_LEVEL_CRITICAL
 
 /* Our counters' ids: far above the small sequential ids Sysprof's writer
    hands out (from 1), so a capture that has counters of its own keeps
@@ -258,8 +258,8 @@ convert (CaptureOutput *o, const StEvent *ev)
 
     case ST_EVENT_LOST:
       {
-        char *msg = g_strdup_printf ("%" G_GUINT64_FORMAT
-                                     ST_CAPTURE_LOST_MESSAGE,
+        char *msg = g_strdup_printf (ST_CAPTURE_LOST_PREFIX "%"
+                                     G_GUINT64_FORMAT ST_CAPTURE_LOST_SUFFIX,
                                      ev->lost.count);
         st_capture_writer_log (w, ev->cpu, ev->pid, ev->time, LOST_SEVERITY,
                                ST_CAPTURE_LOST_DOMAIN, msg);

@@ -209,9 +209,15 @@ static_assert (sizeof (StCaptureUserRegs) == 8, "user regs");
 #define ST_CAPTURE_REGS_X86_64_N    17
 #define ST_CAPTURE_REGS_IP_INDEX    8            /* IP in both sets */
 
-/* The LOG frame stacktrace writes for records the recorder lost (perf's
-   LOST): domain, and the message after the count.  */
-#define ST_CAPTURE_LOST_DOMAIN  "stacktrace"
-#define ST_CAPTURE_LOST_MESSAGE " events lost by the recorder"
+/* The LOG frame written for records the recorder lost (perf's LOST):
+   Sysprof's own words, "Lost N samples" in domain "Sampler" at critical
+   severity, as its live unwinder and perf source write them, so that
+   Sysprof's log view and scripts that count them see one form.  */
+#define ST_CAPTURE_LOST_DOMAIN  "Sampler"
+#define ST_CAPTURE_LOST_PREFIX  "Lost "
+#define ST_CAPTURE_LOST_SUFFIX  " samples"
+/* What stacktrace wrote before (domain "stacktrace"): still read.  */
+#define ST_CAPTURE_LOST_OLD_DOMAIN  "stacktrace"
+#define ST_CAPTURE_LOST_OLD_SUFFIX  " events lost by the recorder"
 
 #endif /* ST_CAPTURE_TYPES_H */

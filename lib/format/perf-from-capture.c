@@ -193,28 +193,42 @@ remember_build_id (StPerfFromCapture *o, const StEvent *ev)
                                 ev->map.filename);
 }
 
-/* The "N events lost by the recorder" LOG frame that stands for perf's
-   LOST; FALSE for other LOG frames.  */
+/* The LOG frame that stands for perf's LOST: "Lost N samples" in domain
+   "Sampler" (Sysprof's and ours), or "N events lost by the recorder" in
+   domain "stacktrace" (what stacktrace wrote before); FALSE for other
+   LOG frames.  */
 static gboolean
 lost_count (const StEvent *ev, uint64_t *count)
 {
   const StCaptureLog *l = (const StCaptureLog *) ev->raw;
   char domain[sizeof l->domain + 1];
-  char *msg, *end;
-  gboolean ok;
+  g_autofree char *msg = NULL;
+  const char *digits, *suffix;
+  char *end;
 
   if (ev->raw_len <= sizeof *l)
     return FALSE;
   memcpy (domain, l->domain, sizeof l->domain);
   domain[sizeof l->domain] = '\0';
-  if (strcmp (domain, ST_CAPTURE_LOST_DOMAIN) != 0)
-    return FALSE;
   msg = g_strndup ((const char *) ev->raw + sizeof *l,
                    ev->raw_len - sizeof *l);
-  *count = g_ascii_strtoull (msg, &end, 10);
-  ok = end != msg && strcmp (end, ST_CAPTURE_LOST_MESSAGE) == 0;
-  g_free (msg);
-  return ok;
+  if (strcmp (domain, ST_CAPTURE_LOST_DOMAIN) == 0
+      && g_str_has_prefix (msg, ST_CAPTURE_LOST_PREFIX))
+    {
+      digits = msg + strlen (ST_CAPTURE_LOST_PREFIX);
+      suffix = ST_CAPTURE_LOST_SUFFIX;
+    }
+  else if (strcmp (domain, ST_CAPTURE_LOST_OLD_DOMAIN) == 0)
+    {
+      digits = msg;
+      suffix = ST_CAPTURE_LOST_OLD_SUFFIX;
+    }
+  else
+    return FALSE;
+  if (!g_ascii_isdigit (*digits))
+    return FALSE;
+  *count = g_ascii_strtoull (digits, &end, 10);
+  return strcmp (end, suffix) == 0;
 }
 
 static gboolean

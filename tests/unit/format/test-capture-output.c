@@ -378,8 +378,7 @@ test_convert_perf (void)
 
   capture_next_ok (r, &ev);
   g_assert_cmpint (ev.kind, ==, ST_EVENT_OTHER);
-  capture_check_log (&ev, G_LOG_LEVEL_WARNING, "stacktrace",
-                     "5 events lost by the recorder");
+  capture_check_log (&ev, G_LOG_LEVEL_CRITICAL, "Sampler", "Lost 5 samples");
   g_assert_cmpint (ev.time, ==, 8000);
 
   {

@@ -70,8 +70,16 @@ make_capture (void)
   capture_put_mark (b, 0, CPID, 1450, 0, "", "", "");
   capture_put_fork (b, 0, CPID, 1500, CPID + 5);
   capture_put_exit (b, 0, CPID + 5, 1600);
-  capture_put_log (b, 0, CPID, 1700, G_LOG_LEVEL_WARNING,
-                   ST_CAPTURE_LOST_DOMAIN, "3" ST_CAPTURE_LOST_MESSAGE);
+  /* Sysprof's words for lost records, stacktrace's earlier ones, and
+     near misses that are other LOG frames.  */
+  capture_put_log (b, 0, CPID, 1700, G_LOG_LEVEL_CRITICAL, "Sampler",
+                   "Lost 3 samples");
+  capture_put_log (b, 0, CPID, 1710, G_LOG_LEVEL_WARNING, "stacktrace",
+                   "4 events lost by the recorder");
+  capture_put_log (b, 0, CPID, 1720, G_LOG_LEVEL_CRITICAL, "Sampler",
+                   "Lost many samples");
+  capture_put_log (b, 0, CPID, 1730, G_LOG_LEVEL_CRITICAL, "app",
+                   "Lost 5 samples");
   capture_put_log (b, 0, CPID, 1800, G_LOG_LEVEL_MESSAGE, "app", "hello");
   return g_byte_array_free_to_bytes (b);
 }
@@ -175,6 +183,9 @@ check_from_capture (const Result *res, gboolean raw_stacks)
   e = ev_at (res, i++);
   g_assert_cmpint (e->kind, ==, ST_EVENT_LOST);
   g_assert_cmpuint (e->lost, ==, 3);
+  e = ev_at (res, i++);
+  g_assert_cmpint (e->kind, ==, ST_EVENT_LOST);
+  g_assert_cmpuint (e->lost, ==, 4);
   g_assert_cmpuint (i, ==, res->evs->len);
 
   if (!res->pipe_mode)
@@ -210,9 +221,9 @@ test_from_capture (void)
         Result *res = read_bytes (out, !out_file);
 
         check_from_capture (res, !unwind);
-        g_assert_nonnull (strstr (stats, "3 event(s) have no counterpart in "
+        g_assert_nonnull (strstr (stats, "5 event(s) have no counterpart in "
                                          "the output format and were not "
-                                         "written: LOG=1, MARK=1, "
+                                         "written: LOG=3, MARK=1, "
                                          "TIMESTAMP=1\n"));
         g_free (stats);
         result_free (res);
