@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "live-unwinder.h"
+#include "live/capture-pacer.h"
 #include "live/proc-scan.h"
 #include "live/ring-source.h"
 
@@ -25,6 +26,7 @@ struct StLiveUnwinder
   int kallsyms_fd;
   GArray *perf_fds;            /* StRingFd */
   StRingSource *source;
+  StCapturePacer *pacer;       /* between the writer and --capture-fd */
   GByteArray *mounts;          /* FILE_CHUNK frames */
   StProcScanCounts scan;
   double scan_ms;
@@ -186,14 +188,19 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
   now = monotonic_ns ();
   lu->mounts = g_byte_array_new ();
   st_proc_scan ("/proc", st_ring_source_writer (lu->source),
-                st_ring_source_id (lu->source), now, lu->mounts, &lu->scan);
+                st_ring_source_id (lu->source), now, lu->mounts,
+                st_ring_source_known_pids (lu->source), &lu->scan);
   lu->scan_ms = (double) (monotonic_ns () - now) / 1e6;
   stream_fd = st_ring_source_start (lu->source, stopping, error);
   if (stream_fd < 0)
     return FALSE;
   opts->input_fd = stream_fd;
   opts->format = ST_FORMAT_PERF;
-  opts->output_fd = lu->capture_fd;
+  /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  */
+  lu->pacer = st_capture_pacer_new (lu->capture_fd, 0, error);
+  if (lu->pacer == NULL)
+    return FALSE;
+  opts->output_fd = st_capture_pacer_input_fd (lu->pacer);
   opts->output_format = ST_FORMAT_SYSPROF;
   opts->mode = ST_MODE_UNWIND;
   opts->no_counters = FALSE;
@@ -211,8 +218,14 @@ void
 st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
 {
   StRingSourceCounts c;
+  StCapturePacerCounts pc = { 0 };
   const char *problem;
 
+  if (lu->pacer != NULL)
+    {
+      st_capture_pacer_finish (lu->pacer);
+      st_capture_pacer_counts (lu->pacer, &pc);
+    }
   if (lu->source == NULL)
     return;
   st_ring_source_stop (lu->source);
@@ -235,6 +248,21 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
            lu->scan.mount_files, lu->scan_ms, c.records, c.samples,
            c.passes, (double) c.queue_peak / (1 << 20), c.lost_records,
            c.lost_events);
+  if (c.late_scans > 0)
+    fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
+             "started before the events were enabled read from /proc at "
+             "their first sample (%" G_GUINT64_FORMAT " mappings; %"
+             G_GUINT64_FORMAT " in a pid another process had at the "
+             "start)\n", c.late_scans, c.late_maps, c.late_replaced);
+  if (lu->pacer != NULL)
+    fprintf (out, "stacktrace: capture (%s): %" G_GUINT64_FORMAT " frames "
+             "in %" G_GUINT64_FORMAT " writes (%" G_GUINT64_FORMAT " of "
+             "several frames); the reader was behind %" G_GUINT64_FORMAT
+             " time(s), held at most %" G_GUINT64_FORMAT " frame(s) and "
+             "about %" G_GUINT64_FORMAT " at the end\n",
+             st_capture_pacer_mode_name (pc.mode), pc.frames, pc.writes,
+             pc.bulk_writes, pc.waits_given_up, pc.backlog_max,
+             pc.backlog_end);
 }
 
 void
@@ -242,6 +270,7 @@ st_live_unwinder_free (StLiveUnwinder *lu)
 {
   if (lu == NULL)
     return;
+  st_capture_pacer_free (lu->pacer);
   st_ring_source_free (lu->source);
   if (lu->mounts != NULL)
     g_byte_array_free (lu->mounts, TRUE);

@@ -39,17 +39,30 @@ put_name (GByteArray *b, const char *name)
   g_byte_array_append (b, zeros, (guint) ((8 - len % 8) % 8));
 }
 
+/* Where the records go.  */
+typedef struct
+{
+  StProcScanRecordFunc func;
+  void *data;
+} Sink;
+
 static void
-finish_record (StPerfWriter *perf, GByteArray *b)
+finish_record (const Sink *out, GByteArray *b)
 {
   StPerfEventHeader *h = (StPerfEventHeader *) b->data;
 
   h->size = (uint16_t) b->len;
-  st_perf_writer_record (perf, b->data, b->len);
+  out->func (b->data, b->len, out->data);
 }
 
 static void
-synth_comm (StPerfWriter *perf, GByteArray *b, uint32_t pid,
+to_perf_writer (const uint8_t *record, size_t len, void *data)
+{
+  st_perf_writer_record (data, record, len);
+}
+
+static void
+synth_comm (const Sink *out, GByteArray *b, uint32_t pid,
             const char *comm, int64_t now, uint64_t id)
 {
   StPerfComm c = { .header = { ST_PERF_RECORD_COMM, ST_PERF_MISC_USER, 0 },
@@ -59,13 +72,13 @@ synth_comm (StPerfWriter *perf, GByteArray *b, uint32_t pid,
   g_byte_array_append (b, (const guint8 *) &c, sizeof c);
   put_name (b, comm);
   put_trailer (b, pid, now, id);
-  finish_record (perf, b);
+  finish_record (out, b);
 }
 
 /* One line of /proc/PID/maps as MMAP2; FALSE when it is not worth one
    (an anonymous mapping that is not executable).  */
 static gboolean
-synth_mmap2 (StPerfWriter *perf, GByteArray *b, uint32_t pid,
+synth_mmap2 (const Sink *out, GByteArray *b, uint32_t pid,
              const char *line, int64_t now, uint64_t id)
 {
   unsigned long long start, end, pgoff, inode;
@@ -100,7 +113,7 @@ synth_mmap2 (StPerfWriter *perf, GByteArray *b, uint32_t pid,
   g_byte_array_append (b, (const guint8 *) &m, sizeof m);
   put_name (b, name[0] != '\0' ? name : "//anon");
   put_trailer (b, pid, now, id);
-  finish_record (perf, b);
+  finish_record (out, b);
   return TRUE;
 }
 
@@ -161,45 +174,54 @@ process_name (const char *proc_root, uint32_t pid, const char *comm)
   return g_strndup (args, len);
 }
 
-/* The COMM, MMAP2 records and mountinfo of process PID.  */
-static void
-scan_process (const char *proc_root, uint32_t pid, StPerfWriter *perf,
+/* The COMM and MMAP2 records of process PID, and its mountinfo when
+   CHUNKS is given; FALSE when it is gone.  */
+static gboolean
+scan_process (const char *proc_root, uint32_t pid, const Sink *out,
               GByteArray *b, uint64_t id, int64_t now, GByteArray *chunks,
               StProcScanCounts *counts)
 {
   g_autofree char *comm_path = g_strdup_printf ("%s/%u/comm", proc_root, pid);
   g_autofree char *maps_path = g_strdup_printf ("%s/%u/maps", proc_root, pid);
-  g_autofree char *mi_path = g_strdup_printf ("%s/%u/mountinfo", proc_root,
-                                              pid);
-  g_autofree char *mi_name = g_strdup_printf ("/proc/%u/mountinfo", pid);
   g_autofree char *comm = NULL;
   g_autofree char *maps = NULL;
 
   if (!g_file_get_contents (comm_path, &comm, NULL, NULL))
-    return;   /* gone */
+    return FALSE;
   g_strchomp (comm);
   g_autofree char *name = process_name (proc_root, pid, comm);
-  synth_comm (perf, b, pid, name, now, id);
+  synth_comm (out, b, pid, name, now, id);
   counts->processes++;
   if (g_file_get_contents (maps_path, &maps, NULL, NULL))
     {
       char *save = NULL;
       for (char *line = strtok_r (maps, "\n", &save); line != NULL;
            line = strtok_r (NULL, "\n", &save))
-        if (synth_mmap2 (perf, b, pid, line, now, id))
+        if (synth_mmap2 (out, b, pid, line, now, id))
           counts->maps++;
     }
-  if (st_proc_scan_file_chunks (chunks, mi_name, mi_path, (int32_t) pid, now))
-    counts->mount_files++;
+  if (chunks != NULL)
+    {
+      g_autofree char *mi_path = g_strdup_printf ("%s/%u/mountinfo",
+                                                  proc_root, pid);
+      g_autofree char *mi_name = g_strdup_printf ("/proc/%u/mountinfo", pid);
+
+      if (st_proc_scan_file_chunks (chunks, mi_name, mi_path, (int32_t) pid,
+                                    now))
+        counts->mount_files++;
+    }
+  return TRUE;
 }
 
 void
 st_proc_scan (const char *proc_root, StPerfWriter *perf, uint64_t id,
-              int64_t now, GByteArray *chunks, StProcScanCounts *counts)
+              int64_t now, GByteArray *chunks, GHashTable *pids,
+              StProcScanCounts *counts)
 {
   g_autofree char *mounts = g_strdup_printf ("%s/mounts", proc_root);
   g_autoptr (GByteArray) b = g_byte_array_new ();
   GDir *dir = g_dir_open (proc_root, 0, NULL);
+  const Sink out = { to_perf_writer, perf };
   const char *name;
 
   memset (counts, 0, sizeof *counts);
@@ -214,10 +236,68 @@ st_proc_scan (const char *proc_root, StPerfWriter *perf, uint64_t id,
 
       if (*end != '\0' || pid == 0 || pid > G_MAXINT32)
         continue;
-      scan_process (proc_root, (uint32_t) pid, perf, b, id, now, chunks,
-                    counts);
+      if (scan_process (proc_root, (uint32_t) pid, &out, b, id, now, chunks,
+                        counts)
+          && pids != NULL)
+        {
+          uint64_t start;
+          uint64_t *value = NULL;
+
+          if (st_proc_scan_start_time (proc_root, (uint32_t) pid, &start))
+            value = g_memdup2 (&start, sizeof start);
+          g_hash_table_insert (pids, GUINT_TO_POINTER ((guint) pid), value);
+        }
     }
   g_dir_close (dir);
+}
+
+gboolean
+st_proc_scan_start_time (const char *proc_root, uint32_t pid,
+                         uint64_t *start)
+{
+  g_autofree char *path = g_strdup_printf ("%s/%u/stat", proc_root, pid);
+  g_autofree char *text = NULL;
+  char *p, *save = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL)
+      || (p = strrchr (text, ')')) == NULL)
+    return FALSE;
+  /* After "pid (comm)": state is field 3, starttime field 22.  */
+  p = strtok_r (p + 1, " ", &save);
+  for (int field = 3; p != NULL; field++, p = strtok_r (NULL, " ", &save))
+    if (field == 22)
+      {
+        char *end;
+        *start = g_ascii_strtoull (p, &end, 10);
+        return end != p;
+      }
+  return FALSE;
+}
+
+void
+st_proc_scan_exit (uint32_t pid, StProcScanRecordFunc func, void *data,
+                   uint64_t id, int64_t time)
+{
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  const Sink out = { func, data };
+  StPerfForkExit e = { .header = { ST_PERF_RECORD_EXIT, 0, 0 },
+                       .pid = pid, .ppid = 0, .tid = pid, .ptid = 0,
+                       .time = (uint64_t) time };
+
+  g_byte_array_append (b, (const guint8 *) &e, sizeof e);
+  put_trailer (b, pid, time, id);
+  finish_record (&out, b);
+}
+
+gboolean
+st_proc_scan_one (const char *proc_root, uint32_t pid,
+                  StProcScanRecordFunc func, void *data, uint64_t id,
+                  int64_t time, StProcScanCounts *counts)
+{
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  const Sink out = { func, data };
+
+  return scan_process (proc_root, pid, &out, b, id, time, NULL, counts);
 }
 
 void

@@ -23,10 +23,36 @@ typedef struct
 
 /* Walks PROC_ROOT ("/proc").  Records go to PERF (sample_id trailer
    TID|TIME|IDENTIFIER with ID, time NOW); the FILE_CHUNK frames (time
-   NOW) are appended to CHUNKS.  Processes that vanish during the walk
-   are skipped.  */
+   NOW) are appended to CHUNKS; the pids found are added to PIDS (may be
+   NULL; key GUINT_TO_POINTER (pid), value a g_malloc'd uint64_t: the
+   process's start time, st_proc_scan_start_time, or NULL).  Processes
+   that vanish during the walk are skipped.  */
 void st_proc_scan (const char *proc_root, StPerfWriter *perf, uint64_t id,
-                   int64_t now, GByteArray *chunks, StProcScanCounts *counts);
+                   int64_t now, GByteArray *chunks, GHashTable *pids,
+                   StProcScanCounts *counts);
+
+typedef void (*StProcScanRecordFunc) (const uint8_t *record, size_t len,
+                                      void *data);
+
+/* The COMM and MMAP2 records of the one process PID (as st_proc_scan
+   makes them, time TIME; no mount table) to FUNC: for a process the
+   recording saw nothing of (it started between the walk and the events'
+   enabling).  Adds to COUNTS; FALSE when the process is gone.  */
+/* The start time of process PID (field 22 of /proc/PID/stat, clock
+   ticks since boot): with the pid, it names one process (pids are
+   reused).  FALSE when it cannot be read.  */
+gboolean st_proc_scan_start_time (const char *proc_root, uint32_t pid,
+                                  uint64_t *start);
+
+/* An EXIT record for process PID at TIME: what the walk said of a pid
+   that another process has since taken.  */
+void st_proc_scan_exit (uint32_t pid, StProcScanRecordFunc func, void *data,
+                        uint64_t id, int64_t time);
+
+gboolean st_proc_scan_one (const char *proc_root, uint32_t pid,
+                           StProcScanRecordFunc func, void *data,
+                           uint64_t id, int64_t time,
+                           StProcScanCounts *counts);
 
 /* Appends FILE_CHUNK frames for the file PATH (read from FILE) to
    CHUNKS, with frame pid PID; FALSE when it cannot be read.  */

@@ -21,6 +21,7 @@
 
 #include "format/output.h"
 #include "live/perf-ring.h"
+#include "live/proc-scan.h"
 #include "live/record-queue.h"
 #include "live/ring-source.h"
 #include "live/sysprof-layout.h"
@@ -37,8 +38,20 @@
    main thread catches up, they wait here rather than in the rings,
    where they would be lost.  Past this, the rings are left to fill.  */
 #define QUEUE_MAX (256u << 20)
+/* The known pids at most: past it the set starts again (a process
+   sampled then is read from /proc once more: duplicate mappings, no
+   harm).  */
+#define KNOWN_MAX 65536
 /* The smallest ring tried when the kernel refuses larger ones.  */
 #define MIN_PAGES 8
+
+/* A process sampled in this pass that the stream knows nothing of, or
+   that took the pid of one the walk of /proc found.  */
+typedef struct
+{
+  uint64_t first_time;
+  gboolean replaced;
+} Unknown;
 
 typedef struct
 {
@@ -73,6 +86,8 @@ struct StRingSource
   int abandon;                 /* atomic: the reader is gone */
   gboolean (*stopping) (void);
 
+  GHashTable *known;           /* pids whose mappings the stream has */
+  GHashTable *unknown;         /* pid -> Unknown: sampled in this pass */
   uint8_t *record;             /* ST_PERF_RING_RECORD_MAX */
   StRingSourceCounts counts;
   char *first_problem;
@@ -148,6 +163,8 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
   s->rings = g_new0 (Ring, n_fds);
   s->ids = g_new0 (uint64_t, MAX (n_fds, 1));
   s->record = g_malloc (ST_PERF_RING_RECORD_MAX);
+  s->known = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  s->unknown = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; i < n_fds; i++)
     {
       Ring *r = &s->rings[i];
@@ -207,6 +224,133 @@ st_ring_source_id (const StRingSource *s)
   return s->n_rings > 0 ? s->ids[0] : 0;
 }
 
+GHashTable *
+st_ring_source_known_pids (StRingSource *s)
+{
+  return s->known;
+}
+
+static void
+know (StRingSource *s, uint32_t pid)
+{
+  if (g_hash_table_size (s->known) >= KNOWN_MAX)
+    g_hash_table_remove_all (s->known);
+  g_hash_table_insert (s->known, GUINT_TO_POINTER (pid), NULL);
+  g_hash_table_remove (s->unknown, GUINT_TO_POINTER (pid));
+}
+
+/* What record R (checked against the layout) says of which processes
+   the stream knows.  */
+static void
+note_pids (StRingSource *s, const uint8_t *r)
+{
+  const StPerfEventHeader *h = (const StPerfEventHeader *) r;
+  uint32_t pid = st_perf_get_u32 (r + 8);
+
+  switch (h->type)
+    {
+    case ST_PERF_RECORD_COMM:
+    case ST_PERF_RECORD_MMAP:
+    case ST_PERF_RECORD_MMAP2:
+    case ST_PERF_RECORD_FORK:
+      know (s, pid);
+      break;
+    case ST_PERF_RECORD_EXIT:
+      if (pid == st_perf_get_u32 (r + 16))
+        g_hash_table_remove (s->known, GUINT_TO_POINTER (pid));
+      break;
+    case ST_PERF_RECORD_SAMPLE:
+      {
+        /* IDENTIFIER, IP, then TID's pid; TIME after it.  */
+        uint32_t spid = st_perf_get_u32 (r + 24);
+        uint64_t time = st_perf_get_u64 (r + 32);
+        gpointer key = GUINT_TO_POINTER (spid), walked = NULL;
+        gboolean replaced = FALSE;
+        Unknown *u;
+
+        if (spid == 0 || spid == G_MAXUINT32)
+          break;
+        if (g_hash_table_lookup_extended (s->known, key, NULL, &walked))
+          {
+            uint64_t start;
+
+            /* Known from the walk only: the same process still?  */
+            if (walked == NULL)
+              break;
+            replaced = st_proc_scan_start_time ("/proc", spid, &start)
+                       && start != *(uint64_t *) walked;
+            g_hash_table_insert (s->known, key, NULL);
+            if (!replaced)
+              break;
+          }
+        u = g_hash_table_lookup (s->unknown, key);
+        if (u == NULL)
+          {
+            u = g_new0 (Unknown, 1);
+            u->first_time = time;
+            g_hash_table_insert (s->unknown, key, u);
+          }
+        u->first_time = MIN (u->first_time, time);
+        u->replaced |= replaced;
+        break;
+      }
+    default:
+      break;
+    }
+}
+
+static void
+queue_scanned (const uint8_t *record, size_t len, void *data)
+{
+  StRingSource *s = data;
+
+  st_record_queue_push (&s->queue, record, len);
+}
+
+/* The processes sampled in this pass that the stream knew nothing of
+   (or whose pid the walk of /proc saw taken by another): their COMM and
+   mappings, timed just before their first sample (after an EXIT of the
+   one the walk saw).  */
+static void
+scan_unknown (StRingSource *s)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Unknown));
+
+  g_hash_table_iter_init (&it, s->unknown);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      uint32_t pid = GPOINTER_TO_UINT (key);
+
+      g_array_append_val (pids, pid);
+      g_array_append_val (found, *(Unknown *) value);
+    }
+  for (guint i = 0; i < pids->len; i++)
+    {
+      uint32_t pid = g_array_index (pids, uint32_t, i);
+      const Unknown *u = &g_array_index (found, Unknown, i);
+      int64_t time = (int64_t) (u->first_time > 1 ? u->first_time - 1 : 0);
+      StProcScanCounts c = { 0 };
+
+      if (u->replaced)
+        {
+          st_proc_scan_exit (pid, queue_scanned, s, st_ring_source_id (s),
+                             time);
+          s->counts.late_replaced++;
+        }
+      if (st_proc_scan_one ("/proc", pid, queue_scanned, s,
+                            st_ring_source_id (s), time, &c))
+        {
+          s->counts.late_scans++;
+          s->counts.late_maps += c.maps;
+        }
+      /* Gone or not: not asked again for every sample.  */
+      know (s, pid);
+    }
+}
+
 static void
 note_problem (StRingSource *s, const Ring *r, const char *what)
 {
@@ -235,6 +379,7 @@ take_record (StRingSource *s, Ring *r, size_t len)
       g_free (why);
       return;
     }
+  note_pids (s, s->record);
   if (h->type == ST_PERF_RECORD_SAMPLE)
     s->counts.samples++;
   else if (h->type == ST_PERF_RECORD_LOST)
@@ -331,7 +476,11 @@ run (void *data)
   while (!failed)
     {
       if ((last || s->queue.bytes < QUEUE_MAX) && pass (s) > 0)
-        queue_round (s);
+        {
+          if (g_hash_table_size (s->unknown) > 0)
+            scan_unknown (s);
+          queue_round (s);
+        }
       failed = !st_record_queue_send (&s->queue, s->write_fd);
       if (failed || g_atomic_int_get (&s->abandon) || last)
         break;
@@ -429,6 +578,10 @@ st_ring_source_free (StRingSource *s)
   g_free (s->rings);
   g_free (s->ids);
   g_free (s->record);
+  if (s->known != NULL)
+    g_hash_table_destroy (s->known);
+  if (s->unknown != NULL)
+    g_hash_table_destroy (s->unknown);
   g_free (s->first_problem);
   g_free (s);
 }

@@ -59,6 +59,9 @@ typedef struct
   uint64_t dropped_bytes;
   uint32_t ring_pages;         /* data pages per ring */
   uint64_t queue_peak;         /* bytes read and waiting for the pipe */
+  uint64_t late_scans;         /* processes found through a sample */
+  uint64_t late_maps;          /* ... and their mappings */
+  uint64_t late_replaced;      /* ... of them in a pid the walk saw used */
 } StRingSourceCounts;
 
 /* Takes no ownership of the fds.  STACK_SIZE is --stack-size.  */
@@ -71,6 +74,17 @@ void st_ring_source_free (StRingSource *s);
    after the attribute) and the sample id to put in their trailers.  */
 StPerfWriter *st_ring_source_writer (StRingSource *s);
 uint64_t st_ring_source_id (const StRingSource *s);
+/* Before _start: the pids whose mappings the stream has, for the walk
+   of /proc to fill (st_proc_scan's PIDS: pid -> start time).  From
+   _start on, the thread keeps it (COMM, MMAP, MMAP2 and FORK add a pid,
+   a process's EXIT removes it).  Between the walk and the enabling of
+   the events the kernel reports nothing, so a sample of a pid not in
+   it (a process started in between), or of a pid of the walk whose
+   start time has changed (the process ended in between and another took
+   its pid), makes the thread read that process's /proc/PID once
+   (proc-scan.h: st_proc_scan_one) and put its COMM and mappings (after
+   an EXIT of the old one) before the sample.  */
+GHashTable *st_ring_source_known_pids (StRingSource *s);
 
 /* Starts the thread.  Returns the fd the stream is read from (owned by
    the source), or -1 with ERROR set.  STOPPING (may be NULL) is asked

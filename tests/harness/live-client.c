@@ -18,7 +18,10 @@
    st_lib_leaf, st_lib_inner, st_lib_outer, st_call_lib, main, ...,
    _start.  With --hang-up the client closes the capture pipe after its
    first read, and only the unwinder's exit (0, not by a signal) is
-   checked.  Prints the figures.  Exit status 0, 1 (a failure, said on
+   checked.  With --sysprof48-reader it reads the capture as Sysprof
+   48.0's client does (its muxer source: each time the pipe is readable,
+   read what it holds into a 64 KiB buffer and pass on one frame; at the
+   stop, close the pipe and drop what the buffer holds).  Prints the figures.  Exit status 0, 1 (a failure, said on
    stderr), 77 (perf events not allowed here).  */
 #include "config.h"
 
@@ -27,6 +30,7 @@
 #include <gelf.h>
 #include <glib.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,7 +51,8 @@
 #define PERIOD_NS 1000000
 #define REGS_X86_64 0xff01ffULL   /* AX BX CX DX SI DI BP SP IP R8-R15 */
 #define CONTEXT_USER ((uint64_t) -512)
-#define LOST_SUFFIX " events lost by the recorder"
+#define LOST_PREFIX "Lost "
+#define LOST_SUFFIX " samples"
 
 static const char *const work_path[] = {
   "st_lib_leaf", "st_lib_inner", "st_lib_outer", "st_call_lib", "main",
@@ -99,7 +104,81 @@ typedef struct
   int out;
   uint64_t bytes;
   gboolean hang_up;            /* close the pipe after the first read */
+  gboolean muxer;              /* read as Sysprof 48's client does */
+  int stop[2];                 /* muxer: the stop, from the main thread */
+  uint64_t frames_passed;
+  uint64_t frames_dropped;     /* whole frames in the buffer at the stop */
 } Copier;
+
+#define MUXER_BUFFER 65536
+
+/* Sysprof 48.0's muxer source, from its facts: one frame handed on per
+   wake-up; at the stop the pipe is closed and the buffer dropped.  */
+static void
+muxer_capture (Copier *c)
+{
+  static uint8_t buf[MUXER_BUFFER];
+  size_t begin = 0, end = 0, to_skip = 256;
+
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { c->in, POLLIN, 0 }, { c->stop[0], POLLIN, 0 } };
+      ssize_t n;
+
+      if (poll (pfd, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      if (pfd[1].revents)
+        break;
+      n = read (c->in, buf + end, MUXER_BUFFER - end);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      /* The file header goes to the file as it is (Sysprof writes its
+         own); the muxer skips it.  */
+      if (c->bytes < 256
+          && write (c->out, buf + end, MIN ((size_t) n, 256 - c->bytes))
+             < 0)
+        break;
+      c->bytes += (uint64_t) n;
+      end += (size_t) n;
+      if (to_skip > 0)
+        {
+          size_t k = MIN (to_skip, end - begin);
+          begin += k;
+          to_skip -= k;
+        }
+      if (end - begin >= 24)
+        {
+          uint16_t len;
+          memcpy (&len, buf + begin, sizeof len);
+          if (len <= end - begin)
+            {
+              if (write (c->out, buf + begin, len) != (ssize_t) len)
+                break;
+              begin += len;
+              c->frames_passed++;
+            }
+        }
+      memmove (buf, buf + begin, end - begin);
+      end -= begin;
+      begin = 0;
+    }
+  /* What the buffer still holds is lost, as in Sysprof.  */
+  while (end - begin >= 24)
+    {
+      uint16_t len;
+      memcpy (&len, buf + begin, sizeof len);
+      if (len < 24 || len > end - begin)
+        break;
+      begin += len;
+      c->frames_dropped++;
+    }
+}
 
 static void *
 copy_capture (void *data)
@@ -108,6 +187,12 @@ copy_capture (void *data)
   char buf[65536];
   ssize_t n;
 
+  if (c->muxer)
+    {
+      muxer_capture (c);
+      close (c->in);
+      return NULL;
+    }
   while ((n = read (c->in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
     if (n > 0)
       {
@@ -342,8 +427,12 @@ read_capture (const char *path, pid_t workload, Check *c)
             char *end;
             if (l == NULL)
               goto bad;
-            uint64_t n = g_ascii_strtoull (l->message, &end, 10);
-            if (strcmp (end, LOST_SUFFIX) == 0)
+            if (!g_str_has_prefix (l->message, LOST_PREFIX))
+              break;
+            uint64_t n = g_ascii_strtoull (l->message + strlen (LOST_PREFIX),
+                                           &end, 10);
+            if (strcmp (l->domain, "Sampler") == 0
+                && strcmp (end, LOST_SUFFIX) == 0)
               c->lost_events += n;
             break;
           }
@@ -392,7 +481,7 @@ bad:
 int
 main (int argc, char **argv)
 {
-  gboolean system_wide = FALSE, hang_up = FALSE;
+  gboolean system_wide = FALSE, hang_up = FALSE, muxer = FALSE;
   const char *argv0 = NULL, *stacktrace = NULL, *capture = NULL;
   int stack_size = 16384;
   g_autoptr (GPtrArray) st_args = g_ptr_array_new ();
@@ -404,6 +493,8 @@ main (int argc, char **argv)
         system_wide = TRUE;
       else if (strcmp (argv[i], "--hang-up") == 0)
         hang_up = TRUE;
+      else if (strcmp (argv[i], "--sysprof48-reader") == 0)
+        muxer = TRUE;
       else if (strcmp (argv[i], "--argv0") == 0 && i + 1 < argc)
         argv0 = argv[++i];
       else if (strcmp (argv[i], "--stack-size") == 0 && i + 1 < argc)
@@ -423,7 +514,8 @@ main (int argc, char **argv)
   if (i + 1 >= argc || stacktrace == NULL || capture == NULL)
     {
       fprintf (stderr, "usage: live-client [--system-wide] [--argv0 NAME] "
-               "--stacktrace PATH --capture FILE -- PROG [ARGS]\n");
+               "[--hang-up | --sysprof48-reader] --stacktrace PATH "
+               "--capture FILE -- PROG [ARGS]\n");
       return 1;
     }
   char **workload_argv = argv + i + 1;
@@ -493,7 +585,9 @@ main (int argc, char **argv)
   int out = open (capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0)
     return 1;
-  Copier copier = { cap[0], out, 0, hang_up };
+  Copier copier = { cap[0], out, 0, hang_up, muxer, { -1, -1 }, 0, 0 };
+  if (muxer && pipe2 (copier.stop, O_CLOEXEC) != 0)
+    return 1;
   pthread_t copier_thread;
   pthread_create (&copier_thread, NULL, copy_capture, &copier);
 
@@ -519,6 +613,9 @@ main (int argc, char **argv)
   int64_t stop = now_ns ();
   if (write (event_fd, &one, sizeof one) != sizeof one)
     return 1;
+  /* Sysprof 48 destroys its muxer right after: the pipe closed.  */
+  if (muxer && write (copier.stop[1], "", 1) != 1)
+    return 1;
   for (int cpu = 0; cpu < n_cpus; cpu++)
     ioctl (perf_fds[cpu], PERF_EVENT_IOC_DISABLE, 0);
   struct rusage st_ru;
@@ -537,6 +634,10 @@ main (int argc, char **argv)
               (double) (exited - stop) / 1e6);
       return WIFEXITED (wstatus) && WEXITSTATUS (wstatus) == 0 ? 0 : 1;
     }
+  if (muxer)
+    printf ("live-client: read as Sysprof 48: %" PRIu64 " frames handed on, "
+            "%" PRIu64 " dropped at the stop\n", copier.frames_passed,
+            copier.frames_dropped);
   Check c = { 0 };
   gboolean ok = read_capture (capture, workload, &c);
   double st_cpu_ms = (double) st_ru.ru_utime.tv_sec * 1e3 + st_ru.ru_utime.tv_usec / 1e3

@@ -10,6 +10,8 @@
 #     kernel's LOST records count is in a LOG frame, exit 0.
 #  2. Called stacktrace, system-wide: the same.
 #  3. The client closes the capture early: exit 0, not by SIGPIPE.
+#  5. The client reads as Sysprof 48's does (one frame per wake-up, what
+#     it holds dropped at the stop): the same checks of what arrives.
 #  4. Usage errors: exit 2 (1 for an fd that is no perf event), a
 #     message naming the option.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -52,6 +54,14 @@ fi
 cat "$tmp/hang.out"
 grep -q "the capture's reader went away" "$tmp/hang.err" \
   || { cat "$tmp/hang.err"; fail "hang-up: no word of the reader going away"; }
+
+# 5.
+"$client" --sysprof48-reader --stacktrace "$STACKTRACE" \
+  --capture "$tmp/muxer.syscap" -- "$prog" "$ms" \
+  >"$tmp/muxer.out" 2>"$tmp/muxer.err" \
+  || { cat "$tmp/muxer.out"; tail -n 20 "$tmp/muxer.err"; fail "sysprof48-reader: the run failed"; }
+cat "$tmp/muxer.out"
+grep -E "^stacktrace: capture" "$tmp/muxer.err"
 
 # 4.
 ln -s "$STACKTRACE" "$tmp/sysprof-live-unwinder"

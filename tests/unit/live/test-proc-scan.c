@@ -2,7 +2,9 @@
    fake /proc in a temporary directory (two processes, one a kernel
    thread without maps or command line, and an entry that is not a
    process).  The records are read back with the perf reader, the
-   FILE_CHUNK frames by their layout.  */
+   FILE_CHUNK frames by their layout.  Then what the ring reader uses
+   for processes the walk missed: one process's records, its start time,
+   an EXIT.  */
 #include "config.h"
 
 #include <glib.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "format/capture-types.h"
+#include "format/perf-types.h"
 #include "format/output.h"
 #include "format/reader.h"
 #include "live/proc-scan.h"
@@ -66,7 +69,7 @@ test_scan (void)
 
   st_sysprof_layout_attr (&attr, 8192);
   st_perf_writer_attr (w, (const uint8_t *) &attr, sizeof attr, &id, 1);
-  st_proc_scan (root, w, id, 5000, chunks, &counts);
+  st_proc_scan (root, w, id, 5000, chunks, NULL, &counts);
   g_assert_cmpuint (counts.processes, ==, 2);
   g_assert_cmpuint (counts.maps, ==, 4);
   g_assert_cmpuint (counts.mount_files, ==, 3);   /* mounts, 42, 7 */
@@ -175,10 +178,108 @@ test_scan (void)
   g_assert_cmpint (system (rm), ==, 0);
 }
 
+static void
+collect (const uint8_t *record, size_t len, void *data)
+{
+  g_ptr_array_add (data, g_bytes_new (record, len));
+}
+
+/* What the ring reader uses for processes the walk missed or saw with
+   a pid now taken by another: the start time that tells two processes
+   of one pid apart (the command name may hold ") " and spaces), the
+   records of one process, and an EXIT.  */
+static void
+test_one_process (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("st-proc-XXXXXX", NULL);
+  static const char stat42[] =
+    "42 (a) b c) S 1 42 42 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 "
+    "123456 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1\n";
+  static const char maps[] =
+    "55d0c0001000-55d0c0003000 r-xp 00001000 08:01 1234 /usr/bin/prog\n"
+    "55d0c0100000-55d0c0200000 rw-p 00000000 00:00 0 [heap]\n";
+  g_autoptr (GHashTable) pids = g_hash_table_new_full (NULL, NULL, NULL,
+                                                       g_free);
+  g_autoptr (GPtrArray) recs = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) g_bytes_unref);
+  StProcScanCounts counts = { 0 };
+  uint64_t start = 0;
+  gpointer value = NULL;
+  const uint8_t *r;
+  gsize len;
+
+  put_file (root, "mounts", "", 0);
+  put_file (root, "42/comm", "a) b c\n", -1);
+  put_file (root, "42/stat", stat42, -1);
+  put_file (root, "42/maps", maps, -1);
+  put_file (root, "7/comm", "kthreadd\n", -1);
+  put_file (root, "7/stat", "7 (kthreadd) S 0\n", -1);
+
+  g_assert_true (st_proc_scan_start_time (root, 42, &start));
+  g_assert_cmpuint (start, ==, 123456);
+  g_assert_false (st_proc_scan_start_time (root, 7, &start));
+  g_assert_false (st_proc_scan_start_time (root, 8, &start));
+
+  /* The walk notes each process's start time (none for 7: too short).  */
+  {
+    g_autoptr (GByteArray) chunks = g_byte_array_new ();
+    int fd = g_open ("/dev/null", O_WRONLY, 0);
+    StOutput *out = st_output_new (fd);
+    StPerfWriter *w = st_perf_writer_new (out, FALSE);
+
+    st_proc_scan (root, w, 1, 5000, chunks, pids, &counts);
+    g_assert_true (g_hash_table_lookup_extended (pids, GUINT_TO_POINTER (42),
+                                                 NULL, &value));
+    g_assert_nonnull (value);
+    g_assert_cmpuint (*(uint64_t *) value, ==, 123456);
+    g_assert_true (g_hash_table_lookup_extended (pids, GUINT_TO_POINTER (7),
+                                                 NULL, &value));
+    g_assert_null (value);
+    st_perf_writer_free (w);
+    st_output_free (out);
+    close (fd);
+  }
+
+  memset (&counts, 0, sizeof counts);
+  g_assert_true (st_proc_scan_one (root, 42, collect, recs, 99, 7000,
+                                   &counts));
+  g_assert_false (st_proc_scan_one (root, 43, collect, recs, 99, 7000,
+                                    &counts));
+  g_assert_cmpuint (counts.processes, ==, 1);
+  g_assert_cmpuint (counts.maps, ==, 1);
+  g_assert_cmpuint (recs->len, ==, 2);
+  r = g_bytes_get_data (g_ptr_array_index (recs, 0), &len);
+  g_assert_cmpuint (((const StPerfEventHeader *) r)->type, ==,
+                    ST_PERF_RECORD_COMM);
+  g_assert_cmpuint (((const StPerfEventHeader *) r)->size, ==, len);
+  r = g_bytes_get_data (g_ptr_array_index (recs, 1), &len);
+  g_assert_cmpuint (((const StPerfEventHeader *) r)->type, ==,
+                    ST_PERF_RECORD_MMAP2);
+  /* The trailer: pid, tid, time, id.  */
+  g_assert_cmpuint (st_perf_get_u32 (r + len - 24), ==, 42);
+  g_assert_cmpuint (st_perf_get_u64 (r + len - 16), ==, 7000);
+  g_assert_cmpuint (st_perf_get_u64 (r + len - 8), ==, 99);
+
+  st_proc_scan_exit (42, collect, recs, 99, 6999);
+  r = g_bytes_get_data (g_ptr_array_index (recs, 2), &len);
+  g_assert_cmpuint (len, ==, 32 + 24);
+  g_assert_cmpuint (((const StPerfEventHeader *) r)->type, ==,
+                    ST_PERF_RECORD_EXIT);
+  g_assert_cmpuint (((const StPerfEventHeader *) r)->size, ==, len);
+  g_assert_cmpuint (st_perf_get_u32 (r + 8), ==, 42);    /* pid */
+  g_assert_cmpuint (st_perf_get_u32 (r + 16), ==, 42);   /* tid */
+  g_assert_cmpuint (st_perf_get_u64 (r + 24), ==, 6999);
+  g_assert_cmpuint (st_perf_get_u64 (r + len - 16), ==, 6999);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", root);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/proc-scan/scan", test_scan);
+  g_test_add_func ("/proc-scan/one-process", test_one_process);
   return g_test_run ();
 }
