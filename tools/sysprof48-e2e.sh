@@ -32,7 +32,8 @@ tree=$(basename "$srcdir")
 unwinder=/usr/libexec/sysprof-live-unwinder
 packages="sysprof dbus polkitd time procps binutils build-essential
   autoconf automake libtool pkg-config libglib2.0-dev libdw-dev libelf-dev
-  libzstd-dev libdebuginfod-dev libsysprof-capture-4-dev libsysprof-6-dev"
+  libzstd-dev libdebuginfod-dev libiberty-dev libsysprof-capture-4-dev
+  libsysprof-6-dev"
 
 skip () { echo "SKIP: $*"; exit 77; }
 die () { echo "ERROR: $*" >&2; exit 99; }
@@ -61,9 +62,13 @@ make_chroot ()
       apt-get update && apt-get install -y $(echo $packages)" \
     >"$(dirname "$root")/apt.log" 2>&1 \
     || skip "apt-get in the chroot failed: $(dirname "$root")/apt.log"
-  touch "$root/.st-sysprof48-ready"
+  echo $packages >"$root/.st-sysprof48-ready"
 }
-[ -e "$root/.st-sysprof48-ready" ] || make_chroot
+# Ready when it has every package of this list (the list grows with the
+# build's dependencies).
+# shellcheck disable=SC2086
+[ "$(cat "$root/.st-sysprof48-ready" 2>/dev/null)" = "$(echo $packages)" ] \
+  || make_chroot
 version=$(chroot "$root" dpkg-query -W -f '${Version}' sysprof 2>/dev/null)
 case $version in 48.*) ;; *) skip "the chroot's sysprof is '$version', not 48" ;; esac
 
