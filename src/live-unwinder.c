@@ -197,7 +197,7 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
   opts->input_fd = stream_fd;
   opts->format = ST_FORMAT_PERF;
   /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  */
-  lu->pacer = st_capture_pacer_new (lu->capture_fd, 0, error);
+  lu->pacer = st_capture_pacer_new (lu->capture_fd, lu->event_fd, error);
   if (lu->pacer == NULL)
     return FALSE;
   opts->output_fd = st_capture_pacer_input_fd (lu->pacer);
@@ -263,6 +263,10 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
              st_capture_pacer_mode_name (pc.mode), pc.frames, pc.writes,
              pc.bulk_writes, pc.waits_given_up, pc.backlog_max,
              pc.backlog_end);
+  if (pc.abandoned_bytes > 0)
+    fprintf (out, "stacktrace: the recorder took nothing within %d ms of "
+             "its stop: the rest of the capture was not written\n",
+             ST_CAPTURE_PACER_STOP_GRACE_MS);
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -37,6 +38,8 @@
 struct StCapturePacer
 {
   int out_fd;
+  int stop_fd;                 /* the recorder's stop eventfd, or -1 */
+  int64_t stop_ns;             /* when it was seen written, or 0 */
   int in_r, in_w;              /* the pacer's pipe */
   int wait_us;                 /* atomic */
   StCapturePacerMode mode;
@@ -63,6 +66,37 @@ now_ns (void)
   return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Waits until the capture pipe has room; FALSE once the stop is
+   ST_CAPTURE_PACER_STOP_GRACE_MS behind and the reader still takes
+   nothing (Sysprof drops what it has not read at the stop anyway).  */
+static gboolean
+wait_writable (StCapturePacer *p)
+{
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { p->out_fd, POLLOUT, 0 },
+                               { p->stop_fd, POLLIN, 0 } };
+      nfds_t n = p->stop_fd >= 0 && p->stop_ns == 0 ? 2 : 1;
+      int timeout = -1;
+
+      if (p->stop_ns != 0)
+        {
+          int64_t left = p->stop_ns
+                         + (int64_t) ST_CAPTURE_PACER_STOP_GRACE_MS * 1000000
+                         - now_ns ();
+          if (left <= 0)
+            return FALSE;
+          timeout = (int) (left / 1000000) + 1;
+        }
+      if (poll (pfd, n, timeout) < 0 && errno != EINTR)
+        return FALSE;
+      if (n == 2 && pfd[1].revents != 0)
+        p->stop_ns = now_ns ();
+      if (pfd[0].revents != 0)
+        return TRUE;   /* room, or an error the write will tell */
+    }
+}
+
 static gboolean
 write_all (StCapturePacer *p, const uint8_t *data, size_t len)
 {
@@ -72,6 +106,14 @@ write_all (StCapturePacer *p, const uint8_t *data, size_t len)
 
       if (n < 0 && errno == EINTR)
         continue;
+      if (n < 0 && errno == EAGAIN && wait_writable (p))
+        continue;
+      if (n < 0 && errno == EAGAIN)
+        {
+          p->counts.abandoned_bytes = len;
+          g_atomic_int_set (&p->gone, 1);
+          return FALSE;
+        }
       if (n <= 0)
         {
           g_atomic_int_set (&p->gone, 1);
@@ -290,13 +332,13 @@ set_packets (int fd)
 }
 
 StCapturePacer *
-st_capture_pacer_new (int capture_fd, unsigned wait_us, GError **error)
+st_capture_pacer_new (int capture_fd, int stop_fd, GError **error)
 {
-  return st_capture_pacer_new_full (capture_fd, wait_us, TRUE, error);
+  return st_capture_pacer_new_full (capture_fd, stop_fd, 0, TRUE, error);
 }
 
 StCapturePacer *
-st_capture_pacer_new_full (int capture_fd, unsigned wait_us,
+st_capture_pacer_new_full (int capture_fd, int stop_fd, unsigned wait_us,
                            gboolean packets, GError **error)
 {
   StCapturePacer *p = g_new0 (StCapturePacer, 1);
@@ -306,6 +348,7 @@ st_capture_pacer_new_full (int capture_fd, unsigned wait_us,
   int err;
 
   p->out_fd = capture_fd;
+  p->stop_fd = stop_fd;
   p->in_r = p->in_w = -1;
   st_capture_pacer_set_wait (p, wait_us);
   if (fstat (capture_fd, &st) != 0 || !S_ISFIFO (st.st_mode))
@@ -315,6 +358,11 @@ st_capture_pacer_new_full (int capture_fd, unsigned wait_us,
   else
     p->mode = ST_CAPTURE_PACER_POLLED;
   p->counts.mode = p->mode;
+  /* A pipe the reader stops taking from must not hold us past the
+     stop's grace: writes that would block wait in poll() instead.  */
+  if (p->mode != ST_CAPTURE_PACER_UNPACED)
+    (void) fcntl (capture_fd, F_SETFL,
+                  fcntl (capture_fd, F_GETFL) | O_NONBLOCK);
   p->header_left = ST_CAPTURE_HEADER_SIZE;
   p->buf = g_malloc (BUF_CAP);
   if (pipe2 (fds, O_CLOEXEC) != 0)

@@ -30,7 +30,11 @@
    whole frames at a time (Sysprof's reads 64 KiB less what it holds).
 
    When the capture fd's reader goes away (EPIPE), the pacer closes its
-   pipe's read end, so the writer gets EPIPE as it would have.  At EOF
+   pipe's read end, so the writer gets EPIPE as it would have.  So it
+   does when the reader takes nothing more for
+   ST_CAPTURE_PACER_STOP_GRACE_MS after the recorder's stop (its eventfd
+   readable): Sysprof 48 drops what it has not read at the stop, and the
+   unwinder must end within milliseconds of it.  At EOF
    on its pipe (the writer closed its end: st_capture_pacer_finish) the
    thread writes what is left and ends.  */
 #ifndef ST_CAPTURE_PACER_H
@@ -43,6 +47,8 @@
 #define ST_CAPTURE_PACER_MAX_PIECES 4
 /* How long a write may stay unread before the reader counts as behind.  */
 #define ST_CAPTURE_PACER_WAIT_US 2000
+/* After the stop, how long a reader that takes nothing is waited for.  */
+#define ST_CAPTURE_PACER_STOP_GRACE_MS 50
 
 typedef struct StCapturePacer StCapturePacer;
 
@@ -62,14 +68,18 @@ typedef struct
   uint64_t bulk_writes;        /* writes of several frames (reader behind) */
   uint64_t backlog_max;        /* frames the reader held, at most (est.) */
   uint64_t backlog_end;        /* ... at the end (est.) */
+  uint64_t abandoned_bytes;    /* not taken within the stop's grace */
 } StCapturePacerCounts;
 
-/* Starts the thread.  WAIT_US: the limit above (0: the default).
-   Takes no ownership of CAPTURE_FD.  */
-StCapturePacer *st_capture_pacer_new (int capture_fd, unsigned wait_us,
+/* Starts the thread.  STOP_FD: the recorder's stop eventfd (only
+   polled, never read), or -1.  Takes no ownership of the fds; a pipe's
+   write end is made non-blocking.  */
+StCapturePacer *st_capture_pacer_new (int capture_fd, int stop_fd,
                                       GError **error);
-/* The same; PACKETS FALSE: never packet mode (polled on a pipe).  */
-StCapturePacer *st_capture_pacer_new_full (int capture_fd, unsigned wait_us,
+/* The same; WAIT_US: the wait limit (0: the default); PACKETS FALSE:
+   never packet mode (polled on a pipe).  */
+StCapturePacer *st_capture_pacer_new_full (int capture_fd, int stop_fd,
+                                           unsigned wait_us,
                                            gboolean packets, GError **error);
 const char *st_capture_pacer_mode_name (StCapturePacerMode mode);
 /* Changes the wait limit (microseconds; 0: the default).  */

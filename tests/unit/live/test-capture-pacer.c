@@ -7,7 +7,8 @@
    does, in packet mode (O_DIRECT on the pipe's write end) and, where
    that is refused, polled.  The bytes come through unchanged (also cut anywhere by the
    writer, and to a file, where nothing is paced), and a reader that goes
-   away gives the writer EPIPE.  */
+   away gives the writer EPIPE, and so does one that takes nothing for
+   the grace after the recorder's stop.  */
 #include "config.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -181,7 +183,8 @@ check_paced (size_t step, gboolean packets)
 
   g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
   start_reader (&r, &t, fds[0]);
-  p = st_capture_pacer_new_full (fds[1], NO_GIVE_UP_US, packets, NULL);
+  p = st_capture_pacer_new_full (fds[1], -1, NO_GIVE_UP_US, packets,
+                                 NULL);
   g_assert_nonnull (p);
   st_capture_pacer_counts (p, &c);
   if (packets && c.mode != ST_CAPTURE_PACER_PACKETS)
@@ -270,7 +273,7 @@ test_backlog_drained (void)
     }
   g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
   g_assert_cmpint (fcntl (fds[1], F_SETPIPE_SZ, 1 << 20), >=, 0);
-  p = st_capture_pacer_new_full (fds[1], 1000, FALSE, NULL);
+  p = st_capture_pacer_new_full (fds[1], -1, 1000, FALSE, NULL);
   g_assert_nonnull (p);
   write_all (st_capture_pacer_input_fd (p), stream->data, first);
   /* The pacer gives up waiting (nobody reads) and writes the rest in
@@ -327,7 +330,7 @@ test_file (void)
   StCapturePacer *p;
 
   g_assert_cmpint (fd, >=, 0);
-  p = st_capture_pacer_new (fd, 0, NULL);
+  p = st_capture_pacer_new (fd, -1, NULL);
   write_in_steps (st_capture_pacer_input_fd (p), stream, 1000);
   st_capture_pacer_finish (p);
   st_capture_pacer_free (p);
@@ -349,7 +352,7 @@ test_reader_gone (void)
 
   g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
   close (fds[0]);
-  p = st_capture_pacer_new (fds[1], 0, NULL);
+  p = st_capture_pacer_new (fds[1], -1, NULL);
   in = st_capture_pacer_input_fd (p);
   /* Until the thread has seen EPIPE and closed its end.  */
   for (guint i = 0; i < 100000 && n > 0; i++)
@@ -360,6 +363,42 @@ test_reader_gone (void)
   g_assert_true (st_capture_pacer_reader_gone (p));
   st_capture_pacer_free (p);
   close (fds[1]);
+}
+
+/* A reader that takes nothing more once the recorder stopped (its
+   eventfd written): the pacer gives up after the grace, the writer gets
+   EPIPE, and the figures say what was not written.  */
+static void
+test_stop_grace (void)
+{
+  g_autoptr (GByteArray) stream = make_stream (2000);
+  int fds[2];
+  int stop = eventfd (0, EFD_CLOEXEC);
+  uint64_t one = 1;
+  StCapturePacerCounts c;
+  StCapturePacer *p;
+  int in;
+  ssize_t n = 1;
+
+  g_assert_cmpint (stop, >=, 0);
+  g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
+  p = st_capture_pacer_new (fds[1], stop, NULL);
+  in = st_capture_pacer_input_fd (p);
+  g_assert_cmpint (write (stop, &one, sizeof one), ==, sizeof one);
+  /* Nobody reads fds[0]: the capture pipe fills, then the grace runs
+     out and the pacer closes its pipe.  */
+  for (guint i = 0; i < 1000000 && n > 0; i++)
+    n = write (in, stream->data, stream->len);
+  g_assert_cmpint (n, <, 0);
+  g_assert_cmpint (errno, ==, EPIPE);
+  st_capture_pacer_finish (p);
+  st_capture_pacer_counts (p, &c);
+  g_assert_cmpuint (c.abandoned_bytes, >, 0);
+  g_assert_true (st_capture_pacer_reader_gone (p));
+  st_capture_pacer_free (p);
+  close (fds[0]);
+  close (fds[1]);
+  close (stop);
 }
 
 int
@@ -379,5 +418,6 @@ main (int argc, char **argv)
                    test_backlog_drained);
   g_test_add_func ("/capture-pacer/file", test_file);
   g_test_add_func ("/capture-pacer/reader-gone", test_reader_gone);
+  g_test_add_func ("/capture-pacer/stop-grace", test_stop_grace);
   return g_test_run ();
 }
