@@ -252,8 +252,9 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
              "started before the events were enabled read from /proc at "
              "their first sample (%" G_GUINT64_FORMAT " mappings; %"
-             G_GUINT64_FORMAT " in a pid another process had at the "
-             "start)\n", c.late_scans, c.late_maps, c.late_replaced);
+             G_GUINT64_FORMAT " of them not what was in their pid at the "
+             "start: another process, or an exec)\n", c.late_scans,
+             c.late_maps, c.late_replaced);
   if (lu->pacer != NULL)
     fprintf (out, "stacktrace: capture (%s): %" G_GUINT64_FORMAT " frames "
              "in %" G_GUINT64_FORMAT " writes (%" G_GUINT64_FORMAT " of "

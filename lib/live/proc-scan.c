@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "format/capture-types.h"
 #include "format/perf-types.h"
@@ -240,15 +241,41 @@ st_proc_scan (const char *proc_root, StPerfWriter *perf, uint64_t id,
                         counts)
           && pids != NULL)
         {
-          uint64_t start;
-          uint64_t *value = NULL;
+          StProcIdentity ident;
+          StProcIdentity *value = NULL;
 
-          if (st_proc_scan_start_time (proc_root, (uint32_t) pid, &start))
-            value = g_memdup2 (&start, sizeof start);
+          if (st_proc_scan_identity (proc_root, (uint32_t) pid, &ident))
+            value = g_memdup2 (&ident, sizeof ident);
           g_hash_table_insert (pids, GUINT_TO_POINTER ((guint) pid), value);
         }
     }
   g_dir_close (dir);
+}
+
+gboolean
+st_proc_scan_identity (const char *proc_root, uint32_t pid,
+                       StProcIdentity *ident)
+{
+  g_autofree char *exe = g_strdup_printf ("%s/%u/exe", proc_root, pid);
+  struct stat st;
+
+  memset (ident, 0, sizeof *ident);
+  if (!st_proc_scan_start_time (proc_root, pid, &ident->start))
+    return FALSE;
+  /* A kernel thread has no executable: 0.  */
+  if (stat (exe, &st) == 0)
+    {
+      ident->exe_dev = (uint64_t) st.st_dev;
+      ident->exe_ino = (uint64_t) st.st_ino;
+    }
+  return TRUE;
+}
+
+gboolean
+st_proc_scan_identity_equal (const StProcIdentity *a, const StProcIdentity *b)
+{
+  return a->start == b->start && a->exe_dev == b->exe_dev
+         && a->exe_ino == b->exe_ino;
 }
 
 gboolean

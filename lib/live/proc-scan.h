@@ -21,11 +21,20 @@ typedef struct
   guint mount_files;
 } StProcScanCounts;
 
+/* What tells the process the walk saw in a pid from a later one: its
+   start time (another process in the same pid) and its executable's
+   file (an exec in the same process).  */
+typedef struct
+{
+  uint64_t start;
+  uint64_t exe_dev, exe_ino;   /* 0 for a kernel thread */
+} StProcIdentity;
+
 /* Walks PROC_ROOT ("/proc").  Records go to PERF (sample_id trailer
    TID|TIME|IDENTIFIER with ID, time NOW); the FILE_CHUNK frames (time
    NOW) are appended to CHUNKS; the pids found are added to PIDS (may be
-   NULL; key GUINT_TO_POINTER (pid), value a g_malloc'd uint64_t: the
-   process's start time, st_proc_scan_start_time, or NULL).  Processes
+   NULL; key GUINT_TO_POINTER (pid), value a g_malloc'd StProcIdentity,
+   or NULL when it could not be read).  Processes
    that vanish during the walk are skipped.  */
 void st_proc_scan (const char *proc_root, StPerfWriter *perf, uint64_t id,
                    int64_t now, GByteArray *chunks, GHashTable *pids,
@@ -43,6 +52,12 @@ typedef void (*StProcScanRecordFunc) (const uint8_t *record, size_t len,
    reused).  FALSE when it cannot be read.  */
 gboolean st_proc_scan_start_time (const char *proc_root, uint32_t pid,
                                   uint64_t *start);
+
+/* The identity of process PID now; FALSE when it cannot be read.  */
+gboolean st_proc_scan_identity (const char *proc_root, uint32_t pid,
+                                StProcIdentity *ident);
+gboolean st_proc_scan_identity_equal (const StProcIdentity *a,
+                                      const StProcIdentity *b);
 
 /* An EXIT record for process PID at TIME: what the walk said of a pid
    that another process has since taken.  */

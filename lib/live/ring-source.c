@@ -239,64 +239,84 @@ know (StRingSource *s, uint32_t pid)
   g_hash_table_remove (s->unknown, GUINT_TO_POINTER (pid));
 }
 
+/* A process that has not said how it began (the walk of /proc missed
+   it, or saw another in its pid): read from /proc after this pass.  */
+static void
+suspect (StRingSource *s, uint32_t pid, uint64_t time, gboolean replaced)
+{
+  gpointer key = GUINT_TO_POINTER (pid);
+  Unknown *u = g_hash_table_lookup (s->unknown, key);
+
+  if (u == NULL)
+    {
+      u = g_new0 (Unknown, 1);
+      u->first_time = time;
+      g_hash_table_insert (s->unknown, key, u);
+    }
+  u->first_time = MIN (u->first_time, time);
+  u->replaced |= replaced;
+}
+
 /* What record R (checked against the layout) says of which processes
-   the stream knows.  */
+   the stream knows.  A process begins for the stream with the walk, a
+   FORK, or its main thread's COMM (an exec); a sample, an MMAP or a
+   thread's COMM of any other pid means its beginning was missed: it
+   started between the walk and the events' enabling.  */
 static void
 note_pids (StRingSource *s, const uint8_t *r)
 {
   const StPerfEventHeader *h = (const StPerfEventHeader *) r;
   uint32_t pid = st_perf_get_u32 (r + 8);
+  uint64_t time;
+  gpointer walked = NULL;
+  gboolean replaced = FALSE;
 
   switch (h->type)
     {
-    case ST_PERF_RECORD_COMM:
-    case ST_PERF_RECORD_MMAP:
-    case ST_PERF_RECORD_MMAP2:
     case ST_PERF_RECORD_FORK:
       know (s, pid);
+      return;
+    case ST_PERF_RECORD_COMM:
+      if (pid == st_perf_get_u32 (r + 12))
+        {
+          know (s, pid);
+          return;
+        }
+      time = st_perf_get_u64 (r + h->size - 16);   /* the trailer's */
       break;
     case ST_PERF_RECORD_EXIT:
       if (pid == st_perf_get_u32 (r + 16))
         g_hash_table_remove (s->known, GUINT_TO_POINTER (pid));
+      return;
+    case ST_PERF_RECORD_MMAP:
+    case ST_PERF_RECORD_MMAP2:
+      time = st_perf_get_u64 (r + h->size - 16);
       break;
     case ST_PERF_RECORD_SAMPLE:
-      {
-        /* IDENTIFIER, IP, then TID's pid; TIME after it.  */
-        uint32_t spid = st_perf_get_u32 (r + 24);
-        uint64_t time = st_perf_get_u64 (r + 32);
-        gpointer key = GUINT_TO_POINTER (spid), walked = NULL;
-        gboolean replaced = FALSE;
-        Unknown *u;
-
-        if (spid == 0 || spid == G_MAXUINT32)
-          break;
-        if (g_hash_table_lookup_extended (s->known, key, NULL, &walked))
-          {
-            uint64_t start;
-
-            /* Known from the walk only: the same process still?  */
-            if (walked == NULL)
-              break;
-            replaced = st_proc_scan_start_time ("/proc", spid, &start)
-                       && start != *(uint64_t *) walked;
-            g_hash_table_insert (s->known, key, NULL);
-            if (!replaced)
-              break;
-          }
-        u = g_hash_table_lookup (s->unknown, key);
-        if (u == NULL)
-          {
-            u = g_new0 (Unknown, 1);
-            u->first_time = time;
-            g_hash_table_insert (s->unknown, key, u);
-          }
-        u->first_time = MIN (u->first_time, time);
-        u->replaced |= replaced;
-        break;
-      }
-    default:
+      /* IDENTIFIER, IP, then TID's pid; TIME after it.  */
+      pid = st_perf_get_u32 (r + 24);
+      time = st_perf_get_u64 (r + 32);
       break;
+    default:
+      return;
     }
+  if (pid == 0 || pid == G_MAXUINT32)
+    return;
+  if (g_hash_table_lookup_extended (s->known, GUINT_TO_POINTER (pid), NULL,
+                                    &walked))
+    {
+      StProcIdentity now;
+
+      /* Known from the walk only: the same process and image still?  */
+      if (walked == NULL)
+        return;
+      replaced = st_proc_scan_identity ("/proc", pid, &now)
+                 && !st_proc_scan_identity_equal (&now, walked);
+      g_hash_table_insert (s->known, GUINT_TO_POINTER (pid), NULL);
+      if (!replaced)
+        return;
+    }
+  suspect (s, pid, time, replaced);
 }
 
 static void

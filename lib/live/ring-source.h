@@ -61,7 +61,8 @@ typedef struct
   uint64_t queue_peak;         /* bytes read and waiting for the pipe */
   uint64_t late_scans;         /* processes found through a sample */
   uint64_t late_maps;          /* ... and their mappings */
-  uint64_t late_replaced;      /* ... of them in a pid the walk saw used */
+  uint64_t late_replaced;      /* ... of them not what the walk saw in
+                                  their pid (another process, an exec) */
 } StRingSourceCounts;
 
 /* Takes no ownership of the fds.  STACK_SIZE is --stack-size.  */
@@ -76,14 +77,15 @@ StPerfWriter *st_ring_source_writer (StRingSource *s);
 uint64_t st_ring_source_id (const StRingSource *s);
 /* Before _start: the pids whose mappings the stream has, for the walk
    of /proc to fill (st_proc_scan's PIDS: pid -> start time).  From
-   _start on, the thread keeps it (COMM, MMAP, MMAP2 and FORK add a pid,
-   a process's EXIT removes it).  Between the walk and the enabling of
-   the events the kernel reports nothing, so a sample of a pid not in
-   it (a process started in between), or of a pid of the walk whose
-   start time has changed (the process ended in between and another took
-   its pid), makes the thread read that process's /proc/PID once
-   (proc-scan.h: st_proc_scan_one) and put its COMM and mappings (after
-   an EXIT of the old one) before the sample.  */
+   _start on, the thread keeps it (a FORK or the main thread's COMM, an
+   exec, adds a pid; a process's EXIT removes it).  Between the walk and
+   the enabling of the events the kernel reports nothing, so a sample,
+   MMAP or thread's COMM of a pid not in it (a process started in
+   between: ld.so's MMAPs may come after the enabling, its exec not), or
+   of a pid of the walk whose identity has changed (the process ended
+   in between and another took its pid, or it exec'd), makes the thread read that
+   process's /proc/PID once (proc-scan.h: st_proc_scan_one) and put its
+   COMM and mappings (after an EXIT of the old one) before that record.  */
 GHashTable *st_ring_source_known_pids (StRingSource *s);
 
 /* Starts the thread.  Returns the fd the stream is read from (owned by

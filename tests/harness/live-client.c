@@ -21,7 +21,9 @@
    checked.  With --sysprof48-reader it reads the capture as Sysprof
    48.0's client does (its muxer source: each time the pipe is readable,
    read what it holds into a 64 KiB buffer and pass on one frame; at the
-   stop, close the pipe and drop what the buffer holds).  Prints the figures.  Exit status 0, 1 (a failure, said on
+   stop, close the pipe and drop what the buffer holds).  With
+   --late-workload the workload execs after the unwinder's walk of /proc
+   and before the events are enabled.  Prints the figures.  Exit status 0, 1 (a failure, said on
    stderr), 77 (perf events not allowed here).  */
 #include "config.h"
 
@@ -198,13 +200,43 @@ copy_capture (void *data)
       {
         if (write (c->out, buf, (size_t) n) != n)
           break;
-        c->bytes += (uint64_t) n;
+        __atomic_fetch_add (&c->bytes, (uint64_t) n, __ATOMIC_RELAXED);
         if (c->hang_up)
           break;
       }
   /* The client gone: the unwinder's next write fails with EPIPE.  */
   close (c->in);
   return NULL;
+}
+
+/* --late-workload: the workload execs after the unwinder's walk of
+   /proc (the capture has begun: the walk is done) and before the events
+   are enabled, as a process Sysprof starts may: the stream has no record
+   of its exec or of ld.so's mappings.  Waits (bounded) on the capture
+   and on the workload's maps, not on time.  */
+static gboolean
+late_start (const Copier *c, pid_t workload, int go)
+{
+  g_autofree char *maps_path = g_strdup_printf ("/proc/%d/maps", (int) workload);
+
+  for (int i = 0; i < 30000 && __atomic_load_n (&c->bytes, __ATOMIC_RELAXED) == 0; i++)
+    g_usleep (1000);
+  if (__atomic_load_n (&c->bytes, __ATOMIC_RELAXED) == 0
+      || !held_workload_go (go))
+    {
+      fprintf (stderr, "live-client: no capture from the unwinder\n");
+      return FALSE;
+    }
+  for (int i = 0; i < 30000; i++)
+    {
+      g_autofree char *maps = NULL;
+      if (g_file_get_contents (maps_path, &maps, NULL, NULL)
+          && strstr (maps, "libstcallee") != NULL)
+        return TRUE;
+      g_usleep (1000);
+    }
+  fprintf (stderr, "live-client: the workload did not load its library\n");
+  return FALSE;
 }
 
 /* Function symbols of the files the workload maps, by file name.  */
@@ -482,6 +514,7 @@ int
 main (int argc, char **argv)
 {
   gboolean system_wide = FALSE, hang_up = FALSE, muxer = FALSE;
+  gboolean late = FALSE;
   const char *argv0 = NULL, *stacktrace = NULL, *capture = NULL;
   int stack_size = 16384;
   g_autoptr (GPtrArray) st_args = g_ptr_array_new ();
@@ -495,6 +528,8 @@ main (int argc, char **argv)
         hang_up = TRUE;
       else if (strcmp (argv[i], "--sysprof48-reader") == 0)
         muxer = TRUE;
+      else if (strcmp (argv[i], "--late-workload") == 0)
+        late = TRUE;
       else if (strcmp (argv[i], "--argv0") == 0 && i + 1 < argc)
         argv0 = argv[++i];
       else if (strcmp (argv[i], "--stack-size") == 0 && i + 1 < argc)
@@ -514,7 +549,8 @@ main (int argc, char **argv)
   if (i + 1 >= argc || stacktrace == NULL || capture == NULL)
     {
       fprintf (stderr, "usage: live-client [--system-wide] [--argv0 NAME] "
-               "[--hang-up | --sysprof48-reader] --stacktrace PATH "
+               "[--hang-up | --sysprof48-reader] [--late-workload] "
+               "--stacktrace PATH "
                "--capture FILE -- PROG [ARGS]\n");
       return 1;
     }
@@ -591,9 +627,11 @@ main (int argc, char **argv)
   pthread_t copier_thread;
   pthread_create (&copier_thread, NULL, copy_capture, &copier);
 
+  if (late && !late_start (&copier, workload, go))
+    return 1;
   for (int cpu = 0; cpu < n_cpus; cpu++)
     ioctl (perf_fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
-  if (!held_workload_go (go))
+  if (!late && !held_workload_go (go))
     return 1;
 
   int wstatus;

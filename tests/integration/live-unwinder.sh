@@ -12,6 +12,10 @@
 #  3. The client closes the capture early: exit 0, not by SIGPIPE.
 #  5. The client reads as Sysprof 48's does (one frame per wake-up, what
 #     it holds dropped at the stop): the same checks of what arrives.
+#  6. The workload execs after the unwinder's walk of /proc and before
+#     the events are enabled (system-wide, as root): its samples still
+#     have the whole path, its process read from /proc at its first
+#     sample.
 #  4. Usage errors: exit 2 (1 for an fd that is no perf event), a
 #     message naming the option.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -62,6 +66,13 @@ grep -q "the capture's reader went away" "$tmp/hang.err" \
   || { cat "$tmp/muxer.out"; tail -n 20 "$tmp/muxer.err"; fail "sysprof48-reader: the run failed"; }
 cat "$tmp/muxer.out"
 grep -E "^stacktrace: capture" "$tmp/muxer.err"
+
+# 6.
+if [ "$(id -u)" -eq 0 ]; then
+  run_client late --system-wide --late-workload -- "$prog" "$ms"
+  grep -E "^stacktrace: [1-9][0-9]* process\(es\) that started before the events were enabled read from /proc at their first sample \([1-9][0-9]* mappings; [1-9][0-9]* of them" "$tmp/late.err" \
+    || { grep "^stacktrace:" "$tmp/late.err"; fail "late: the workload exec'd before the enabling was not read from /proc"; }
+fi
 
 # 4.
 ln -s "$STACKTRACE" "$tmp/sysprof-live-unwinder"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/capture-types.h"
@@ -204,6 +205,7 @@ test_one_process (void)
     (GDestroyNotify) g_bytes_unref);
   StProcScanCounts counts = { 0 };
   uint64_t start = 0;
+  uint64_t exe_ino = 0;
   gpointer value = NULL;
   const uint8_t *r;
   gsize len;
@@ -217,6 +219,41 @@ test_one_process (void)
 
   g_assert_true (st_proc_scan_start_time (root, 42, &start));
   g_assert_cmpuint (start, ==, 123456);
+
+  /* The identity: start time and the executable's file; an exec (other
+     file) or another process (other start) differs.  */
+  {
+    g_autofree char *exe = g_build_filename (root, "42", "exe", NULL);
+    g_autofree char *bin = g_build_filename (root, "prog", NULL);
+    g_autofree char *bin2 = g_build_filename (root, "prog2", NULL);
+    StProcIdentity a, b;
+    struct stat st;
+
+    put_file (root, "prog", "x", 1);
+    put_file (root, "prog2", "y", 1);
+    g_assert_cmpint (symlink (bin, exe), ==, 0);
+    g_assert_cmpint (stat (bin, &st), ==, 0);
+    exe_ino = st.st_ino;
+    g_assert_true (st_proc_scan_identity (root, 42, &a));
+    g_assert_cmpuint (a.start, ==, 123456);
+    g_assert_cmpuint (a.exe_ino, ==, exe_ino);
+    g_assert_cmpuint (a.exe_dev, ==, st.st_dev);
+    b = a;
+    g_assert_true (st_proc_scan_identity_equal (&a, &b));
+    b.start++;
+    g_assert_false (st_proc_scan_identity_equal (&a, &b));
+    g_assert_cmpint (unlink (exe), ==, 0);
+    g_assert_cmpint (symlink (bin2, exe), ==, 0);
+    g_assert_true (st_proc_scan_identity (root, 42, &b));
+    g_assert_false (st_proc_scan_identity_equal (&a, &b));
+    g_assert_cmpint (unlink (exe), ==, 0);
+    g_assert_cmpint (symlink (bin, exe), ==, 0);
+    /* A kernel thread: no executable.  */
+    put_file (root, "7/stat", stat42, -1);
+    g_assert_true (st_proc_scan_identity (root, 7, &b));
+    g_assert_cmpuint (b.exe_ino, ==, 0);
+    put_file (root, "7/stat", "7 (kthreadd) S 0\n", -1);
+  }
   g_assert_false (st_proc_scan_start_time (root, 7, &start));
   g_assert_false (st_proc_scan_start_time (root, 8, &start));
 
@@ -231,7 +268,8 @@ test_one_process (void)
     g_assert_true (g_hash_table_lookup_extended (pids, GUINT_TO_POINTER (42),
                                                  NULL, &value));
     g_assert_nonnull (value);
-    g_assert_cmpuint (*(uint64_t *) value, ==, 123456);
+    g_assert_cmpuint (((StProcIdentity *) value)->start, ==, 123456);
+    g_assert_cmpuint (((StProcIdentity *) value)->exe_ino, ==, exe_ino);
     g_assert_true (g_hash_table_lookup_extended (pids, GUINT_TO_POINTER (7),
                                                  NULL, &value));
     g_assert_null (value);
