@@ -46,6 +46,9 @@ anchor=$!
 exec 9>"$tmp/anchor"
 
 # --- live ------------------------------------------------------------------
+# The file exists before tail looks for it (the background job may not
+# have opened it yet on a loaded machine).
+: >"$tmp/live.data"
 # shellcheck disable=SC2086
 perf record -q -a -N -e cpu-clock -c 500000 --call-graph=dwarf -o - -- \
   sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do
