@@ -10,6 +10,7 @@
 struct StAddressSpace
 {
   GArray *maps;         /* StMap, sorted by start, non-overlapping */
+  guint peak_len;       /* of MAPS since it was made: its allocation */
   uint64_t generation;
 };
 
@@ -19,6 +20,13 @@ static void
 touch (StAddressSpace *as)
 {
   as->generation = next_generation++;
+}
+
+/* MAPS may have grown: GArray allocates the next power of two of bytes.  */
+static void
+note_len (StAddressSpace *as)
+{
+  as->peak_len = MAX (as->peak_len, as->maps->len);
 }
 
 StAddressSpace *
@@ -37,6 +45,7 @@ st_address_space_copy (const StAddressSpace *src)
   g_array_append_vals (as->maps, src->maps->data, src->maps->len);
   for (guint i = 0; i < as->maps->len; i++)
     g_ref_string_acquire ((char *) g_array_index (as->maps, StMap, i).filename);
+  note_len (as);
   return as;
 }
 
@@ -46,6 +55,17 @@ release_all (StAddressSpace *as)
   for (guint i = 0; i < as->maps->len; i++)
     g_ref_string_release ((char *) g_array_index (as->maps, StMap, i).filename);
   g_array_set_size (as->maps, 0);
+}
+
+size_t
+st_address_space_bytes (const StAddressSpace *as)
+{
+  size_t maps = as->peak_len * sizeof (StMap), alloc = 16;
+
+  while (alloc < maps)
+    alloc *= 2;
+  /* (The array's own header and malloc's overhead: some 48 bytes.)  */
+  return sizeof *as + 48 + (as->peak_len > 0 ? alloc : 0);
 }
 
 void
@@ -62,6 +82,10 @@ void
 st_address_space_clear (StAddressSpace *as)
 {
   release_all (as);
+  /* An exec's image replaces the old one: a new array, sized for it.  */
+  g_array_free (as->maps, TRUE);
+  as->maps = g_array_new (FALSE, FALSE, sizeof (StMap));
+  as->peak_len = 0;
   touch (as);
 }
 
@@ -142,6 +166,7 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
       g_array_remove_index (as->maps, i);
     }
   g_array_insert_val (as->maps, i, copy);
+  note_len (as);
   touch (as);
 }
 
