@@ -23,7 +23,7 @@
      answers before and after it grows;
    - cooled by its byte budget (emptied, util/byte-budget.h): small
      tables until used again, then the same rules as before, read again
-     from the CFI.  */
+     from the CFI, in tables that start smaller.  */
 #include "config.h"
 
 #include <elf.h>
@@ -314,9 +314,12 @@ test_cooled (void)
                        sizeof (StUnwindRule), &rules[k],
                        sizeof (StUnwindRule));
     }
-  /* Used again: counted again, as much as the first time.  */
+  /* Used again: counted again; its tables start smaller this time
+     (they grow with misses).  */
   g_assert_cmpuint (budget.lru.length, ==, 1);
-  g_assert_cmpuint (budget.bytes, ==, used);
+  g_test_message ("libc: %zu bytes of tables used again", budget.bytes);
+  g_assert_cmpuint (budget.bytes, >, 0);
+  g_assert_cmpuint (budget.bytes, <, used);
   seen_clear (&seen);
   rule_cache_module_close (&o);
   /* Freed with its module: out of the budget.  */
