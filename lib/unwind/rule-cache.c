@@ -75,6 +75,7 @@ struct StRuleCache
   Dwarf_CFI *dwarf;
   Dwarf_Addr dwarf_bias;
   gboolean dwarf_tried;
+  gboolean dwfl_ended;    /* cooled: DWFL, DMOD and EH made again by warm */
   StEhFrame *reader;      /* .eh_frame read directly, when it can be */
   gboolean reader_tried;
   FdeRows *fdes;          /* by FDE index */
@@ -199,6 +200,13 @@ static void
 warm (StRuleCache *c)
 {
   c->cold = FALSE;
+  if (c->dwfl_ended)
+    {
+      c->dwfl_ended = FALSE;
+      c->dwfl = st_dwfl_of_module (c->module, &c->dmod);
+      if (c->dmod != NULL)
+        c->eh = dwfl_module_eh_cfi (c->dmod, &c->eh_bias);
+    }
   if (c->hot_bits < c->warm_bits)
     hot_resize (c, c->warm_bits);
   return_table_new (c, c->return_bits);
@@ -232,6 +240,18 @@ cool (StByteBudgetEntry *entry)
   g_clear_pointer (&c->pub.hot, g_free);
   g_clear_pointer (&c->pub.returns, st_return_check_free);
   c->misses = 0;
+  /* libdw's own caches (every FDE and CIE it parsed, the symbol table)
+     live in the private Dwfl: ended, made again when the module is used
+     again -- unless its .debug_frame is in use (found by a search, maybe
+     a download, not to be made again).  */
+  if (c->dwfl != NULL && c->dwarf == NULL)
+    {
+      dwfl_end (c->dwfl);
+      c->dwfl = NULL;
+      c->dmod = NULL;
+      c->eh = NULL;
+      c->dwfl_ended = TRUE;
+    }
   account (c, -(gssize) c->budget.bytes);
   hot_resize (c, HOT_MIN_BITS);
   return_table_new (c, HOT_MIN_BITS);
@@ -491,7 +511,8 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
           Range *r = g_new (Range, 1);
           id = fill (c, addr, r);
           g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
-          account (c, sizeof *r + 48);
+          /* (And about what libdw keeps of the FDE it parsed.)  */
+          account (c, sizeof *r + 48 + 64);
           range = r;
         }
       start = range->start;
@@ -621,6 +642,8 @@ find_entry_window (StRuleCache *c)
 gboolean
 st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
 {
+  if (c->cold)
+    warm (c);
   if (!c->entry_known)
     find_entry_window (c);
 
@@ -663,6 +686,8 @@ st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
                          uint64_t pc, StLeafRule *rule)
 {
   uint64_t addr = pc - m->bias;
+  if (c->cold)
+    warm (c);
   LeafMemo *memo = g_hash_table_lookup (c->leaf_memo, &addr);
 
   if (memo == NULL)
