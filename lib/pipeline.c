@@ -29,6 +29,7 @@
 #include "report/jit-names.h"
 #include "report/sample-report.h"
 #include "unwind/registers.h"
+#include "util/heap-trim.h"
 #include "util/printable.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
@@ -88,6 +89,7 @@ struct StPipeline
   Unwound *unwound_free[5];   /* recycled results, by size class */
 
   gboolean stopped;           /* the check function asked to stop */
+  gint64 trimmed_at;          /* monotonic time of the last heap trim */
   uint64_t past_intact;       /* events read before the input file shrank,
                                  from the part it lost: left out */
   uint64_t past_intact_from;  /* the lowest offset of them */
@@ -795,6 +797,14 @@ input_wait (void *user)
   /* Samples whose modules became ready meanwhile go out now.  */
   if (st_priming_on_workers (p->priming))
     priming_progress (p);
+  /* Idle: what was freed goes back to the system (at most once a
+     second; a live session's memory would otherwise stay at its peak).  */
+  gint64 now = g_get_monotonic_time ();
+  if (now - p->trimmed_at >= G_USEC_PER_SEC)
+    {
+      p->trimmed_at = now;
+      st_heap_trim ();
+    }
   if (p->writer != NULL)
     st_writer_flush (p->writer);
   if (p->options.chains != NULL)
