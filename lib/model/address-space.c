@@ -60,10 +60,9 @@ release_all (StAddressSpace *as)
 size_t
 st_address_space_bytes (const StAddressSpace *as)
 {
-  size_t maps = as->peak_len * sizeof (StMap), alloc = 16;
+  size_t maps = as->peak_len * sizeof (StMap);
+  size_t alloc = maps <= 16 ? 16 : (size_t) 1 << g_bit_storage (maps - 1);
 
-  while (alloc < maps)
-    alloc *= 2;
   /* (The array's own header and malloc's overhead: some 48 bytes.)  */
   return sizeof *as + 48 + (as->peak_len > 0 ? alloc : 0);
 }
@@ -81,11 +80,9 @@ st_address_space_free (StAddressSpace *as)
 void
 st_address_space_clear (StAddressSpace *as)
 {
+  /* (The array keeps its allocation, and PEAK_LEN counts it: an exec's
+     image has about as many mappings as the one it replaces.)  */
   release_all (as);
-  /* An exec's image replaces the old one: a new array, sized for it.  */
-  g_array_free (as->maps, TRUE);
-  as->maps = g_array_new (FALSE, FALSE, sizeof (StMap));
-  as->peak_len = 0;
   touch (as);
 }
 
