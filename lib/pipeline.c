@@ -29,6 +29,7 @@
 #include "report/jit-names.h"
 #include "report/sample-report.h"
 #include "unwind/registers.h"
+#include "util/heap-trim.h"
 #include "util/printable.h"
 #include "unwind/unwinder.h"
 #include "unwind/stitcher.h"
@@ -45,6 +46,8 @@
 
 /* Threads whose known stack is kept for stitching, and the frames known
    in all (~40 bytes each: 10 MiB).  */
+/* Events between two heap trims when the input never stalls.  */
+#define TRIM_EVERY_EVENTS (1u << 16)
 #define ST_STITCH_MAX_THREADS 4096
 #define ST_STITCH_MAX_FRAMES (256u * 1024)
 
@@ -88,6 +91,8 @@ struct StPipeline
   Unwound *unwound_free[5];   /* recycled results, by size class */
 
   gboolean stopped;           /* the check function asked to stop */
+  gint64 trimmed_at;          /* monotonic time of the last heap trim */
+  guint events_untrimmed;     /* handled since the last heap trim */
   uint64_t past_intact;       /* events read before the input file shrank,
                                  from the part it lost: left out */
   uint64_t past_intact_from;  /* the lowest offset of them */
@@ -777,6 +782,14 @@ handle (StPipeline *p, const StEvent *ev)
     }
   if (st_priming_on_workers (p->priming))
     priming_progress (p);
+  /* A stream that never stalls (the recorder faster than us) is trimmed
+     by its events: some seconds of a live session's.  */
+  if (G_UNLIKELY (++p->events_untrimmed >= TRIM_EVERY_EVENTS))
+    {
+      p->events_untrimmed = 0;
+      p->trimmed_at = g_get_monotonic_time ();
+      st_heap_trim ();
+    }
 }
 
 static gboolean
@@ -795,6 +808,15 @@ input_wait (void *user)
   /* Samples whose modules became ready meanwhile go out now.  */
   if (st_priming_on_workers (p->priming))
     priming_progress (p);
+  /* Idle: what was freed goes back to the system (at most once a
+     second; a live session's memory would otherwise stay at its peak).  */
+  gint64 now = g_get_monotonic_time ();
+  if (now - p->trimmed_at >= G_USEC_PER_SEC)
+    {
+      p->trimmed_at = now;
+      p->events_untrimmed = 0;
+      st_heap_trim ();
+    }
   if (p->writer != NULL)
     st_writer_flush (p->writer);
   if (p->options.chains != NULL)

@@ -2,8 +2,13 @@
    Each held event is one block: its Pending record followed by its copy.
    With a mapped input (STABLE accepts the event's memory) the copy is
    just the StEvent; from a pipe it holds the record too.  Blocks are
-   recycled through free lists by power-of-two size: no allocation per
-   event once the window has been as full as it gets.
+   cut one after the other from chunks of CHUNK_BYTES (their exact size:
+   a sample with an 8 KiB stack copy takes 8.5 KiB, not a 16 KiB size
+   class), and a chunk goes back when its last block is done: blocks
+   leave nearly in the order they came, so chunks empty as the window
+   moves on.  One empty chunk is kept for the next; the others are
+   unmapped, so what a burst took (a wait for priming holds up to
+   --priming-cap) is given back to the system once it is over.
 
    Processing may have to wait (JIT-style priming, --priming defer): the
    events released so far form a to-do list in processing order, each
@@ -15,14 +20,19 @@
    emitted.  */
 #include "config.h"
 
+#include <errno.h>
+#include <sys/mman.h>
+
 #include "reorder.h"
 
 const char st_reorder_later;
 
+typedef struct Chunk Chunk;
 typedef struct Pending Pending;
 struct Pending
 {
   Pending *prev, *next;   /* the queue, input order */
+  Chunk *chunk;           /* where the block is; NULL: a block of its own */
   StEvent *ev;            /* the copy, right after this record */
   size_t bytes;           /* of the block */
   size_t held;            /* counted against MAX_BYTES */
@@ -33,10 +43,19 @@ struct Pending
   void *result;
 };
 
-/* Blocks of 2^POOL_MIN_BITS .. 2^POOL_MAX_BITS bytes are recycled.  */
-#define POOL_MIN_BITS 9
-#define POOL_MAX_BITS 17
-#define POOL_CLASSES (POOL_MAX_BITS - POOL_MIN_BITS + 1)
+/* Chunks are mapped (not malloc'ed: glibc would raise its mapping
+   threshold after the first free and keep the next ones in the heap,
+   never given back); a block bigger than a quarter of a chunk is
+   allocated alone.  */
+#define CHUNK_BYTES ((size_t) 1 << 20)
+#define BLOCK_ALIGN 16
+
+struct Chunk
+{
+  size_t used;              /* bytes cut, from the chunk's start */
+  size_t live;              /* blocks not done */
+};
+#define CHUNK_HEAD ((sizeof (Chunk) + BLOCK_ALIGN - 1) & ~(size_t) (BLOCK_ALIGN - 1))
 
 struct StReorder
 {
@@ -49,7 +68,9 @@ struct StReorder
   void *stable_user;
 
   Pending *head, *tail;     /* input order */
-  Pending *pool[POOL_CLASSES];  /* free blocks by size class */
+  Chunk *current;           /* blocks are cut from it */
+  Chunk *spare;             /* empty, kept for the next */
+  guint chunks;             /* mapped, CURRENT and SPARE included */
   size_t bytes;
   uint64_t seq;
   int64_t last_time;        /* newest time seen so far */
@@ -89,46 +110,85 @@ st_reorder_set_stable (StReorder *r, StEventStable stable, void *user)
   r->stable_user = user;
 }
 
-/* The size class of a block of BYTES, or -1 when too big to recycle.  */
-static int
-size_class (size_t bytes)
+static Chunk *
+chunk_new (StReorder *r)
 {
-  int k = 0;
-
-  while (((size_t) 1 << (POOL_MIN_BITS + k)) < bytes)
-    if (++k == POOL_CLASSES)
-      return -1;
-  return k;
+  void *m = mmap (NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
+    g_error ("reorder: cannot map %zu bytes: %s", CHUNK_BYTES,
+             g_strerror (errno));
+  r->chunks++;
+  return m;
 }
 
-static Pending *
-block_new (StReorder *r, size_t *bytes)
+/* CHUNK has no block left and is not CURRENT.  */
+static void
+chunk_release (StReorder *r, Chunk *c)
 {
-  int k = size_class (*bytes);
-  Pending *p;
+  if (r->spare == NULL)
+    {
+      r->spare = c;
+      return;
+    }
+  munmap (c, CHUNK_BYTES);
+  r->chunks--;
+}
 
-  if (k < 0)
-    return g_malloc (*bytes);
-  *bytes = (size_t) 1 << (POOL_MIN_BITS + k);
-  p = r->pool[k];
-  if (p == NULL)
-    return g_malloc (*bytes);
-  r->pool[k] = p->next;
+/* A block of BYTES (rounded up), cut from the current chunk.  */
+static Pending *
+block_new (StReorder *r, size_t bytes)
+{
+  bytes = (bytes + BLOCK_ALIGN - 1) & ~(size_t) (BLOCK_ALIGN - 1);
+  if (bytes > CHUNK_BYTES / 4)
+    {
+      Pending *p = g_malloc (bytes);
+      p->chunk = NULL;
+      return p;
+    }
+
+  Chunk *c = r->current;
+  if (c == NULL || c->used + bytes > CHUNK_BYTES)
+    {
+      if (c != NULL && c->live == 0)
+        c->used = CHUNK_HEAD;       /* all done: reuse it from the start */
+      else
+        {
+          if (c != NULL)
+            r->current = NULL;      /* released by its last block */
+          if (r->spare != NULL)
+            {
+              c = r->spare;
+              r->spare = NULL;
+            }
+          else
+            c = chunk_new (r);
+          c->used = CHUNK_HEAD;
+          c->live = 0;
+          r->current = c;
+        }
+    }
+  Pending *p = (Pending *) ((uint8_t *) c + c->used);
+  c->used += bytes;
+  c->live++;
+  p->chunk = c;
   return p;
 }
 
 static void
 block_free (StReorder *r, Pending *p)
 {
-  int k = size_class (p->bytes);
+  Chunk *c = p->chunk;
 
-  if (k < 0)
+  if (c == NULL)
+    g_free (p);
+  else if (--c->live == 0)
     {
-      g_free (p);
-      return;
+      if (c == r->current)
+        c->used = CHUNK_HEAD;
+      else
+        chunk_release (r, c);
     }
-  p->next = r->pool[k];
-  r->pool[k] = p;
 }
 
 void
@@ -142,15 +202,12 @@ st_reorder_free (StReorder *r)
     {
       Pending *p = r->head;
       r->head = p->next;
-      g_free (p);
+      block_free (r, p);
     }
-  for (int k = 0; k < POOL_CLASSES; k++)
-    while (r->pool[k] != NULL)
-      {
-        Pending *p = r->pool[k];
-        r->pool[k] = p->next;
-        g_free (p);
-      }
+  if (r->current != NULL)
+    munmap (r->current, CHUNK_BYTES);
+  if (r->spare != NULL)
+    munmap (r->spare, CHUNK_BYTES);
   g_ptr_array_unref (r->todo);
   g_free (r);
 }
@@ -276,7 +333,7 @@ st_reorder_push (StReorder *r, const StEvent *ev)
 {
   size_t head = (sizeof (Pending) + 7) & ~(size_t) 7;
   size_t bytes = head + st_event_copy_size (ev, r->stable, r->stable_user);
-  Pending *p = block_new (r, &bytes);
+  Pending *p = block_new (r, bytes);
 
   p->bytes = bytes;
   p->ev = st_event_copy_to (ev, (uint8_t *) p + head, r->stable,
@@ -343,6 +400,12 @@ st_reorder_flush (StReorder *r)
   release (r, 0, TRUE);
   if (r->waiting)
     run (r, FALSE);
+}
+
+size_t
+st_reorder_mapped_bytes (const StReorder *r)
+{
+  return (size_t) r->chunks * CHUNK_BYTES;
 }
 
 guint

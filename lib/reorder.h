@@ -65,6 +65,11 @@ gboolean st_reorder_waiting (const StReorder *r);
    window is not bounded by MAX_BYTES: the caller bounds it (by forcing).  */
 size_t st_reorder_bytes (const StReorder *r);
 
+/* Bytes of the chunks the held events are cut from (blocks too big for
+   a chunk not counted): what the window takes from the system.  Chunks
+   emptied are given back but one.  */
+size_t st_reorder_mapped_bytes (const StReorder *r);
+
 /* Times the buffer cap forced a flush.  */
 guint st_reorder_overflows (const StReorder *r);
 

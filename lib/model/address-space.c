@@ -10,6 +10,7 @@
 struct StAddressSpace
 {
   GArray *maps;         /* StMap, sorted by start, non-overlapping */
+  guint peak_len;       /* of MAPS since it was made: its allocation */
   uint64_t generation;
 };
 
@@ -19,6 +20,13 @@ static void
 touch (StAddressSpace *as)
 {
   as->generation = next_generation++;
+}
+
+/* MAPS may have grown: GArray allocates the next power of two of bytes.  */
+static void
+note_len (StAddressSpace *as)
+{
+  as->peak_len = MAX (as->peak_len, as->maps->len);
 }
 
 StAddressSpace *
@@ -37,6 +45,7 @@ st_address_space_copy (const StAddressSpace *src)
   g_array_append_vals (as->maps, src->maps->data, src->maps->len);
   for (guint i = 0; i < as->maps->len; i++)
     g_ref_string_acquire ((char *) g_array_index (as->maps, StMap, i).filename);
+  note_len (as);
   return as;
 }
 
@@ -46,6 +55,16 @@ release_all (StAddressSpace *as)
   for (guint i = 0; i < as->maps->len; i++)
     g_ref_string_release ((char *) g_array_index (as->maps, StMap, i).filename);
   g_array_set_size (as->maps, 0);
+}
+
+size_t
+st_address_space_bytes (const StAddressSpace *as)
+{
+  size_t maps = as->peak_len * sizeof (StMap);
+  size_t alloc = maps <= 16 ? 16 : (size_t) 1 << g_bit_storage (maps - 1);
+
+  /* (The array's own header and malloc's overhead: some 48 bytes.)  */
+  return sizeof *as + 48 + (as->peak_len > 0 ? alloc : 0);
 }
 
 void
@@ -61,6 +80,8 @@ st_address_space_free (StAddressSpace *as)
 void
 st_address_space_clear (StAddressSpace *as)
 {
+  /* (The array keeps its allocation, and PEAK_LEN counts it: an exec's
+     image has about as many mappings as the one it replaces.)  */
   release_all (as);
   touch (as);
 }
@@ -142,6 +163,7 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
       g_array_remove_index (as->maps, i);
     }
   g_array_insert_val (as->maps, i, copy);
+  note_len (as);
   touch (as);
 }
 

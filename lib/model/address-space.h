@@ -45,6 +45,8 @@ void st_address_space_clear (StAddressSpace *as);
 const StMap *st_address_space_find (const StAddressSpace *as, uint64_t addr);
 
 guint st_address_space_size (const StAddressSpace *as);
+/* The bytes it holds (its mappings' array as allocated).  */
+size_t st_address_space_bytes (const StAddressSpace *as);
 /* The index of the first mapping that ends after ADDR (the size when
    none does): mappings from there on, in order, lie at or above ADDR.  */
 guint st_address_space_first_ending_after (const StAddressSpace *as,

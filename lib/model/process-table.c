@@ -7,7 +7,11 @@
    Exited processes have a bound of their own, MAX_EXITED (a live session
    with short-lived processes starting all the time would otherwise fill
    the table with the dead, a few KiB each): past it, the one that exited
-   longest ago is forgotten.  The
+   longest ago is forgotten.  And since a recorder that loses records
+   loses EXITs too, the dead may look alive: the bytes of all
+   processes' mappings have a bound, MAX_MAP_BYTES, past which the least
+   recent are forgotten (a running one is read again from /proc/PID/maps
+   when it is sampled again).  The
    unwinder's state of a process (its Dwfl and modules, the expensive
    part) has a bound of its own, MAX_UNWIND_STATES, on a second LRU list
    of the processes that have one.  */
@@ -23,6 +27,8 @@ typedef struct
   GList lru_link;
   GList state_link;           /* data NULL: not on the list */
   GList exited_link;          /* data NULL: not on the list */
+  StProcessTable *table;
+  size_t counted;             /* bytes of its mappings in MAP_BYTES */
 } TableProcess;
 
 static inline TableProcess *
@@ -41,6 +47,8 @@ struct StProcessTable
   guint max_processes;
   guint max_exited;
   guint max_unwind_states;
+  size_t map_bytes;     /* of every process's mappings, as counted */
+  size_t max_map_bytes; /* 0: no bound */
   uint64_t forgotten;
   uint64_t states_dropped;
 };
@@ -67,6 +75,7 @@ st_process_table_new (void)
   t->max_processes = ST_PROCESS_TABLE_MAX_PROCESSES;
   t->max_unwind_states = ST_PROCESS_TABLE_MAX_UNWIND_STATES;
   t->max_exited = ST_PROCESS_TABLE_MAX_EXITED;
+  t->max_map_bytes = ST_PROCESS_TABLE_MAX_MAP_BYTES;
   g_queue_init (&t->exited);
   return t;
 }
@@ -86,6 +95,18 @@ st_process_table_set_limits (StProcessTable *t, guint max_processes,
 {
   t->max_processes = MAX (max_processes, 1);
   t->max_unwind_states = MAX (max_unwind_states, 1);
+}
+
+void
+st_process_table_set_max_map_bytes (StProcessTable *t, size_t max_bytes)
+{
+  t->max_map_bytes = max_bytes;
+}
+
+size_t
+st_process_table_map_bytes (StProcessTable *t)
+{
+  return t->map_bytes;
 }
 
 void
@@ -118,9 +139,20 @@ set_running (StProcessTable *t, StProcess *p)
     }
 }
 
+/* P's mappings changed: counted again.  */
+static void
+count_maps (StProcessTable *t, StProcess *p)
+{
+  size_t bytes = st_address_space_bytes (p->maps);
+
+  t->map_bytes += bytes - links (p)->counted;
+  links (p)->counted = bytes;
+}
+
 static void
 forget (StProcessTable *t, StProcess *p)
 {
+  t->map_bytes -= links (p)->counted;
   set_running (t, p);
   drop_state (t, p);
   g_queue_unlink (&t->lru, &links (p)->lru_link);
@@ -136,6 +168,16 @@ touch (StProcessTable *t, StProcess *p)
       g_queue_unlink (&t->lru, &links (p)->lru_link);
       g_queue_push_head_link (&t->lru, &links (p)->lru_link);
     }
+}
+
+/* Forgets the least recent processes but KEEP while the mappings are
+   over their bound.  */
+static void
+bound_map_bytes (StProcessTable *t, StProcess *keep)
+{
+  while (t->max_map_bytes != 0 && t->map_bytes > t->max_map_bytes
+         && t->lru.tail != NULL && t->lru.tail->data != keep)
+    forget (t, t->lru.tail->data);
 }
 
 StProcess *
@@ -160,10 +202,13 @@ st_process_table_get (StProcessTable *t, int32_t pid)
   /* Make room first: the least recent is never the one asked for.  */
   while (g_hash_table_size (t->by_pid) >= t->max_processes)
     forget (t, t->lru.tail->data);
+  bound_map_bytes (t, NULL);
   TableProcess *tp = g_new0 (TableProcess, 1);
   p = &tp->process;
   p->pid = pid;
   p->maps = st_address_space_new ();
+  tp->table = t;
+  count_maps (t, p);
   links (p)->lru_link.data = p;
   g_queue_push_head_link (&t->lru, &links (p)->lru_link);
   g_hash_table_insert (t->by_pid, GINT_TO_POINTER (pid), p);
@@ -177,6 +222,8 @@ st_process_load_maps_once (StProcess *p)
     {
       p->proc_tried = TRUE;
       p->maps_seen = st_address_space_load_proc (p->maps, p->pid);
+      /* Counted now, bounded at the next process's event.  */
+      count_maps (links (p)->table, p);
     }
 }
 
@@ -230,6 +277,8 @@ apply_fork (StProcessTable *t, const StEvent *ev)
     }
   else
     child->maps = st_address_space_new ();
+  count_maps (t, child);
+  bound_map_bytes (t, child);
 }
 
 void
@@ -246,6 +295,8 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
         st_map_from_event (&map, ev);
         st_address_space_add (p->maps, &map);
         p->maps_seen = TRUE;
+        count_maps (t, p);
+        bound_map_bytes (t, p);
       }
       break;
     case ST_EVENT_PROCESS:
@@ -254,6 +305,7 @@ st_process_table_apply (StProcessTable *t, const StEvent *ev)
         {
           /* The old image is gone; its mappings follow this record.  */
           st_address_space_clear (p->maps);
+          count_maps (t, p);
           p->exec_count++;
           drop_state (t, p);
           set_running (t, p);

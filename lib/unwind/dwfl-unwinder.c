@@ -345,16 +345,18 @@ dwfl_stack_root (void *user, uint64_t pc)
 static gboolean
 has_cfi (Dwfl_Module *mod, uint64_t pc)
 {
-  Dwarf_CFI *cfis[2];
-  Dwarf_Addr biases[2];
-
-  cfis[0] = dwfl_module_eh_cfi (mod, &biases[0]);
-  cfis[1] = dwfl_module_dwarf_cfi (mod, &biases[1]);
   for (guint i = 0; i < 2; i++)
     {
+      /* .debug_frame only when .eh_frame has no row, as libdwfl does:
+         asking for it reads the module's DWARF (decompressed, when its
+         sections are), kept with this process's Dwfl: some 190 MB for
+         256 processes of a live session, for addresses .eh_frame
+         covered.  */
+      Dwarf_Addr bias;
+      Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi (mod, &bias)
+                              : dwfl_module_dwarf_cfi (mod, &bias);
       Dwarf_Frame *frame;
-      if (cfis[i] != NULL
-          && dwarf_cfi_addrframe (cfis[i], pc - biases[i], &frame) == 0)
+      if (cfi != NULL && dwarf_cfi_addrframe (cfi, pc - bias, &frame) == 0)
         {
           free (frame);
           return TRUE;

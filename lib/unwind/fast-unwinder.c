@@ -21,12 +21,14 @@
 #include "unwind/rule-cache.h"
 #include "unwind/sample-memory.h"
 #include "unwind/walk-outcome.h"
+#include "util/byte-budget.h"
 
 struct StFastUnwinder
 {
   StModuleCache *modules;
   StDwflUnwinder *dwfl;
   gboolean lean;              /* try the lean walk first */
+  StByteBudget rule_budget;   /* of every module's rule tables */
 };
 
 typedef struct
@@ -44,7 +46,9 @@ st_fast_unwinder_new (StModuleCache *modules)
   u->modules = modules;
   u->dwfl = st_dwfl_unwinder_new (modules);
   u->lean = TRUE;
-  st_module_cache_set_prepare (modules, st_rule_cache_prepare, NULL);
+  st_byte_budget_init (&u->rule_budget, ST_FAST_UNWINDER_RULE_BYTES);
+  st_module_cache_set_prepare (modules, st_rule_cache_prepare,
+                              &u->rule_budget);
   return u;
 }
 
@@ -54,7 +58,20 @@ st_fast_unwinder_free (StFastUnwinder *u)
   if (u == NULL)
     return;
   st_dwfl_unwinder_free (u->dwfl);
+  st_byte_budget_clear (&u->rule_budget);
   g_free (u);
+}
+
+void
+st_fast_unwinder_set_rule_bytes (StFastUnwinder *u, size_t max_bytes)
+{
+  u->rule_budget.max_bytes = max_bytes;
+}
+
+guint64
+st_fast_unwinder_rule_coolings (const StFastUnwinder *u)
+{
+  return u->rule_budget.coolings;
 }
 
 StDwflUnwinder *
@@ -437,6 +454,8 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *res)
 {
+  /* Between walks: no rule of any module is in use.  */
+  st_byte_budget_enforce (&u->rule_budget);
   ProcessState *s = process_state (u, p);
   const StRegisterLayout *layout = s->modules.layout;
   if (!st_walk_start (res, ST_PATH_RULES, p, &s->modules))

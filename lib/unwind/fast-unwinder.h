@@ -22,6 +22,12 @@
 
 typedef struct StFastUnwinder StFastUnwinder;
 
+/* The bound of all modules' rule tables (rows read from the CFI, rules,
+   memos, hot and return tables): past it, the least recently used
+   modules' tables are emptied between two walks, to be read again from
+   the CFI when needed (util/byte-budget.h).  */
+#define ST_FAST_UNWINDER_RULE_BYTES ((size_t) 8 << 20)
+
 /* Installs the rule tables' prepare hook on MODULES (before any module
    is opened).  Takes no ownership of MODULES.  */
 StFastUnwinder *st_fast_unwinder_new (StModuleCache *modules);
@@ -45,6 +51,11 @@ StModulesReadiness st_fast_unwinder_readiness (StFastUnwinder *u,
 /* Whether the lean walk (lean-walk.h) is tried first (the default), or
    every sample walked by the full walk (to compare the two).  */
 void st_fast_unwinder_set_lean (StFastUnwinder *u, gboolean lean);
+
+/* MAX_BYTES instead of ST_FAST_UNWINDER_RULE_BYTES (0: no bound).  */
+void st_fast_unwinder_set_rule_bytes (StFastUnwinder *u, size_t max_bytes);
+/* Times a module's rule tables were emptied for the bound.  */
+guint64 st_fast_unwinder_rule_coolings (const StFastUnwinder *u);
 
 /* The libdwfl engine behind it (fallback, and symbols).  */
 StDwflUnwinder *st_fast_unwinder_dwfl_engine (StFastUnwinder *u);

@@ -18,9 +18,12 @@
 #include "unwind/leaf-code.h"
 #include "unwind/rule-cache.h"
 #include "unwind/stack-roots.h"
+#include "util/byte-budget.h"
 
 #define HOT_MIN_BITS 8
 #define HOT_MAX_BITS 16
+/* The most a cooled module's tables start with when used again.  */
+#define REWARM_BITS 12
 
 typedef struct
 {
@@ -51,6 +54,15 @@ struct StRuleCache
 {
   struct StRuleCachePublic pub;   /* first: the inline lookup reads it */
   guint hot_bits;
+  /* Everything below that is read from the CFI or the code (rows,
+     rules, ranges, memos, the reader, the hot and return tables at their
+     full size) is charged to the budget (st_rule_cache_prepare's
+     USER_DATA); cooled, it is emptied down to the small tables of a
+     module not used yet, and filled again when it is.  */
+  StByteBudgetEntry budget;
+  gboolean cold;          /* small tables, until the next slow lookup */
+  guint warm_bits;        /* of the hot table once in use */
+  guint return_bits;      /* of the return table once in use */
   StModule *module;
   const StFastArch *arch;
 
@@ -63,6 +75,7 @@ struct StRuleCache
   Dwarf_CFI *dwarf;
   Dwarf_Addr dwarf_bias;
   gboolean dwarf_tried;
+  gboolean dwfl_ended;    /* cooled: DWFL, DMOD and EH made again by warm */
   StEhFrame *reader;      /* .eh_frame read directly, when it can be */
   gboolean reader_tried;
   FdeRows *fdes;          /* by FDE index */
@@ -80,6 +93,14 @@ struct StRuleCache
   uint64_t entry_window;  /* answers outside [ENTRY, ENTRY + this) are
                              FALSE; 0: no such shortcut */
 };
+
+/* DELTA more bytes held, counted for the module cache and the budget.  */
+static void
+account (StRuleCache *c, gssize delta)
+{
+  st_module_account (c->module, delta);
+  st_byte_budget_charge (&c->budget, delta);
+}
 
 static guint
 rule_hash (gconstpointer key)
@@ -131,6 +152,7 @@ rule_cache_free (gpointer data)
 
   if (c == NULL)
     return;
+  st_byte_budget_entry_remove (&c->budget);
   if (c->reader != NULL)
     for (guint i = 0; i < st_eh_frame_n_fdes (c->reader); i++)
       g_free (c->fdes[i].rows);
@@ -160,12 +182,92 @@ hot_resize (StRuleCache *c, guint bits)
   c->hot_bits = bits;
   c->pub.hot = g_new0 (StRuleHot, (gsize) 1 << bits);
   c->pub.hot_shift = 64 - bits;
-  st_module_account (c->module, ((gssize) sizeof (StRuleHot) << bits) - old);
+  account (c, ((gssize) sizeof (StRuleHot) << bits) - old);
+}
+
+static void
+return_table_new (StRuleCache *c, guint bits)
+{
+  if (c->pub.returns != NULL)
+    account (c, -(gssize) st_return_check_bytes (c->pub.returns));
+  st_return_check_free (c->pub.returns);
+  c->pub.returns = st_return_check_new (bits);
+  account (c, st_return_check_bytes (c->pub.returns));
+}
+
+/* The module is in use: its tables at their full size.  */
+static void
+warm (StRuleCache *c)
+{
+  c->cold = FALSE;
+  if (c->dwfl_ended)
+    {
+      c->dwfl_ended = FALSE;
+      c->dwfl = st_dwfl_of_module (c->module, &c->dmod);
+      if (c->dmod != NULL)
+        c->eh = dwfl_module_eh_cfi (c->dmod, &c->eh_bias);
+    }
+  if (c->hot_bits < c->warm_bits)
+    hot_resize (c, c->warm_bits);
+  return_table_new (c, c->return_bits);
+}
+
+/* The budget's cooling: everything read from the CFI and the code is
+   forgotten (it is read again when needed); the reader's FDE table too.
+   Only between walks: rule indices and pointers die here.  */
+static void
+cool (StByteBudgetEntry *entry)
+{
+  StRuleCache *c = (StRuleCache *) ((char *) entry
+                                    - G_STRUCT_OFFSET (StRuleCache, budget));
+
+  if (c->reader != NULL)
+    for (guint i = 0; i < st_eh_frame_n_fdes (c->reader); i++)
+      g_free (c->fdes[i].rows);
+  g_clear_pointer (&c->fdes, g_free);
+  g_clear_pointer (&c->reader, st_eh_frame_free);
+  c->reader_tried = FALSE;
+  g_tree_remove_all (c->ranges);
+  g_array_free (c->rules, TRUE);
+  g_array_free (c->lean, TRUE);
+  c->rules = g_array_new (FALSE, FALSE, sizeof (StUnwindRule));
+  c->lean = g_array_new (FALSE, FALSE, sizeof (StLeanRule));
+  c->pub.rules = NULL;
+  c->pub.lean = NULL;
+  g_hash_table_remove_all (c->rule_ids);
+  g_hash_table_remove_all (c->entry_memo);
+  g_hash_table_remove_all (c->leaf_memo);
+  g_clear_pointer (&c->pub.hot, g_free);
+  g_clear_pointer (&c->pub.returns, st_return_check_free);
+  c->misses = 0;
+  /* libdw's own caches (every FDE and CIE it parsed, the symbol table)
+     live in the private Dwfl: ended, made again when the module is used
+     again -- unless its .debug_frame is in use (found by a search, maybe
+     a download, not to be made again).  */
+  if (c->dwfl != NULL && c->dwarf == NULL)
+    {
+      dwfl_end (c->dwfl);
+      c->dwfl = NULL;
+      c->dmod = NULL;
+      c->eh = NULL;
+      c->dwfl_ended = TRUE;
+    }
+  account (c, -(gssize) c->budget.bytes);
+  hot_resize (c, HOT_MIN_BITS);
+  return_table_new (c, HOT_MIN_BITS);
+  c->cold = TRUE;
+  /* Used again, it starts small and grows with its misses: a big
+     program's full-size tables (1.5 MiB) warmed and cooled over and
+     over cost more than the misses (40,000 coolings in 4 minutes of a
+     live soak).  */
+  c->warm_bits = MIN (c->warm_bits, REWARM_BITS);
+  c->return_bits = MIN (c->return_bits, REWARM_BITS - 1);
 }
 
 void
 st_rule_cache_prepare (StModule *m, void *user_data)
 {
+  StByteBudget *budget = user_data;
   const StFastArch *arch = st_fast_arch (m->machine);
 
   if (m->tables != NULL)
@@ -192,15 +294,20 @@ st_rule_cache_prepare (StModule *m, void *user_data)
   m->tables = c;
   m->tables_free = rule_cache_free;
   st_module_account (m, sizeof *c);
+  st_byte_budget_entry_init (&c->budget, budget, cool);
   /* A slot per 256 bytes of code, within bounds: a big program's table
-     starts big, rather than growing (and emptying) on the hot path.  */
+     starts big, rather than growing (and emptying) on the hot path --
+     from its first lookup: until then, small ones (most modules a
+     process maps are never sampled).  */
   guint bits = HOT_MIN_BITS;
   while (bits < HOT_MAX_BITS
          && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
     bits++;
-  hot_resize (c, bits);
-  c->pub.returns = st_return_check_new (MAX (bits - 1, HOT_MIN_BITS));
-  st_module_account (m, st_return_check_bytes (c->pub.returns));
+  c->warm_bits = bits;
+  c->return_bits = MAX (bits - 1, HOT_MIN_BITS);
+  hot_resize (c, HOT_MIN_BITS);
+  return_table_new (c, HOT_MIN_BITS);
+  c->cold = TRUE;
 
   c->dwfl = st_dwfl_of_module (m, &c->dmod);
   /* .eh_frame now (cheap: its header); .debug_frame only when .eh_frame
@@ -234,7 +341,7 @@ intern_rule (StRuleCache *c, const StUnwindRule *rule)
   id = c->rules->len;
   g_hash_table_insert (c->rule_ids, g_memdup2 (rule, sizeof *rule),
                        GUINT_TO_POINTER (id));
-  st_module_account (c->module, 2 * sizeof *rule + sizeof lean + 32);
+  account (c, 2 * sizeof *rule + sizeof lean + 32);
   return id - 1;
 }
 
@@ -313,8 +420,7 @@ open_reader (StRuleCache *c)
     return;
   guint n = st_eh_frame_n_fdes (c->reader);
   c->fdes = g_new0 (FdeRows, n);
-  st_module_account (c->module, st_eh_frame_size (c->reader)
-                                + n * sizeof (FdeRows));
+  account (c, st_eh_frame_size (c->reader) + n * sizeof (FdeRows));
 }
 
 /* The row of ADDR read by the reader (now, if not yet), or NULL when it
@@ -364,7 +470,7 @@ reader_row (StRuleCache *c, uint64_t addr)
     {
       fr->size = fr->size == 0 ? 2 : 2 * fr->size;
       fr->rows = g_renew (Row, fr->rows, fr->size);
-      st_module_account (c->module, (fr->size - fr->n) * sizeof (Row));
+      account (c, (fr->size - fr->n) * sizeof (Row));
     }
   memmove (&fr->rows[lo + 1], &fr->rows[lo], (fr->n - lo) * sizeof (Row));
   fr->rows[lo] = (Row) { start + c->eh_bias, end - start,
@@ -376,6 +482,10 @@ reader_row (StRuleCache *c, uint64_t addr)
 uint32_t
 st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
 {
+  st_byte_budget_touch (&c->budget);
+  if (c->cold)
+    warm (c);
+
   const Row *row = reader_row (c, addr);
   uint64_t start, len;
   guint id;
@@ -401,7 +511,8 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
           Range *r = g_new (Range, 1);
           id = fill (c, addr, r);
           g_tree_insert (c->ranges, r, GUINT_TO_POINTER (id + 1));
-          st_module_account (c->module, sizeof *r + 48);
+          /* (And about what libdw keeps of the FDE it parsed.)  */
+          account (c, sizeof *r + 48 + 64);
           range = r;
         }
       start = range->start;
@@ -531,6 +642,8 @@ find_entry_window (StRuleCache *c)
 gboolean
 st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
 {
+  if (c->cold)
+    warm (c);
   if (!c->entry_known)
     find_entry_window (c);
 
@@ -554,7 +667,8 @@ st_rule_cache_at_entry_point (StRuleCache *c, uint64_t addr)
   uint64_t *key = g_new (uint64_t, 1);
   *key = addr;
   g_hash_table_insert (c->entry_memo, key, GUINT_TO_POINTER (at + 1));
-  st_module_account (c->module, 48);
+  st_byte_budget_touch (&c->budget);
+  account (c, 48);
   return at;
 }
 
@@ -572,6 +686,8 @@ st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
                          uint64_t pc, StLeafRule *rule)
 {
   uint64_t addr = pc - m->bias;
+  if (c->cold)
+    warm (c);
   LeafMemo *memo = g_hash_table_lookup (c->leaf_memo, &addr);
 
   if (memo == NULL)
@@ -588,7 +704,8 @@ st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
                                        start - bias + m->bias,
                                        &memo->rule);
       g_hash_table_insert (c->leaf_memo, &memo->addr, memo);
-      st_module_account (c->module, sizeof *memo + 32);
+      st_byte_budget_touch (&c->budget);
+      account (c, sizeof *memo + 32);
     }
   *rule = memo->rule;
   return memo->found;

@@ -15,9 +15,16 @@
 void
 rule_cache_module_open (RuleCacheModule *o, const char *path)
 {
+  rule_cache_module_open_budget (o, path, NULL);
+}
+
+void
+rule_cache_module_open_budget (RuleCacheModule *o, const char *path,
+                               StByteBudget *budget)
+{
   memset (o, 0, sizeof *o);
   o->modules = st_module_cache_new (NULL);
-  st_module_cache_set_prepare (o->modules, st_rule_cache_prepare, NULL);
+  st_module_cache_set_prepare (o->modules, st_rule_cache_prepare, budget);
   o->map.start = 0x7f0000000000ull;
   o->map.end = o->map.start + 0x10000000;
   o->map.filename = g_ref_string_new_intern (path);

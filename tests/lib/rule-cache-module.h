@@ -11,6 +11,7 @@
 #include "model/module-cache.h"
 #include "unwind/cfi-rules.h"
 #include "unwind/rule-cache.h"
+#include "util/byte-budget.h"
 
 typedef struct
 {
@@ -25,6 +26,9 @@ typedef struct
 /* Opens PATH mapped at 0x7f0000000000; the module, its ELF, its rule
    tables and its Dwfl module must be there.  */
 void rule_cache_module_open (RuleCacheModule *o, const char *path);
+/* The same, its rule tables charged to BUDGET (util/byte-budget.h).  */
+void rule_cache_module_open_budget (RuleCacheModule *o, const char *path,
+                                    StByteBudget *budget);
 void rule_cache_module_close (RuleCacheModule *o);
 
 /* Where libdw found a rule.  */

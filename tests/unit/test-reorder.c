@@ -256,6 +256,66 @@ test_wait_time_order_out (void)
   log_free (&log);
 }
 
+static void
+emit_count (const StEvent *ev, void *result, void *user)
+{
+  (*(guint *) user)++;
+}
+
+static void *
+process_any (const StEvent *ev, gboolean force, void *user)
+{
+  return NULL;
+}
+
+/* A sample record of 8.5 KiB from a pipe (copied into the window) at
+   TIME, a round end when ROUND_END.  */
+static void
+push_copied (StReorder *r, uint64_t *record, int64_t time,
+             gboolean round_end)
+{
+  StEvent ev = { 0 };
+  ev.kind = ST_EVENT_OTHER;
+  ev.raw = (const uint8_t *) record;
+  ev.raw_len = 8704;
+  ev.time = time;
+  ev.round_end = round_end;
+  st_reorder_push (r, &ev);
+}
+
+/* The window's memory follows what it holds: a burst of 4,000 records
+   held (34 MiB: one round that never ends, as while priming waits)
+   takes chunks; once they are out, only the chunks of what is held and
+   one spare stay; records are not rounded up to a power of
+   two (4,000 of 8.5 KiB fit in 34 chunks of 1 MiB, not 63).  */
+static void
+test_chunks_given_back (void)
+{
+  guint emitted = 0;
+  StReorder *r = st_reorder_new (process_any, emit_count, &emitted,
+                                 (size_t) 1 << 30, FALSE);
+  uint64_t *record = g_new0 (uint64_t, 8704 / 8);
+
+  for (int i = 0; i < 4000; i++)
+    push_copied (r, record, 1000 + i, FALSE);
+  g_assert_cmpuint (emitted, ==, 0);
+  size_t burst = st_reorder_mapped_bytes (r);
+  g_assert_cmpuint (burst, >=, (size_t) 4000 * 8704);
+  g_assert_cmpuint (burst, <=, (size_t) 36 << 20);
+
+  /* Rounds of 20 records from now on: two rounds held at most.  */
+  for (int i = 0; i < 4000; i++)
+    push_copied (r, record, 10000 + i, i % 20 == 19);
+  g_assert_cmpuint (emitted, >=, 4000 + 4000 - 40);
+  /* The chunk cut from, one with the oldest records held, a spare.  */
+  g_assert_cmpuint (st_reorder_mapped_bytes (r), <=, (size_t) 3 << 20);
+  st_reorder_flush (r);
+  g_assert_cmpuint (emitted, ==, 8000);
+  g_assert_cmpuint (st_reorder_mapped_bytes (r), <=, (size_t) 2 << 20);
+  st_reorder_free (r);
+  g_free (record);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -263,6 +323,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reorder/input-order-out", test_input_order_out);
   g_test_add_func ("/reorder/time-order-out", test_time_order_out);
   g_test_add_func ("/reorder/event-copy", test_event_copy);
+  g_test_add_func ("/reorder/chunks-given-back", test_chunks_given_back);
   g_test_add_func ("/reorder/wait-in-time-order", test_wait_in_time_order);
   g_test_add_func ("/reorder/wait-as-read", test_wait_as_read);
   g_test_add_func ("/reorder/wait-time-order-out", test_wait_time_order_out);

@@ -15,7 +15,11 @@
    - unwinder states: at most MAX_UNWIND_STATES, least recently used
      dropped through their free function; all freed with the table.
    - /proc/PID/maps read once, only for a process the stream did not
-     describe: our own pid against /proc/self/maps.  */
+     describe: our own pid against /proc/self/maps.
+   - mappings' bytes: past MAX_MAP_BYTES the least recent processes are
+     forgotten (the dead whose EXIT was lost look alive), exited ones
+     first, never the one whose mapping is being added; the count follows
+     fork and forgetting, and the allocation an exec keeps.  */
 #include "config.h"
 
 #include <glib.h>
@@ -382,6 +386,59 @@ test_proc_maps (void)
   st_process_table_free (t);
 }
 
+/* 60 processes of 40 mappings each (some 4 KiB apiece) under a bound of
+   64 KiB: about 15 kept, the most recent; an exited one goes first.  */
+static void
+test_map_bytes_bound (void)
+{
+  StProcessTable *t = st_process_table_new ();
+
+  st_process_table_set_max_map_bytes (t, 64 * 1024);
+  for (int32_t pid = 100; pid < 160; pid++)
+    {
+      for (int k = 0; k < 40; k++)
+        apply_map (t, pid, 0x400000 + 0x10000 * k, "/usr/bin/prog");
+      g_assert_cmpuint (st_process_table_map_bytes (t), <=, 64 * 1024);
+      /* The one just described is whole.  */
+      StProcess *p = st_process_table_lookup (t, pid);
+      g_assert_nonnull (p);
+      g_assert_cmpuint (st_address_space_size (p->maps), ==, 40);
+    }
+  guint kept = st_process_table_size (t);
+  g_test_message ("%u processes kept, %zu bytes", kept,
+                  st_process_table_map_bytes (t));
+  g_assert_cmpuint (kept, >=, 8);
+  g_assert_cmpuint (kept, <, 20);
+  /* The most recent are the ones kept.  */
+  for (int32_t pid = 160 - kept; pid < 160; pid++)
+    g_assert_nonnull (st_process_table_lookup (t, pid));
+  g_assert_null (st_process_table_lookup (t, 160 - kept - 1));
+
+  /* An exit makes a process the first to go: 159 exits, a new one
+     comes; 159 is forgotten before the older running ones.  */
+  apply_exit (t, 159, 159);
+  for (int k = 0; k < 40; k++)
+    apply_map (t, 200, 0x400000 + 0x10000 * k, "/usr/bin/prog");
+  g_assert_null (st_process_table_lookup (t, 159));
+  g_assert_nonnull (st_process_table_lookup (t, 158));
+
+  /* An exec empties a process's mappings, but its array keeps its
+     allocation: still counted.  */
+  size_t before = st_process_table_map_bytes (t);
+  apply_comm (t, 200, "other", TRUE);
+  g_assert_cmpuint (st_address_space_size
+                      (st_process_table_lookup (t, 200)->maps), ==, 0);
+  g_assert_cmpuint (st_process_table_map_bytes (t), ==, before);
+  /* A fork copies: counted for the child.  */
+  before = st_process_table_map_bytes (t);
+  apply_fork (t, 158, 300, 300);
+  g_assert_cmpuint (st_process_table_map_bytes (t), >, before - 4096);
+  g_assert_cmpuint (st_address_space_size
+                      (st_process_table_lookup (t, 300)->maps), ==, 40);
+  g_assert_cmpuint (st_process_table_map_bytes (t), <=, 64 * 1024);
+  st_process_table_free (t);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -395,5 +452,6 @@ main (int argc, char **argv)
   g_test_add_func ("/process-table/unwind-state-bound",
                    test_unwind_state_bound);
   g_test_add_func ("/process-table/proc-maps", test_proc_maps);
+  g_test_add_func ("/process-table/map-bytes-bound", test_map_bytes_bound);
   return g_test_run ();
 }

@@ -20,7 +20,10 @@
    - addresses outside the module, 0 and the top of the address space:
      no CFI;
    - libc's many ranges, beyond what the first hot table holds: the same
-     answers before and after it grows.  */
+     answers before and after it grows;
+   - cooled by its byte budget (emptied, util/byte-budget.h): small
+     tables until used again, then the same rules as before, read again
+     from the CFI, in tables that start smaller.  */
 #include "config.h"
 
 #include <elf.h>
@@ -263,6 +266,70 @@ test_growth (void)
   g_rand_free (rand);
 }
 
+/* libc's tables charged to a budget: 5,000 addresses looked up, then the
+   budget lowered below what they hold and enforced (between walks):
+   the tables are emptied and leave the budget, and every address gets
+   the same rule again (and libdw's).  */
+static void
+test_cooled (void)
+{
+  const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+  GRand *rand = g_rand_new_with_seed (25);
+  StByteBudget budget;
+  RuleCacheModule o;
+  Seen seen;
+  enum { N = 5000 };
+  uint64_t *addrs = g_new (uint64_t, N);
+  StUnwindRule *rules = g_new (StUnwindRule, N);
+
+  st_byte_budget_init (&budget, 0);
+  rule_cache_module_open_budget (&o, libc, &budget);
+  /* Prepared, not used yet: small tables, not counted yet.  */
+  g_assert_cmpuint (budget.bytes, ==, 0);
+  seen_init (&seen);
+  for (guint k = 0; k < N; k++)
+    {
+      addrs[k] = o.m->low_vaddr
+                 + g_rand_int_range (rand, 0,
+                                     o.m->high_vaddr - o.m->low_vaddr);
+      check_address (&o, libc, addrs[k], &seen);
+      rules[k] = *st_rule_cache_lookup (o.rules, addrs[k]);
+    }
+  size_t used = budget.bytes;
+  g_test_message ("libc: %zu bytes of tables for %u addresses", used, N);
+  g_assert_cmpuint (used, >, 64 * 1024);
+
+  budget.max_bytes = used - 1;
+  st_byte_budget_enforce (&budget);
+  g_assert_cmpuint (budget.coolings, ==, 1);
+  g_assert_cmpuint (budget.bytes, ==, 0);
+  g_assert_cmpuint (budget.lru.length, ==, 0);
+
+  seen_clear (&seen);
+  seen_init (&seen);
+  for (guint k = 0; k < N; k++)
+    {
+      check_address (&o, libc, addrs[k], &seen);
+      g_assert_cmpmem (st_rule_cache_lookup (o.rules, addrs[k]),
+                       sizeof (StUnwindRule), &rules[k],
+                       sizeof (StUnwindRule));
+    }
+  /* Used again: counted again; its tables start smaller this time
+     (they grow with misses).  */
+  g_assert_cmpuint (budget.lru.length, ==, 1);
+  g_test_message ("libc: %zu bytes of tables used again", budget.bytes);
+  g_assert_cmpuint (budget.bytes, >, 0);
+  g_assert_cmpuint (budget.bytes, <, used);
+  seen_clear (&seen);
+  rule_cache_module_close (&o);
+  /* Freed with its module: out of the budget.  */
+  g_assert_cmpuint (budget.bytes, ==, 0);
+  g_assert_cmpuint (budget.lru.length, ==, 0);
+  g_free (addrs);
+  g_free (rules);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -271,5 +338,6 @@ main (int argc, char **argv)
   g_test_add_func ("/rule-cache/every-address", test_every_address);
   g_test_add_func ("/rule-cache/outside", test_outside);
   g_test_add_func ("/rule-cache/growth", test_growth);
+  g_test_add_func ("/rule-cache/cooled", test_cooled);
   return g_test_run ();
 }
