@@ -60,10 +60,7 @@ struct StCapturePacer
 static int64_t
 now_ns (void)
 {
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return g_get_monotonic_time () * 1000;
 }
 
 /* Waits until the capture pipe has room; FALSE once the stop is

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "held-workload.h"
+#include "sysprof48-reader.h"
 
 #define PERIOD_NS 1000000
 #define REGS_X86_64 0xff01ffULL   /* AX BX CX DX SI DI BP SP IP R8-R15 */
@@ -110,22 +111,42 @@ typedef struct
   int stop[2];                 /* muxer: the stop, from the main thread */
   uint64_t frames_passed;
   uint64_t frames_dropped;     /* whole frames in the buffer at the stop */
+  gboolean failed;             /* muxer: writing the file failed */
 } Copier;
 
-#define MUXER_BUFFER 65536
+static void
+header_to_file (const uint8_t *data, size_t len, void *user)
+{
+  Copier *c = user;
 
-/* Sysprof 48.0's muxer source, from its facts: one frame handed on per
-   wake-up; at the stop the pipe is closed and the buffer dropped.  */
+  /* The file header goes to the file as it is (Sysprof writes its own);
+     the reader skips it.  */
+  if (c->bytes < 256 && write (c->out, data, MIN (len, 256 - c->bytes)) < 0)
+    c->failed = TRUE;
+  c->bytes += (uint64_t) len;
+}
+
+static void
+frame_to_file (const uint8_t *data, size_t len, void *user)
+{
+  Copier *c = user;
+
+  if (write (c->out, data, len) != (ssize_t) len)
+    c->failed = TRUE;
+  c->frames_passed++;
+}
+
+/* Sysprof 48.0's reading (tests/lib/sysprof48-reader.h) until the stop;
+   then the pipe closed and the buffer dropped.  */
 static void
 muxer_capture (Copier *c)
 {
-  static uint8_t buf[MUXER_BUFFER];
-  size_t begin = 0, end = 0, to_skip = 256;
+  g_autofree Sysprof48Reader *r = g_new (Sysprof48Reader, 1);
 
-  for (;;)
+  sysprof48_reader_init (r);
+  while (!c->failed)
     {
       struct pollfd pfd[2] = { { c->in, POLLIN, 0 }, { c->stop[0], POLLIN, 0 } };
-      ssize_t n;
 
       if (poll (pfd, 2, -1) < 0)
         {
@@ -135,51 +156,11 @@ muxer_capture (Copier *c)
         }
       if (pfd[1].revents)
         break;
-      n = read (c->in, buf + end, MUXER_BUFFER - end);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
+      if (sysprof48_reader_wake (r, c->in, header_to_file, frame_to_file, c)
+          <= 0)
         break;
-      /* The file header goes to the file as it is (Sysprof writes its
-         own); the muxer skips it.  */
-      if (c->bytes < 256
-          && write (c->out, buf + end, MIN ((size_t) n, 256 - c->bytes))
-             < 0)
-        break;
-      c->bytes += (uint64_t) n;
-      end += (size_t) n;
-      if (to_skip > 0)
-        {
-          size_t k = MIN (to_skip, end - begin);
-          begin += k;
-          to_skip -= k;
-        }
-      if (end - begin >= 24)
-        {
-          uint16_t len;
-          memcpy (&len, buf + begin, sizeof len);
-          if (len <= end - begin)
-            {
-              if (write (c->out, buf + begin, len) != (ssize_t) len)
-                break;
-              begin += len;
-              c->frames_passed++;
-            }
-        }
-      memmove (buf, buf + begin, end - begin);
-      end -= begin;
-      begin = 0;
     }
-  /* What the buffer still holds is lost, as in Sysprof.  */
-  while (end - begin >= 24)
-    {
-      uint16_t len;
-      memcpy (&len, buf + begin, sizeof len);
-      if (len < 24 || len > end - begin)
-        break;
-      begin += len;
-      c->frames_dropped++;
-    }
+  c->frames_dropped = sysprof48_reader_held_frames (r);
 }
 
 static void *
@@ -621,7 +602,7 @@ main (int argc, char **argv)
   int out = open (capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0)
     return 1;
-  Copier copier = { cap[0], out, 0, hang_up, muxer, { -1, -1 }, 0, 0 };
+  Copier copier = { cap[0], out, 0, hang_up, muxer, { -1, -1 }, 0, 0, FALSE };
   if (muxer && pipe2 (copier.stop, O_CLOEXEC) != 0)
     return 1;
   pthread_t copier_thread;

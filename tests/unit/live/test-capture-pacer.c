@@ -25,8 +25,8 @@
 
 #include "format/capture-types.h"
 #include "live/capture-pacer.h"
+#include "sysprof48-reader.h"
 
-#define READER_BUFFER (64u << 10)
 /* No give-up in these tests: every write waits for the model to read.  */
 #define NO_GIVE_UP_US (60u * 1000 * 1000)
 
@@ -38,49 +38,37 @@ typedef struct
   GByteArray *read;            /* every byte read, the header included */
 } Reader;
 
-/* Sysprof 48's muxer, as observed: one frame per wake-up.  Ends at EOF
-   (the stop), dropping what it still holds.  */
+static void
+note_read (const uint8_t *data, size_t len, void *user)
+{
+  g_byte_array_append (((Reader *) user)->read, data, (guint) len);
+}
+
+static void
+note_frame (const uint8_t *data, size_t len, void *user)
+{
+  Reader *r = user;
+
+  g_byte_array_append (r->passed, data, (guint) len);
+  r->frames_passed++;
+}
+
+/* The model reader until EOF (the stop).  */
 static void *
 reader_run (void *data)
 {
   Reader *r = data;
-  g_autofree uint8_t *buf = g_malloc (READER_BUFFER);
-  size_t begin = 0, end = 0, to_skip = ST_CAPTURE_HEADER_SIZE;
+  g_autofree Sysprof48Reader *model = g_new (Sysprof48Reader, 1);
 
+  sysprof48_reader_init (model);
   for (;;)
     {
       struct pollfd pfd = { r->fd, POLLIN, 0 };
-      ssize_t n;
 
       if (poll (&pfd, 1, -1) < 0 && errno == EINTR)
         continue;
-      n = read (r->fd, buf + end, READER_BUFFER - end);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
+      if (sysprof48_reader_wake (model, r->fd, note_read, note_frame, r) <= 0)
         break;
-      g_byte_array_append (r->read, buf + end, (guint) n);
-      end += (size_t) n;
-      if (to_skip > 0)
-        {
-          size_t k = MIN (to_skip, end - begin);
-          begin += k;
-          to_skip -= k;
-        }
-      if (end - begin >= ST_CAPTURE_FRAME_HEADER)
-        {
-          uint16_t len;
-          memcpy (&len, buf + begin, sizeof len);
-          if (len <= end - begin)
-            {
-              g_byte_array_append (r->passed, buf + begin, len);
-              r->frames_passed++;
-              begin += len;
-            }
-        }
-      memmove (buf, buf + begin, end - begin);
-      end -= begin;
-      begin = 0;
     }
   return NULL;
 }
