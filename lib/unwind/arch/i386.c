@@ -22,12 +22,15 @@
        esp, calls, add to ebx), says how far above esp the return
        address lies;
      - else the ebp chain: the caller's ebp at [ebp], the return address
-       at [ebp + 4], its esp ebp + 8, which must lie above esp.  */
+       at [ebp + 4], its esp ebp + 8, which must lie above esp.
+   A handler's return into a sigreturn trampoline (the vDSO's or libc's)
+   is a signal frame (i386-signal.c).  */
 #include "config.h"
 
 #include <elf.h>
 
 #include "unwind/arch/arch.h"
+#include "unwind/arch/signal-frame.h"
 
 enum
 {
@@ -173,6 +176,7 @@ static const StFastArch fast = {
   .lean_no_cfi = FALSE,
   .abi_same_value = abi_same_value,
   .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
+  .signal_frame = st_i386_signal_frame,
   .no_cfi_step = code_step,
 };
 

@@ -591,7 +591,8 @@ typedef struct
 {
   StProcessTable *processes;
   StModuleCache *modules;
-  uint8_t bytes[256];
+  uint8_t bytes[1024];          /* the first 256 the stack copy, but
+                                   for the signal frames' tests */
   StEvent ev;
   StSampleMemory mem;
 } Image;
@@ -607,7 +608,7 @@ image_open (Image *im, uint32_t abi)
   im->ev.kind = ST_EVENT_STACK_USER;
   im->ev.stack.abi = abi;
   im->ev.stack.stack = im->bytes;
-  im->ev.stack.stack_size = sizeof im->bytes;
+  im->ev.stack.stack_size = 256;
   st_sample_memory_init (&im->mem, &im->ev, CODE_SP,
                          st_process_table_get (im->processes, 7),
                          im->modules);
@@ -806,6 +807,135 @@ test_i386_no_cfi_step (void)
   image_close (&im);
 }
 
+/* --- signal frames ------------------------------------------------------ */
+
+/* The whole 1 KiB as the stack copy.  */
+static StSampleMemory *
+image_open_large (Image *im, uint32_t abi)
+{
+  image_open (im, abi);
+  im->ev.stack.stack_size = sizeof im->bytes;
+  st_sample_memory_init (&im->mem, &im->ev, CODE_SP,
+                         st_process_table_get (im->processes, 7),
+                         im->modules);
+  return &im->mem;
+}
+
+/* aarch64: the rt_sigframe at sp, laid out as the kernel's
+   arch/arm64/kernel/signal.c does (a 128-byte siginfo, the ucontext's
+   uc_mcontext 176 bytes into it: fault_address, x0..x30, sp, pc), and
+   the vDSO's "mov x8, #139; svc #0".  */
+static void
+test_aarch64_signal_frame (void)
+{
+  Image im;
+  StSampleMemory *mem = image_open_large (&im, ST_REGS_ABI_64);
+  const StFastArch *a = st_fast_arch (EM_AARCH64);
+  const uint64_t tramp = CODE_SP + 0x380, sc = CODE_SP + 128 + 176;
+  StFrameRegs cur = { .set = 1u << 31 }, next;
+  uint64_t pc;
+
+  put32 (&im, tramp, 0xd2801168u);
+  put32 (&im, tramp + 4, 0xd4000001u);
+  for (unsigned r = 0; r < 31; r++)
+    put64 (&im, sc + 8 + 8 * r, 0x100 + r);
+  put64 (&im, sc + 8 + 31 * 8, 0x7000);        /* sp */
+  put64 (&im, sc + 8 + 32 * 8, 0x4242);        /* pc */
+  cur.regs[31] = CODE_SP;
+
+  /* Returned into (at the mov), and sampled at the svc.  */
+  for (unsigned at = 0; at <= 4; at += 4)
+    {
+      memset (&next, 0, sizeof next);
+      g_assert_true (a->signal_frame (&cur, tramp + at, mem, &next, &pc));
+      g_assert_cmphex (pc, ==, 0x4242);
+      g_assert_cmphex (next.set, ==, 0xffffffffu);
+      g_assert_cmphex (next.regs[31], ==, 0x7000);
+      g_assert_cmphex (next.regs[30], ==, 0x100 + 30);
+      g_assert_cmphex (next.regs[0], ==, 0x100);
+    }
+  /* Not the trampoline: past it, or the mov without the svc.  */
+  g_assert_false (a->signal_frame (&cur, tramp + 8, mem, &next, &pc));
+  put32 (&im, tramp + 4, A64_NOP);
+  g_assert_false (a->signal_frame (&cur, tramp, mem, &next, &pc));
+  /* No stack pointer: nothing to read.  */
+  put32 (&im, tramp + 4, 0xd4000001u);
+  cur.set = 0;
+  g_assert_false (a->signal_frame (&cur, tramp, mem, &next, &pc));
+  image_close (&im);
+}
+
+/* i386: struct sigcontext_32's registers (edi esi ebp esp ebx edx ecx
+   eax at 16..44, eip at 56) at SC.  */
+static void
+put_sigcontext_32 (Image *im, uint64_t sc)
+{
+  static const unsigned offset[] = { 44, 40, 36, 32, 28, 24, 20, 16 };
+  for (unsigned r = 0; r < 8; r++)
+    put32 (im, sc + offset[r], 0x200 + r);
+  put32 (im, sc + 56, 0x8048123);
+}
+
+static void
+check_i386_signal (StSampleMemory *mem, uint64_t esp, uint64_t at)
+{
+  const StFastArch *a = st_fast_arch (EM_386);
+  StFrameRegs cur = { .set = 1u << 4 }, next;
+  uint64_t pc;
+
+  cur.regs[4] = esp;
+  memset (&next, 0, sizeof next);
+  g_assert_true (a->signal_frame (&cur, at, mem, &next, &pc));
+  g_assert_cmphex (pc, ==, 0x8048123);
+  g_assert_cmphex (next.set, ==, 0x1ff);
+  g_assert_cmphex (next.regs[8], ==, 0x8048123);
+  for (unsigned r = 0; r < 8; r++)
+    g_assert_cmphex (next.regs[r], ==, 0x200 + r);
+}
+
+/* i386: sigreturn ("pop %eax; mov $119, %eax; int $0x80": the
+   sigcontext past the signal number until the pop has run) and
+   rt_sigreturn ("mov $173, %eax; int $0x80": the ucontext through the
+   frame's puc pointer, its uc_mcontext 20 bytes in), as the kernel's
+   sigframe_ia32 and rt_sigframe_ia32 lay them out.  */
+static void
+test_i386_signal_frame (void)
+{
+  static const uint8_t sigreturn[] = { 0x58, 0xb8, 0x77, 0, 0, 0, 0xcd, 0x80 };
+  static const uint8_t rt_sigreturn[] = { 0xb8, 0xad, 0, 0, 0, 0xcd, 0x80 };
+  Image im;
+  StSampleMemory *mem = image_open_large (&im, ST_REGS_ABI_32);
+  const StFastArch *a = st_fast_arch (EM_386);
+  const uint64_t tramp = CODE_SP + 0x380, rt_tramp = CODE_SP + 0x390;
+  const uint64_t esp = CODE_SP + 0x10;
+  StFrameRegs cur = { .set = 1u << 4 }, next;
+  uint64_t pc;
+
+  memcpy (im.bytes + (tramp - CODE_SP), sigreturn, sizeof sigreturn);
+  memcpy (im.bytes + (rt_tramp - CODE_SP), rt_sigreturn,
+          sizeof rt_sigreturn);
+
+  /* sigreturn: returned into (esp at sig), after the pop, at the int.  */
+  put_sigcontext_32 (&im, esp + 4);
+  check_i386_signal (mem, esp, tramp);
+  check_i386_signal (mem, esp + 4, tramp + 1);
+  check_i386_signal (mem, esp + 4, tramp + 6);
+
+  /* rt_sigreturn: sig, pinfo, puc at esp + 8.  */
+  const uint64_t uc = CODE_SP + 0x100;
+  memset (im.bytes, 0, 0x300);
+  put32 (&im, esp + 8, (uint32_t) uc);
+  put_sigcontext_32 (&im, uc + 20);
+  check_i386_signal (mem, esp, rt_tramp);
+  check_i386_signal (mem, esp, rt_tramp + 5);
+
+  /* Elsewhere in the code: not a signal frame.  */
+  cur.regs[4] = esp;
+  g_assert_false (a->signal_frame (&cur, tramp + 2, mem, &next, &pc));
+  g_assert_false (a->signal_frame (&cur, rt_tramp + 1, mem, &next, &pc));
+  image_close (&im);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -820,5 +950,7 @@ main (int argc, char **argv)
   g_test_add_func ("/arch/x86-64-no-cfi-step", test_x86_64_no_cfi_step);
   g_test_add_func ("/arch/aarch64-no-cfi-step", test_aarch64_no_cfi_step);
   g_test_add_func ("/arch/i386-no-cfi-step", test_i386_no_cfi_step);
+  g_test_add_func ("/arch/aarch64-signal-frame", test_aarch64_signal_frame);
+  g_test_add_func ("/arch/i386-signal-frame", test_i386_signal_frame);
   return g_test_run ();
 }
