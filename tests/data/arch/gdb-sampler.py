@@ -13,6 +13,10 @@
 # where the signal stopped it, its first PC exact (marked "exact": not a
 # return address).  gdb's own unwinding through the signal frame is not
 # used: on i386 it does not recognise libc's trampolines here.
+#
+# ST_WINDOW (a function): only samples taken while it runs, stepping
+# from its first instruction, for its first ST_MAX_HITS calls (1) that
+# are not nested in another; the truth is gdb's backtrace.
 import json
 import os
 
@@ -130,6 +134,38 @@ def sample_handlers(handlers):
     return n
 
 
+def sample_window(function, max_hits):
+    """Samples while FUNCTION runs, from its first instruction."""
+    bp = gdb.Breakpoint("*" + function, internal=True)
+    n = 0
+    hits = 0
+    while hits < max_hits:
+        try:
+            gdb.execute("continue", to_string=True)
+        except gdb.error:
+            break
+        if gdb.selected_thread() is None:
+            break
+        hits += 1
+        bp.enabled = False          # the recursion's own calls: stepped
+        while handler_depth(gdb.newest_frame(), (function,)) is not None:
+            sample()
+            n += 1
+            try:
+                gdb.execute("stepi %d" % every, to_string=True)
+            except gdb.error:
+                break
+            if gdb.selected_thread() is None:
+                break
+        bp.enabled = True
+    bp.delete()
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        pass
+    return n
+
+
 def sample_all():
     """Every stop of stepping EVERY instructions at a time."""
     n = 0
@@ -153,6 +189,9 @@ if os.environ.get("ST_HANDLERS"):
     for sig in ("SIGUSR1", "SIGSEGV"):
         gdb.execute("handle %s stop print pass" % sig, to_string=True)
     n = sample_handlers(os.environ["ST_HANDLERS"].split())
+elif os.environ.get("ST_WINDOW"):
+    n = sample_window(os.environ["ST_WINDOW"],
+                      int(os.environ.get("ST_MAX_HITS", "1")))
 else:
     n = sample_all()
 out.close()

@@ -3,8 +3,8 @@
 # mappings of the ELF files the process mapped, one line per sample; and
 # copies those files, zstd-compressed, into OUTDIR.  qemu-i386 shows no
 # mapping executable (and merges the pages of a file's segments into one
-# mapping): a mapping is taken as executable when it holds bytes of an
-# executable PT_LOAD segment of its file (readelf -lW).
+# mapping): there a mapping is taken as executable when it holds bytes of
+# an executable PT_LOAD segment of its file (readelf -lW).
 # Truth PCs that are not return addresses (the interrupted code's
 # after a signal frame) are written with a "!" before them.  VDSO, for
 # the aarch64 signal set: a file whose __kernel_rt_sigreturn stands for
@@ -45,8 +45,12 @@ for line in open(maps):
     pgoff = int(f[2], 16)
     prot = (4 if f[1][0] == "r" else 0) | (2 if f[1][1] == "w" else 0) \
         | (1 if f[1][2] == "x" else 0)
-    if f[1][0] == "r" and any(lo < pgoff + end - start and pgoff < hi
-                              for lo, hi in exec_ranges(f[5])):
+    # Only where qemu shows none (i386): a page of an aarch64 file may
+    # hold the end of a read-only segment and the start of the code
+    # (lld, mold), and only the mapping qemu shows executable is.
+    if arch == "i386" and f[1][0] == "r" \
+            and any(lo < pgoff + end - start and pgoff < hi
+                    for lo, hi in exec_ranges(f[5])):
         prot |= 1
     print("map %x %x %x %d %s" % (start, end, pgoff, prot, f[5]))
     if f[5] not in packed:
