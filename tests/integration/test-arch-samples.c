@@ -698,6 +698,15 @@ add_linker_tests (void)
   return names;
 }
 
+/* System calls through a copy of __kernel_vsyscall (the kernel's code
+   and CFI) and through the same code without CFI, sampled at each of
+   their instructions.  */
+static void
+test_i386_vsyscall (void)
+{
+  check_set ("i386", "vsyscall", AS_X86_64_KERNEL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -710,6 +719,7 @@ main (int argc, char **argv)
                    test_i386_on_i686_kernel);
   g_test_add_func ("/arch-samples/aarch64-signal", test_aarch64_signal);
   g_test_add_func ("/arch-samples/i386-signal", test_i386_signal);
+  g_test_add_func ("/arch-samples/i386-vsyscall", test_i386_vsyscall);
   GPtrArray *linker_variants = add_linker_tests ();
   int status = g_test_run ();
   g_ptr_array_unref (linker_variants);

@@ -14,9 +14,13 @@
 # return address).  gdb's own unwinding through the signal frame is not
 # used: on i386 it does not recognise libc's trampolines here.
 #
-# ST_WINDOW (a function): only samples taken while it runs, stepping
-# from its first instruction, for its first ST_MAX_HITS calls (1) that
-# are not nested in another; the truth is gdb's backtrace.
+# ST_WINDOW (functions, space-separated): only samples taken while one
+# runs, stepping from its first instruction, for the first ST_MAX_HITS
+# calls (1) not nested in another; the truth is gdb's backtrace, or with
+# ST_WINDOW_LEAF=1 (leaf functions, which gdb may not unwind right
+# without CFI) the PC followed by the callers gdb gave at the function's
+# first instruction, where the return address is at the top of the
+# stack.
 import json
 import os
 
@@ -74,7 +78,7 @@ def handler_depth(frame, handlers):
     return None
 
 
-def sample(interrupted=None, handlers=()):
+def sample(interrupted=None, handlers=(), callers=None):
     frame = gdb.newest_frame()
     regs = [register(frame, n) for n in names]
     sp = regs[31] if arch == "aarch64" else regs[7]
@@ -86,6 +90,9 @@ def sample(interrupted=None, handlers=()):
         except gdb.error:
             break
     truth, stop = backtrace(frame)
+    if callers is not None:
+        truth = [frame.pc()] + callers[0]
+        stop = callers[1]
     exact = []
     if interrupted is not None:
         depth = handler_depth(frame, handlers)
@@ -134,9 +141,9 @@ def sample_handlers(handlers):
     return n
 
 
-def sample_window(function, max_hits):
-    """Samples while FUNCTION runs, from its first instruction."""
-    bp = gdb.Breakpoint("*" + function, internal=True)
+def sample_window(functions, max_hits, leaf):
+    """Samples while one of FUNCTIONS runs, from its first instruction."""
+    bps = [gdb.Breakpoint("*" + f, internal=True) for f in functions]
     n = 0
     hits = 0
     while hits < max_hits:
@@ -147,9 +154,14 @@ def sample_window(function, max_hits):
         if gdb.selected_thread() is None:
             break
         hits += 1
-        bp.enabled = False          # the recursion's own calls: stepped
-        while handler_depth(gdb.newest_frame(), (function,)) is not None:
-            sample()
+        for bp in bps:              # the recursion's own calls: stepped
+            bp.enabled = False
+        callers = None
+        if leaf:
+            entry, stop = backtrace(gdb.newest_frame())
+            callers = (entry[1:], stop)
+        while handler_depth(gdb.newest_frame(), functions) is not None:
+            sample(callers=callers)
             n += 1
             try:
                 gdb.execute("stepi %d" % every, to_string=True)
@@ -157,8 +169,10 @@ def sample_window(function, max_hits):
                 break
             if gdb.selected_thread() is None:
                 break
-        bp.enabled = True
-    bp.delete()
+        for bp in bps:
+            bp.enabled = True
+    for bp in bps:
+        bp.delete()
     try:
         gdb.execute("continue", to_string=True)
     except gdb.error:
@@ -190,8 +204,9 @@ if os.environ.get("ST_HANDLERS"):
         gdb.execute("handle %s stop print pass" % sig, to_string=True)
     n = sample_handlers(os.environ["ST_HANDLERS"].split())
 elif os.environ.get("ST_WINDOW"):
-    n = sample_window(os.environ["ST_WINDOW"],
-                      int(os.environ.get("ST_MAX_HITS", "1")))
+    n = sample_window(tuple(os.environ["ST_WINDOW"].split()),
+                      int(os.environ.get("ST_MAX_HITS", "1")),
+                      os.environ.get("ST_WINDOW_LEAF") == "1")
 else:
     n = sample_all()
 out.close()

@@ -12,8 +12,10 @@
 # without SVE (gdb 13 rejects the SVE record qemu's default CPU puts in
 # the signal frame) and has its trampoline page stand for a vDSO
 # (vdso-aarch64.S).
-# ST_SETS=linkers makes the aarch64 linker matrix (aarch64-linkers/).
-# Usage: [ST_SETS="static dyn signal linkers"] make-arch-fixture.sh [aarch64|i386]...
+# ST_SETS=linkers makes the aarch64 linker matrix (aarch64-linkers/),
+# ST_SETS=vsyscall i386's __kernel_vsyscall set.
+# Usage: [ST_SETS="static dyn signal linkers vsyscall"]
+#        make-arch-fixture.sh [aarch64|i386]...
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 for tool in aarch64-linux-gnu-gcc i686-linux-gnu-gcc qemu-aarch64 qemu-i386 \
@@ -28,9 +30,9 @@ trap 'rm -rf "$work"' EXIT
 cflags="-O2 -g0 -fomit-frame-pointer -fasynchronous-unwind-tables"
 
 # sample ARCH QEMU SYSROOT PROGRAM EVERY OUT [HANDLERS] [VDSO]: the
-# samples and files into OUTDIR (default $here/ARCH); WINDOW (a function:
+# samples and files into OUTDIR (default $here/ARCH); WINDOW (functions:
 # sample only while it runs) and BIND_NOW (yes: no lazy binding) from
-# the caller.
+# the caller, and WINDOW_LEAF, MAX_HITS (gdb-sampler.py).
 sample ()
 {
   arch=$1 qemu=$2 sysroot=$3 prog=$4 every=$5 out=$6 handlers=${7:-}
@@ -60,7 +62,8 @@ sample ()
     i=$((i + 1))
     sleep 0.1
   done
-  ST_WINDOW=${WINDOW:-} ST_HANDLERS=$handlers ST_EVERY=$every ST_STACK=8192 ST_ARCH=$arch ST_OUT="$work/$prog.jsonl" \
+  ST_WINDOW=${WINDOW:-} ST_WINDOW_LEAF=${WINDOW_LEAF:-} \
+    ST_MAX_HITS=${MAX_HITS:-1} ST_HANDLERS=$handlers ST_EVERY=$every ST_STACK=8192 ST_ARCH=$arch ST_OUT="$work/$prog.jsonl" \
     gdb-multiarch -nx -batch -ex 'set pagination off' \
       -ex 'set confirm off' -ex 'set backtrace past-main on' \
       -ex "set sysroot $sysroot" \
@@ -176,6 +179,16 @@ for arch in ${*:-aarch64 i386}; do
           "st_on_usr1 st_on_segv" "$vdso" ;;
       linkers)
         [ "$arch" = aarch64 ] && linker_matrix ;;
+      vsyscall)
+        [ "$arch" = i386 ] || continue
+        rm -f "$here/$arch/st-arch-vsyscall.zst" \
+          "$here/$arch/vsyscall.samples.zst"
+        # shellcheck disable=SC2086
+        $cc $cflags -static -o "$work/st-arch-vsyscall" \
+          "$here/st-arch-vsyscall.c" "$here/vsyscall-i386.S" -Wl,--build-id
+        WINDOW="__kernel_vsyscall st_vsyscall_nocfi" WINDOW_LEAF=1 \
+          MAX_HITS=20 sample "$arch" "$qemu" $sysroot st-arch-vsyscall 1 \
+          vsyscall.samples ;;
     esac
   done
 done

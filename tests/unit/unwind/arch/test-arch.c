@@ -813,6 +813,37 @@ test_i386_no_cfi_step (void)
   g_assert_cmphex (ra, ==, 0x8049456);
   g_assert_cmphex (next.regs[4], ==, esp + 8);
 
+  /* __kernel_vsyscall (arch/x86/entry/vdso/vdso32/system_call.S, its
+     int $0x80 path): push %ecx; push %edx; push %ebp; int $0x80;
+     pop %ebp; pop %edx; pop %ecx; ret.  At its entry the return
+     address is at the top; at the landing pad after the int, three
+     words up.  */
+  const uint8_t vsyscall[] = { 0x51, 0x52, 0x55, 0xcd, 0x80, 0x5d, 0x5a,
+                               0x59, 0xc3 };
+  memcpy (im.bytes + (code + 64 - CODE_SP), vsyscall, sizeof vsyscall);
+  g_assert_true (i386_step (mem, code + 64, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 4);
+  g_assert_true (i386_step (mem, code + 65, TRUE, esp - 4, 0x999, &next,
+                            &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  /* Its "push %ebp" is not a prologue's: two words are pushed.  */
+  g_assert_true (i386_step (mem, code + 66, TRUE, esp - 8, 0x999, &next,
+                            &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 4);
+  /* At the pad, the caller's ebp is where "pop %ebp" takes it.  */
+  put32 (&im, esp - 12, 0x4321);
+  for (unsigned at = 67; at <= 69; at += 2)     /* the int, the pad */
+    {
+      g_assert_true (i386_step (mem, code + at, TRUE, esp - 12, 0x999, &next,
+                                &ra));
+      g_assert_cmphex (ra, ==, 0x8049123);
+      g_assert_cmphex (next.regs[4], ==, esp + 4);
+      g_assert_cmphex (next.regs[5], ==, 0x4321);
+    }
+  put32 (&im, esp - 12, 0);
+
   /* Elsewhere, or in a caller: the ebp chain.  */
   g_assert_true (i386_step (mem, code + 16, FALSE, esp - 8, esp, &next,
                             &ra));
