@@ -106,6 +106,16 @@ typedef struct
   /* Whether BEFORE[0..LEN), the bytes just before a return address, end
      with a call instruction.  NULL: return addresses are not checked.  */
   gboolean (*follows_call) (const uint8_t *before, size_t len);
+  /* Whether the frame at PC, with registers CUR, is a signal return
+     trampoline (told by its code, as gdb and libgcc tell it: aarch64's
+     vDSO has no CFI for it); TRUE with the interrupted code's registers
+     in NEXT and its PC in *PC, read from the signal frame the kernel
+     left at the stack pointer.  That PC is where the code was stopped,
+     not a return address.  NULL: signal frames are left to the CFI
+     (x86_64: libc's __restore_rt has it, and libdwfl applies it).  */
+  gboolean (*signal_frame) (const StFrameRegs *cur, uint64_t pc,
+                            StSampleMemory *mem, StFrameRegs *next,
+                            uint64_t *next_pc);
 } StFastArch;
 
 /* The description for ELF machine MACHINE, or NULL (arch/arch.c).  */

@@ -7,7 +7,12 @@
      before (dwfl_frame_pc asks whether the caller is a signal frame);
    - an unwind that finds neither CFI nor a usable frame pointer is
      discarded and tried once more after the frame is delivered;
-   - CFI is looked up at the PC of the leaf, at PC - 1 of callers.  */
+   - CFI is looked up at the PC of the leaf, at PC - 1 of callers;
+   - a signal frame read by the architecture (aarch64, i386: its
+     signal_frame) makes its caller, the interrupted code, a frame like
+     the leaf: its PC is exact (looked up and given as it is, not
+     checked as a return address) and every register is known, as
+     libdwfl treats the caller of a CFI signal frame ('S').  */
 #include "config.h"
 
 #include <string.h>
@@ -168,6 +173,7 @@ typedef struct
   gboolean by_frame_pointer;   /* the last step used no CFI */
   gboolean by_code;            /* the last step was the sampled frame's,
                                   by what its code tells (leaf-code.h) */
+  gboolean by_signal;          /* the last step read a signal frame */
   const char *loop;            /* why the walk was stopped as a loop */
 } Walk;
 
@@ -183,8 +189,22 @@ has_cfi (void *user, uint64_t addr)
             != ST_RULE_NO_CFI;
 }
 
+/* Whether the frame at PC is a signal trampoline the architecture reads
+   (where the CFI says nothing, or that it is a signal frame).  */
+static gboolean
+signal_step (Walk *w, const StFrameRegs *cur, uint64_t pc, StFrameRegs *next,
+             uint64_t *next_pc)
+{
+  if (w->arch->signal_frame == NULL
+      || !w->arch->signal_frame (cur, pc, &w->mem, next, next_pc))
+    return FALSE;
+  w->by_signal = TRUE;
+  return TRUE;
+}
+
 /* Unwinds the frame at PC with registers CUR (libdwfl's
-   __libdwfl_frame_unwind).  */
+   __libdwfl_frame_unwind).  INITIAL: PC is exact and every register
+   known (the sampled frame, or the code a signal interrupted).  */
 static Step
 step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
       StFrameRegs *next, uint64_t *next_pc)
@@ -194,6 +214,7 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
 
   w->by_frame_pointer = FALSE;
   w->by_code = FALSE;
+  w->by_signal = FALSE;
   if (pm != NULL)
     {
       const StUnwindRule *rule = st_rule_cache_lookup (pm->module->tables,
@@ -208,9 +229,14 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
           *next_pc &= w->arch->ra_mask;
           return STEP_CALLER;
         case ST_RULE_FALLBACK:
+          if (rule->fallback == ST_FALLBACK_SIGNAL
+              && signal_step (w, cur, pc, next, next_pc))
+            return STEP_CALLER;
           w->fallback = rule->fallback;
           return STEP_FALLBACK;
         default:
+          if (signal_step (w, cur, pc, next, next_pc))
+            return STEP_CALLER;
           if (!initial || w->arch->leaf_rule == NULL
               || !st_rule_cache_leaf_rule (pm->module->tables, pm, pc, &leaf))
             break;
@@ -230,6 +256,8 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
           break;
         }
     }
+  else if (signal_step (w, cur, pc, next, next_pc))
+    return STEP_CALLER;
   w->by_frame_pointer = TRUE;
   StNoCfiFrame frame = { pc, initial, has_cfi, w->s };
   if (!w->arch->no_cfi_step (cur, &frame, next, &w->mem, next_pc))
@@ -253,6 +281,9 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
   StFrameRegs other, *cur = regs, *next = &other;
   const unsigned sp_reg = w->arch->sp;
   gboolean initial = TRUE;
+  /* PC is exact, not a return address: frame 0, or the code a signal
+     frame interrupted.  */
+  gboolean exact = TRUE;
   /* The caller found by the sampled frame's code is unwound after it is
      delivered, as libdwfl's initial frame (the libdwfl engine starts
      its walk there, dwfl-unwinder.c).  */
@@ -267,17 +298,17 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
       if (!initial && !late)
         {
           /* Unwound while delivering it (signal frame check).  */
-          st = step (w, cur, pc, FALSE, next, &next_pc);
+          st = step (w, cur, pc, exact, next, &next_pc);
           if (st == STEP_FALLBACK)
             return WALK_FALLBACK;
         }
-      if (!initial
+      if (!exact
           && !st_rule_cache_return_ok (&w->s->modules, w->arch, pc))
         {
           end = WALK_NOT_AFTER_CALL;
           break;
         }
-      uint64_t ip = initial || pc == 0 ? pc : pc - 1;
+      uint64_t ip = exact || pc == 0 ? pc : pc - 1;
       uint64_t sp = initial ? w->mem.sp
                     : (cur->set & (1u << sp_reg)) ? cur->regs[sp_reg] : 0;
       if ((w->loop = st_walk_loops (ips, sps, n, ip, sp)) != NULL)
@@ -296,7 +327,7 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
       if (initial || late || st == STEP_FAILED)
         {
           /* The leaf's unwind, or the retry of a discarded one.  */
-          st = step (w, cur, pc, initial, next, &next_pc);
+          st = step (w, cur, pc, exact, next, &next_pc);
           if (st == STEP_FALLBACK)
             return WALK_FALLBACK;
         }
@@ -319,6 +350,7 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
       next = t;
       pc = next_pc;
       initial = FALSE;
+      exact = w->by_signal;
     }
   *n_out = n;
   return end;

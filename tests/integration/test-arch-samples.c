@@ -7,7 +7,8 @@
    frames), unwound by both engines with the committed files as --symfs,
    and each chain compared with the truth frame by frame (gdb's PCs:
    frame 0's, then every caller's return address, which the chains give
-   minus one).
+   minus one; but the PC of code a signal interrupted, below the signal
+   frame, is exact in both).
 
    Required of the fast engine: >= 99% of the samples identical to the
    truth, none wrong (a frame that differs; a chain that stops early with
@@ -56,6 +57,8 @@ typedef struct
   uint64_t regs[40];
   guint n_regs;
   uint64_t truth[MAX_FRAMES];
+  gboolean exact[MAX_FRAMES];   /* not a return address ("!"): the code
+                                   a signal interrupted */
   guint n_truth;
   GBytes *stack;
 } Sample;
@@ -88,13 +91,12 @@ unzstd (const char *path)
   return g_bytes_new_take (out, size);
 }
 
-/* Every file of DIR but the samples, decompressed into a new directory
-   (the --symfs).  */
-static char *
-unpack_files (const char *dir)
+/* Every file of DIR but the samples, decompressed into OUT, but those
+   OUT has already.  */
+static void
+unpack_into (const char *dir, const char *out)
 {
   GError *error = NULL;
-  char *out = g_dir_make_tmp ("st-arch-XXXXXX", &error);
   GDir *d = g_dir_open (dir, 0, &error);
   const char *name;
 
@@ -106,6 +108,13 @@ unpack_files (const char *dir)
       char *in = g_build_filename (dir, name, NULL);
       char *base = g_strndup (name, strlen (name) - 4);
       char *path = g_build_filename (out, base, NULL);
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_free (path);
+          g_free (base);
+          g_free (in);
+          continue;
+        }
       GBytes *bytes = unzstd (in);
       g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL),
                                           g_bytes_get_size (bytes), &error));
@@ -115,6 +124,20 @@ unpack_files (const char *dir)
       g_free (in);
     }
   g_dir_close (d);
+}
+
+/* The files of DIR, and of ALSO unless NULL (those DIR does not have),
+   decompressed into a new directory (the --symfs).  */
+static char *
+unpack_files (const char *dir, const char *also)
+{
+  GError *error = NULL;
+  char *out = g_dir_make_tmp ("st-arch-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  unpack_into (dir, out);
+  if (also != NULL)
+    unpack_into (also, out);
   return out;
 }
 
@@ -144,6 +167,24 @@ parse_hex_list (const char *s, uint64_t *out, guint max)
   for (guint i = 0; parts[i] != NULL && n < max; i++)
     if (parts[i][0] != '\0')
       out[n++] = g_ascii_strtoull (parts[i], NULL, 16);
+  g_strfreev (parts);
+  return n;
+}
+
+/* The truth: PCs in hex, "!" before those that are exact.  */
+static guint
+parse_truth (const char *s, uint64_t *out, gboolean *exact, guint max)
+{
+  char **parts = g_strsplit (s, ",", -1);
+  guint n = 0;
+
+  for (guint i = 0; parts[i] != NULL && n < max; i++)
+    if (parts[i][0] != '\0')
+      {
+        exact[n] = parts[i][0] == '!';
+        out[n] = g_ascii_strtoull (parts[i] + (exact[n] ? 1 : 0), NULL, 16);
+        n++;
+      }
   g_strfreev (parts);
   return n;
 }
@@ -187,7 +228,7 @@ set_load (const char *path)
         {
           Sample *s = g_new0 (Sample, 1);
           s->n_regs = parse_hex_list (f[1], s->regs, G_N_ELEMENTS (s->regs));
-          s->n_truth = parse_hex_list (f[2], s->truth, MAX_FRAMES);
+          s->n_truth = parse_truth (f[2], s->truth, s->exact, MAX_FRAMES);
           gsize len = strcmp (f[3], "-") == 0 ? 0 : strlen (f[3]) / 2;
           guint8 *stack = g_malloc0 (MAX (len, 1));
           for (gsize j = 0; j < len; j++)
@@ -441,7 +482,7 @@ score (const Set *set, const char *chains, const char *label, Score *sc)
       guint n = parse_hex_list (f[3], ips, MAX_FRAMES);
       guint same = 0;
       while (same < n && same < s->n_truth
-             && ips[same] == s->truth[same] - (same > 0))
+             && ips[same] == s->truth[same] - (same > 0 && !s->exact[same]))
         same++;
       if (same == n && n == s->n_truth)
         sc->identical++;
@@ -482,12 +523,14 @@ score (const Set *set, const char *chains, const char *label, Score *sc)
   g_assert_cmpuint (sc->samples, ==, set->samples->len);
 }
 
+/* The set NAME of DIR (ALSO: more of its files, or NULL), samples of
+   ARCH as kernel K records them.  */
 static void
-check_set (const char *arch, const char *name, Kernel k)
+check_set_in (const char *dir, const char *also, const char *arch,
+              const char *name, Kernel k)
 {
-  char *dir = g_build_filename (ST_ARCH_DATA_DIR, arch, NULL);
   char *path = g_strdup_printf ("%s/%s.samples.zst", dir, name);
-  char *symfs = unpack_files (dir);
+  char *symfs = unpack_files (dir, also);
   Set *set = set_load (path);
   GByteArray *inputs[2] = { perf_data (set, k), capture (set, k) };
   const char *formats[2] = { "perf.data", "capture" };
@@ -548,6 +591,14 @@ check_set (const char *arch, const char *name, Kernel k)
   remove_dir (symfs);
   g_free (symfs);
   g_free (path);
+}
+
+static void
+check_set (const char *arch, const char *name, Kernel k)
+{
+  char *dir = g_build_filename (ST_ARCH_DATA_DIR, arch, NULL);
+
+  check_set_in (dir, NULL, arch, name, k);
   g_free (dir);
 }
 
@@ -581,6 +632,81 @@ test_i386_on_i686_kernel (void)
   check_set ("i386", "dyn", AS_I686_KERNEL);
 }
 
+/* Samples in signal handlers, through the signal frame to the code it
+   interrupted: aarch64's vDSO trampoline, i386's libc trampolines
+   (sigreturn and rt_sigreturn frames).  */
+static void
+test_aarch64_signal (void)
+{
+  check_set ("aarch64", "signal", AS_AARCH64);
+}
+
+static void
+test_i386_signal (void)
+{
+  check_set ("i386", "signal", AS_X86_64_KERNEL);
+}
+
+/* The aarch64 linker matrix (tests/data/arch/aarch64-linkers, README
+   there): the dynamic program linked by bfd, gold, lld and mold in each
+   layout, sampled while st_recurse runs; the loader and libc are
+   aarch64/'s.  */
+static void
+test_aarch64_linker (gconstpointer data)
+{
+  const char *variant = data;
+  char *dir = g_build_filename (ST_ARCH_DATA_DIR, "aarch64-linkers", variant,
+                                NULL);
+  char *libc = g_build_filename (ST_ARCH_DATA_DIR, "aarch64", NULL);
+
+  check_set_in (dir, libc, "aarch64", "dyn", AS_AARCH64);
+  g_free (libc);
+  g_free (dir);
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The variants' names, the tests' data: freed by the caller after the
+   tests ran.  */
+static GPtrArray *
+add_linker_tests (void)
+{
+  char *top = g_build_filename (ST_ARCH_DATA_DIR, "aarch64-linkers", NULL);
+  GDir *d = g_dir_open (top, 0, NULL);
+  const char *name;
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_dir_close (d);
+  g_ptr_array_sort (names, compare_names);
+  /* bfd, gold, lld and mold, as the fixture was made.  */
+  g_assert_cmpuint (names->len, >=, 4);
+  for (guint i = 0; i < names->len; i++)
+    {
+      char *path = g_strdup_printf ("/arch-samples/aarch64-linker/%s",
+                                    (char *) names->pdata[i]);
+      g_test_add_data_func (path, names->pdata[i], test_aarch64_linker);
+      g_free (path);
+    }
+  g_free (top);
+  return names;
+}
+
+/* System calls through a copy of __kernel_vsyscall (the kernel's code
+   and CFI) and through the same code without CFI, sampled at each of
+   their instructions.  */
+static void
+test_i386_vsyscall (void)
+{
+  check_set ("i386", "vsyscall", AS_X86_64_KERNEL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -591,5 +717,11 @@ main (int argc, char **argv)
   g_test_add_func ("/arch-samples/i386-dynamic", test_i386_dynamic);
   g_test_add_func ("/arch-samples/i386-on-i686-kernel",
                    test_i386_on_i686_kernel);
-  return g_test_run ();
+  g_test_add_func ("/arch-samples/aarch64-signal", test_aarch64_signal);
+  g_test_add_func ("/arch-samples/i386-signal", test_i386_signal);
+  g_test_add_func ("/arch-samples/i386-vsyscall", test_i386_vsyscall);
+  GPtrArray *linker_variants = add_linker_tests ();
+  int status = g_test_run ();
+  g_ptr_array_unref (linker_variants);
+  return status;
 }

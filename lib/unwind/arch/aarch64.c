@@ -29,6 +29,7 @@
 #include <elf.h>
 
 #include "unwind/arch/arch.h"
+#include "unwind/arch/signal-frame.h"
 
 enum
 {
@@ -196,6 +197,7 @@ static const StFastArch fast = {
   .lean_no_cfi = FALSE,         /* the step reads code and x30 */
   .abi_same_value = abi_same_value,
   .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
+  .signal_frame = st_aarch64_signal_frame,
   .no_cfi_step = prologue_step,
 };
 

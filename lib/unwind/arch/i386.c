@@ -11,23 +11,28 @@
    A frame without CFI is unwound from its code where that shows where
    the return address is, as gdb's prologue analysis finds it, and else
    by frame pointer:
-     - frame 0 at "push %ebp" (the prologue has not run), at a "ret", or
-       in a PIC thunk (__x86.get_pc_thunk.*: "mov (%esp), %reg; ret"):
-       the return address is at the top of the stack;
-     - frame 0 between "push %ebp" and "mov %esp, %ebp": it is one word
-       above, the caller's ebp at the top;
-     - frame 0 elsewhere: the code from the PC to the function's "ret",
+     - frame 0 anywhere: the code from the PC to the function's "ret",
        when it is made only of the few instructions crti's _init and
        _fini and such hand-written code use (push, pop, add or sub to
-       esp, calls, add to ebx), says how far above esp the return
-       address lies;
+       esp, calls, add to ebx; and the vDSO's __kernel_vsyscall's
+       int $0x80, sysenter or syscall, with the moves to ebp before
+       them), says how far above esp the return address lies (and a
+       "pop %ebp" where the caller's ebp is);
+     - else frame 0 at "push %ebp" (the prologue has not run) or in a
+       PIC thunk (__x86.get_pc_thunk.*: "mov (%esp), %reg; ret"): the
+       return address is at the top of the stack;
+     - frame 0 between "push %ebp" and "mov %esp, %ebp": it is one word
+       above, the caller's ebp at the top;
      - else the ebp chain: the caller's ebp at [ebp], the return address
-       at [ebp + 4], its esp ebp + 8, which must lie above esp.  */
+       at [ebp + 4], its esp ebp + 8, which must lie above esp.
+   A handler's return into a sigreturn trampoline (the vDSO's or libc's)
+   is a signal frame (i386-signal.c).  */
 #include "config.h"
 
 #include <elf.h>
 
 #include "unwind/arch/arch.h"
+#include "unwind/arch/signal-frame.h"
 
 enum
 {
@@ -37,10 +42,11 @@ enum
   I386_N_REGS = 9,
 };
 
-/* The return address at ESP + OFFSET, the caller's esp above it.  */
+/* The return address at ESP + OFFSET, the caller's esp above it; the
+   caller's ebp at ESP + EBP_AT, or (EBP_AT < 0) ebp itself.  */
 static gboolean
 from_stack_top (const StFrameRegs *cur, StSampleMemory *mem, unsigned offset,
-                gboolean ebp_saved, StFrameRegs *next, uint64_t *pc)
+                int32_t ebp_at, StFrameRegs *next, uint64_t *pc)
 {
   uint64_t esp = cur->regs[I386_ESP], ra, ebp;
 
@@ -49,9 +55,9 @@ from_stack_top (const StFrameRegs *cur, StSampleMemory *mem, unsigned offset,
   *next = *cur;
   next->set &= (1u << 3) | (1u << I386_EBP) | (1u << 6) | (1u << 7)
                | (1u << I386_ESP);
-  if (ebp_saved)
+  if (ebp_at >= 0)
     {
-      if (!st_sample_memory_read (mem, esp, &ebp))
+      if (!st_sample_memory_read (mem, esp + (uint32_t) ebp_at, &ebp))
         return FALSE;
       next->regs[I386_EBP] = ebp;
       next->set |= 1u << I386_EBP;
@@ -63,14 +69,18 @@ from_stack_top (const StFrameRegs *cur, StSampleMemory *mem, unsigned offset,
   return TRUE;
 }
 
-/* How far above esp the return address lies in frame 0 at PC: the code
-   from PC to its "ret" followed, as long as it is made of instructions
-   whose effect on esp is plain.  FALSE at anything else.  */
+/* How far above esp the return address lies in frame 0 at PC (and
+   where the caller's ebp is, if a "pop %ebp" restores it, else -1): the
+   code from PC to its "ret" followed, as long as it is made of
+   instructions whose effect on esp is plain.  FALSE at anything
+   else.  */
 static gboolean
-offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset)
+offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset,
+               int32_t *ebp_at)
 {
   int64_t off = 0;
 
+  *ebp_at = -1;
   for (int n = 0; n < 16; n++)
     {
       uint32_t c;
@@ -87,7 +97,11 @@ offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset)
       if (op >= 0x50 && op <= 0x57)                 /* push %reg */
         off -= 4, pc += 1;
       else if (op >= 0x58 && op <= 0x5f)            /* pop %reg */
-        off += 4, pc += 1;
+        {
+          if (op == 0x5d && *ebp_at < 0 && off >= 0 && off <= 4096)
+            *ebp_at = (int32_t) off;                /* pop %ebp */
+          off += 4, pc += 1;
+        }
       else if (op == 0x83 && (modrm == 0xc4 || modrm == 0xec))
         {                                           /* add/sub $imm8, %esp */
           int64_t imm = (int8_t) (c >> 16);
@@ -106,6 +120,12 @@ offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset)
         pc += 6;
       else if (op == 0xe8)                          /* call rel32 */
         pc += 5;
+      else if ((op == 0xcd && modrm == 0x80)        /* int $0x80 */
+               || (op == 0x0f && (modrm == 0x34 || modrm == 0x05))
+                                                    /* sysenter, syscall */
+               || (op == 0x89 && (modrm == 0xe5 || modrm == 0xcd)))
+                                                    /* mov %esp/%ecx, %ebp */
+        pc += 2;
       else
         return FALSE;
     }
@@ -118,21 +138,27 @@ code_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
 {
   uint32_t code, before;
 
-  if (frame->leaf && (cur->set & (1u << I386_ESP))
-      && st_sample_memory_read_code32 (mem, frame->pc, &code))
+  if (frame->leaf && (cur->set & (1u << I386_ESP)))
     {
-      if ((code & 0xff) == 0x55 /* push %ebp */
-          || (code & 0xff) == 0xc3 /* ret */
-          /* mov (%esp), %reg; ret */
-          || (code & 0xffffc7ffu) == 0xc324048bu)
-        return from_stack_top (cur, mem, 0, FALSE, next, pc);
-      if (((code & 0xffff) == 0xe589 || (code & 0xffff) == 0xec8b)
-          && st_sample_memory_read_code32 (mem, frame->pc - 1, &before)
-          && (before & 0xff) == 0x55)
-        return from_stack_top (cur, mem, 4, TRUE, next, pc);
+      /* The code up to the "ret" first: where it can be followed, it
+         tells exactly, also where a "push %ebp" is not the function's
+         first instruction (__kernel_vsyscall pushes two registers
+         before it).  */
       uint32_t offset;
-      if (offset_to_ret (mem, frame->pc, &offset))
-        return from_stack_top (cur, mem, offset, FALSE, next, pc);
+      int32_t ebp_at;
+      if (offset_to_ret (mem, frame->pc, &offset, &ebp_at))
+        return from_stack_top (cur, mem, offset, ebp_at, next, pc);
+      if (st_sample_memory_read_code32 (mem, frame->pc, &code))
+        {
+          if ((code & 0xff) == 0x55 /* push %ebp */
+              /* mov (%esp), %reg; ret */
+              || (code & 0xffffc7ffu) == 0xc324048bu)
+            return from_stack_top (cur, mem, 0, -1, next, pc);
+          if (((code & 0xffff) == 0xe589 || (code & 0xffff) == 0xec8b)
+              && st_sample_memory_read_code32 (mem, frame->pc - 1, &before)
+              && (before & 0xff) == 0x55)
+            return from_stack_top (cur, mem, 4, 0, next, pc);
+        }
     }
 
   if (!(cur->set & (1u << I386_EBP)) || cur->regs[I386_EBP] == 0)
@@ -173,6 +199,7 @@ static const StFastArch fast = {
   .lean_no_cfi = FALSE,
   .abi_same_value = abi_same_value,
   .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
+  .signal_frame = st_i386_signal_frame,
   .no_cfi_step = code_step,
 };
 

@@ -153,7 +153,10 @@ typedef struct
   int perf;
 } PerfName;
 
-/* The kernel's x86 numbering, by the names of both psABIs.  */
+/* The kernel's x86 numbering, by the names of both psABIs (built for
+   x86; for aarch64 <asm/perf_regs.h> is arm64's, tools/
+   cross-check-aarch64.sh).  */
+#if defined __x86_64__ || defined __i386__
 static const PerfName x86_64_perf[] = {
   { "rax", PERF_REG_X86_AX }, { "rbx", PERF_REG_X86_BX },
   { "rcx", PERF_REG_X86_CX }, { "rdx", PERF_REG_X86_DX },
@@ -173,6 +176,7 @@ static const PerfName i386_perf[] = {
   { "ebp", PERF_REG_X86_BP }, { "esp", PERF_REG_X86_SP },
   { "eip", PERF_REG_X86_IP }, { NULL, 0 },
 };
+#endif
 
 /* perf's arm64 numbering (arch/arm64/include/uapi/asm/perf_regs.h):
    x0..x29, lr (x30), sp, pc.  libdw names x30 "x30"; the PC has no
@@ -192,6 +196,12 @@ init_aarch64_perf (void)
   aarch64_perf[31] = (PerfName) { "sp", 31 };
   aarch64_perf[32] = (PerfName) { "pc", 32 };
   aarch64_perf[33] = (PerfName) { NULL, 0 };
+#ifdef __aarch64__
+  /* Built for aarch64: the kernel's header is there.  */
+  G_STATIC_ASSERT (PERF_REG_ARM64_X0 == 0 && PERF_REG_ARM64_X29 == 29
+                   && PERF_REG_ARM64_LR == 30 && PERF_REG_ARM64_SP == 31
+                   && PERF_REG_ARM64_PC == 32);
+#endif
 }
 
 static int
@@ -252,6 +262,7 @@ check_layout (const Expected *e)
   names_free (&n);
 }
 
+#if defined __x86_64__ || defined __i386__
 /* perf's sampled set (tools/perf/arch/x86/include/perf_regs.h): on
    x86_64 every register below PERF_REG_X86_64_MAX but the segment
    registers DS, ES, FS, GS; on i386 those below PERF_REG_X86_32_MAX.  */
@@ -278,6 +289,7 @@ test_layout_i386 (void)
 
   check_layout (&e);
 }
+#endif
 
 static void
 test_layout_aarch64 (void)
@@ -342,8 +354,10 @@ test_guess (void)
 
   ev.kind = ST_EVENT_STACK_USER;
   ev.stack.abi = ST_REGS_ABI_64;
+#if defined __x86_64__ || defined __i386__
   ev.stack.regs_mask = X86_64_MASK;
   g_assert_true (st_register_layout_guess (&ev) == &st_arch_x86_64.registers);
+#endif
   ev.stack.regs_mask = (1ull << 33) - 1;
   g_assert_true (st_register_layout_guess (&ev)
                  == &st_arch_aarch64.registers);
@@ -351,11 +365,13 @@ test_guess (void)
   ev.stack.regs_mask = (1ull << 32) | (1ull << 31);
   g_assert_true (st_register_layout_guess (&ev)
                  == &st_arch_aarch64.registers);
+#if defined __x86_64__ || defined __i386__
   ev.stack.regs_mask = (1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_SP);
   g_assert_true (st_register_layout_guess (&ev) == &st_arch_x86_64.registers);
   ev.stack.abi = ST_REGS_ABI_32;
   ev.stack.regs_mask = (1ull << PERF_REG_X86_32_MAX) - 1;
   g_assert_true (st_register_layout_guess (&ev) == &st_arch_i386.registers);
+#endif
   ev.stack.abi = ST_REGS_ABI_NONE;
   g_assert_null (st_register_layout_guess (&ev));
   ev.stack.abi = 3;
@@ -591,7 +607,8 @@ typedef struct
 {
   StProcessTable *processes;
   StModuleCache *modules;
-  uint8_t bytes[256];
+  uint8_t bytes[1024];          /* the first 256 the stack copy, but
+                                   for the signal frames' tests */
   StEvent ev;
   StSampleMemory mem;
 } Image;
@@ -607,7 +624,7 @@ image_open (Image *im, uint32_t abi)
   im->ev.kind = ST_EVENT_STACK_USER;
   im->ev.stack.abi = abi;
   im->ev.stack.stack = im->bytes;
-  im->ev.stack.stack_size = sizeof im->bytes;
+  im->ev.stack.stack_size = 256;
   st_sample_memory_init (&im->mem, &im->ev, CODE_SP,
                          st_process_table_get (im->processes, 7),
                          im->modules);
@@ -796,6 +813,37 @@ test_i386_no_cfi_step (void)
   g_assert_cmphex (ra, ==, 0x8049456);
   g_assert_cmphex (next.regs[4], ==, esp + 8);
 
+  /* __kernel_vsyscall (arch/x86/entry/vdso/vdso32/system_call.S, its
+     int $0x80 path): push %ecx; push %edx; push %ebp; int $0x80;
+     pop %ebp; pop %edx; pop %ecx; ret.  At its entry the return
+     address is at the top; at the landing pad after the int, three
+     words up.  */
+  const uint8_t vsyscall[] = { 0x51, 0x52, 0x55, 0xcd, 0x80, 0x5d, 0x5a,
+                               0x59, 0xc3 };
+  memcpy (im.bytes + (code + 64 - CODE_SP), vsyscall, sizeof vsyscall);
+  g_assert_true (i386_step (mem, code + 64, TRUE, esp, 0x999, &next, &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 4);
+  g_assert_true (i386_step (mem, code + 65, TRUE, esp - 4, 0x999, &next,
+                            &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  /* Its "push %ebp" is not a prologue's: two words are pushed.  */
+  g_assert_true (i386_step (mem, code + 66, TRUE, esp - 8, 0x999, &next,
+                            &ra));
+  g_assert_cmphex (ra, ==, 0x8049123);
+  g_assert_cmphex (next.regs[4], ==, esp + 4);
+  /* At the pad, the caller's ebp is where "pop %ebp" takes it.  */
+  put32 (&im, esp - 12, 0x4321);
+  for (unsigned at = 67; at <= 69; at += 2)     /* the int, the pad */
+    {
+      g_assert_true (i386_step (mem, code + at, TRUE, esp - 12, 0x999, &next,
+                                &ra));
+      g_assert_cmphex (ra, ==, 0x8049123);
+      g_assert_cmphex (next.regs[4], ==, esp + 4);
+      g_assert_cmphex (next.regs[5], ==, 0x4321);
+    }
+  put32 (&im, esp - 12, 0);
+
   /* Elsewhere, or in a caller: the ebp chain.  */
   g_assert_true (i386_step (mem, code + 16, FALSE, esp - 8, esp, &next,
                             &ra));
@@ -806,12 +854,143 @@ test_i386_no_cfi_step (void)
   image_close (&im);
 }
 
+/* --- signal frames ------------------------------------------------------ */
+
+/* The whole 1 KiB as the stack copy.  */
+static StSampleMemory *
+image_open_large (Image *im, uint32_t abi)
+{
+  image_open (im, abi);
+  im->ev.stack.stack_size = sizeof im->bytes;
+  st_sample_memory_init (&im->mem, &im->ev, CODE_SP,
+                         st_process_table_get (im->processes, 7),
+                         im->modules);
+  return &im->mem;
+}
+
+/* aarch64: the rt_sigframe at sp, laid out as the kernel's
+   arch/arm64/kernel/signal.c does (a 128-byte siginfo, the ucontext's
+   uc_mcontext 176 bytes into it: fault_address, x0..x30, sp, pc), and
+   the vDSO's "mov x8, #139; svc #0".  */
+static void
+test_aarch64_signal_frame (void)
+{
+  Image im;
+  StSampleMemory *mem = image_open_large (&im, ST_REGS_ABI_64);
+  const StFastArch *a = st_fast_arch (EM_AARCH64);
+  const uint64_t tramp = CODE_SP + 0x380, sc = CODE_SP + 128 + 176;
+  StFrameRegs cur = { .set = 1u << 31 }, next;
+  uint64_t pc;
+
+  put32 (&im, tramp, 0xd2801168u);
+  put32 (&im, tramp + 4, 0xd4000001u);
+  for (unsigned r = 0; r < 31; r++)
+    put64 (&im, sc + 8 + 8 * r, 0x100 + r);
+  put64 (&im, sc + 8 + 31 * 8, 0x7000);        /* sp */
+  put64 (&im, sc + 8 + 32 * 8, 0x4242);        /* pc */
+  cur.regs[31] = CODE_SP;
+
+  /* Returned into (at the mov), and sampled at the svc.  */
+  for (unsigned at = 0; at <= 4; at += 4)
+    {
+      memset (&next, 0, sizeof next);
+      g_assert_true (a->signal_frame (&cur, tramp + at, mem, &next, &pc));
+      g_assert_cmphex (pc, ==, 0x4242);
+      g_assert_cmphex (next.set, ==, 0xffffffffu);
+      g_assert_cmphex (next.regs[31], ==, 0x7000);
+      g_assert_cmphex (next.regs[30], ==, 0x100 + 30);
+      g_assert_cmphex (next.regs[0], ==, 0x100);
+    }
+  /* Not the trampoline: past it, or the mov without the svc.  */
+  g_assert_false (a->signal_frame (&cur, tramp + 8, mem, &next, &pc));
+  put32 (&im, tramp + 4, A64_NOP);
+  g_assert_false (a->signal_frame (&cur, tramp, mem, &next, &pc));
+  /* No stack pointer: nothing to read.  */
+  put32 (&im, tramp + 4, 0xd4000001u);
+  cur.set = 0;
+  g_assert_false (a->signal_frame (&cur, tramp, mem, &next, &pc));
+  image_close (&im);
+}
+
+/* i386: struct sigcontext_32's registers (edi esi ebp esp ebx edx ecx
+   eax at 16..44, eip at 56) at SC.  */
+static void
+put_sigcontext_32 (Image *im, uint64_t sc)
+{
+  static const unsigned offset[] = { 44, 40, 36, 32, 28, 24, 20, 16 };
+  for (unsigned r = 0; r < 8; r++)
+    put32 (im, sc + offset[r], 0x200 + r);
+  put32 (im, sc + 56, 0x8048123);
+}
+
+static void
+check_i386_signal (StSampleMemory *mem, uint64_t esp, uint64_t at)
+{
+  const StFastArch *a = st_fast_arch (EM_386);
+  StFrameRegs cur = { .set = 1u << 4 }, next;
+  uint64_t pc;
+
+  cur.regs[4] = esp;
+  memset (&next, 0, sizeof next);
+  g_assert_true (a->signal_frame (&cur, at, mem, &next, &pc));
+  g_assert_cmphex (pc, ==, 0x8048123);
+  g_assert_cmphex (next.set, ==, 0x1ff);
+  g_assert_cmphex (next.regs[8], ==, 0x8048123);
+  for (unsigned r = 0; r < 8; r++)
+    g_assert_cmphex (next.regs[r], ==, 0x200 + r);
+}
+
+/* i386: sigreturn ("pop %eax; mov $119, %eax; int $0x80": the
+   sigcontext past the signal number until the pop has run) and
+   rt_sigreturn ("mov $173, %eax; int $0x80": the ucontext through the
+   frame's puc pointer, its uc_mcontext 20 bytes in), as the kernel's
+   sigframe_ia32 and rt_sigframe_ia32 lay them out.  */
+static void
+test_i386_signal_frame (void)
+{
+  static const uint8_t sigreturn[] = { 0x58, 0xb8, 0x77, 0, 0, 0, 0xcd, 0x80 };
+  static const uint8_t rt_sigreturn[] = { 0xb8, 0xad, 0, 0, 0, 0xcd, 0x80 };
+  Image im;
+  StSampleMemory *mem = image_open_large (&im, ST_REGS_ABI_32);
+  const StFastArch *a = st_fast_arch (EM_386);
+  const uint64_t tramp = CODE_SP + 0x380, rt_tramp = CODE_SP + 0x390;
+  const uint64_t esp = CODE_SP + 0x10;
+  StFrameRegs cur = { .set = 1u << 4 }, next;
+  uint64_t pc;
+
+  memcpy (im.bytes + (tramp - CODE_SP), sigreturn, sizeof sigreturn);
+  memcpy (im.bytes + (rt_tramp - CODE_SP), rt_sigreturn,
+          sizeof rt_sigreturn);
+
+  /* sigreturn: returned into (esp at sig), after the pop, at the int.  */
+  put_sigcontext_32 (&im, esp + 4);
+  check_i386_signal (mem, esp, tramp);
+  check_i386_signal (mem, esp + 4, tramp + 1);
+  check_i386_signal (mem, esp + 4, tramp + 6);
+
+  /* rt_sigreturn: sig, pinfo, puc at esp + 8.  */
+  const uint64_t uc = CODE_SP + 0x100;
+  memset (im.bytes, 0, 0x300);
+  put32 (&im, esp + 8, (uint32_t) uc);
+  put_sigcontext_32 (&im, uc + 20);
+  check_i386_signal (mem, esp, rt_tramp);
+  check_i386_signal (mem, esp, rt_tramp + 5);
+
+  /* Elsewhere in the code: not a signal frame.  */
+  cur.regs[4] = esp;
+  g_assert_false (a->signal_frame (&cur, tramp + 2, mem, &next, &pc));
+  g_assert_false (a->signal_frame (&cur, rt_tramp + 1, mem, &next, &pc));
+  image_close (&im);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+#if defined __x86_64__ || defined __i386__
   g_test_add_func ("/arch/layout-x86-64", test_layout_x86_64);
   g_test_add_func ("/arch/layout-i386", test_layout_i386);
+#endif
   g_test_add_func ("/arch/layout-aarch64", test_layout_aarch64);
   g_test_add_func ("/arch/lookup", test_lookup);
   g_test_add_func ("/arch/guess", test_guess);
@@ -820,5 +999,7 @@ main (int argc, char **argv)
   g_test_add_func ("/arch/x86-64-no-cfi-step", test_x86_64_no_cfi_step);
   g_test_add_func ("/arch/aarch64-no-cfi-step", test_aarch64_no_cfi_step);
   g_test_add_func ("/arch/i386-no-cfi-step", test_i386_no_cfi_step);
+  g_test_add_func ("/arch/aarch64-signal-frame", test_aarch64_signal_frame);
+  g_test_add_func ("/arch/i386-signal-frame", test_i386_signal_frame);
   return g_test_run ();
 }
