@@ -74,6 +74,9 @@ struct StRuleCache
   guint misses;           /* hot table misses since its last resize */
   GHashTable *entry_memo; /* address -> at entry point + 1 */
   GHashTable *leaf_memo;  /* address -> LeafMemo */
+  StReturnCheck *returns; /* return addresses checked, by ELF address of
+                             the call's last byte */
+  size_t returns_bytes;   /* its size, as accounted */
   gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
   uint64_t entry;         /* e_entry + bias; 0: none */
   uint64_t bias;          /* of the private Dwfl's module (0) */
@@ -145,7 +148,7 @@ rule_cache_free (gpointer data)
   g_tree_destroy (c->ranges);
   g_hash_table_destroy (c->entry_memo);
   g_hash_table_destroy (c->leaf_memo);
-  st_return_check_free (c->pub.returns);
+  st_return_check_free (c->returns);
   g_free (c);
 }
 
@@ -199,8 +202,9 @@ st_rule_cache_prepare (StModule *m, void *user_data)
          && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
     bits++;
   hot_resize (c, bits);
-  c->pub.returns = st_return_check_new (MAX (bits - 1, HOT_MIN_BITS));
-  st_module_account (m, st_return_check_bytes (c->pub.returns));
+  c->returns = st_return_check_new ();
+  c->returns_bytes = st_return_check_bytes (c->returns);
+  st_module_account (m, c->returns_bytes);
 
   c->dwfl = st_dwfl_of_module (m, &c->dmod);
   /* .eh_frame now (cheap: its header); .debug_frame only when .eh_frame
@@ -373,8 +377,8 @@ reader_row (StRuleCache *c, uint64_t addr)
   return &fr->rows[lo];
 }
 
-uint32_t
-st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
+StRuleHot *
+st_rule_cache_fill_hot (StRuleCache *c, uint64_t addr)
 {
   const Row *row = reader_row (c, addr);
   uint64_t start, len;
@@ -414,19 +418,55 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       hot_resize (c, c->hot_bits + 2);
       c->misses = 0;
     }
+  /* A range longer than a slot holds: the part around ADDR.  */
+  if (len > ST_RULE_HOT_MAX_LEN)
+    {
+      uint64_t from = addr - start > ST_RULE_HOT_MAX_LEN / 2
+                      ? addr - ST_RULE_HOT_MAX_LEN / 2 : start;
+      len = MIN (len - (from - start), (uint64_t) ST_RULE_HOT_MAX_LEN);
+      start = from;
+    }
   StRuleHot *h = st_rule_cache_hot_slot (&c->pub, addr);
   h->start = start;
-  h->len = (uint32_t) MIN (len, (uint64_t) G_MAXUINT32);
+  h->len = (uint16_t) len;
   h->rule = id;
-  return id;
+  h->ret = (uint16_t) (start + len);
+  return h;
+}
+
+uint32_t
+st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
+{
+  return st_rule_cache_fill_hot (c, addr)->rule;
+}
+
+gboolean
+st_rule_cache_follows_call (StRuleCache *c, StRuleHot *h, uint64_t addr,
+                            const StFastArch *arch, StProcessModules *pm,
+                            uint64_t ra)
+{
+  gboolean ok = st_return_check_keyed (c->returns, addr, arch, pm, ra);
+  size_t bytes = st_return_check_bytes (c->returns);
+
+  if (bytes != c->returns_bytes)
+    {
+      st_module_account (c->module, (gssize) bytes
+                                    - (gssize) c->returns_bytes);
+      c->returns_bytes = bytes;
+    }
+  if (ok && h != NULL)
+    h->ret = (uint16_t) addr;
+  return ok;
 }
 
 /* The symbols find_entry_window looks for, read straight from the ELF
    table libdwfl's N symbols are (dwfl_module_getsym_info costs some 270
    instructions a symbol: 10 million for cc1's 39,000).  Recognised only
    when libdwfl's symbols are those of the module's own x86_64 ET_EXEC
-   or ET_DYN file, a .symtab or .dynsym of exactly N entries (no
-   debug-file table, no MiniDebugInfo); FALSE otherwise, and the caller
+   or ET_DYN file, or of its separate debug file at the same bias (which
+   libdwfl loads once a symbol is looked up, e.g. a function's start for
+   leaf-code.h), a .symtab or .dynsym of exactly N entries (no
+   MiniDebugInfo); FALSE otherwise, and the caller
    asks libdwfl symbol by symbol.  A symbol counts as at ENTRY (e_entry
    plus BIAS) by its value with or without the bias, a superset of
    libdwfl's answer: the window can only come out larger, or absent,
@@ -440,19 +480,20 @@ scan_entry_symbols (StRuleCache *c, Elf *elf, const GElf_Ehdr *ehdr,
   GElf_Sym sym;
   GElf_Addr value;
   Elf *symelf = NULL;
+  Dwarf_Addr symbias = 0;
 
   if (n < 2 || ehdr->e_ident[EI_CLASS] != ELFCLASS64
       || (ehdr->e_type != ET_EXEC && ehdr->e_type != ET_DYN)
       || dwfl_module_getsym_info (c->dmod, 1, &sym, &value, NULL, &symelf,
-                                  NULL) == NULL
-      || symelf != elf)
+                                  &symbias) == NULL
+      || symelf == NULL || (symelf != elf && symbias != bias))
     return FALSE;
 
   const Elf64_Sym *syms = NULL;
   for (int pass = 0; pass < 2 && syms == NULL; pass++)
     {
       Elf_Scn *scn = NULL;
-      while ((scn = elf_nextscn (elf, scn)) != NULL)
+      while ((scn = elf_nextscn (symelf, scn)) != NULL)
         {
           GElf_Shdr shdr;
           Elf_Data *data;
