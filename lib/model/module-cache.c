@@ -127,6 +127,7 @@ module_free (gpointer data)
   st_mapping_guard_remove (m->guard);
   if (m->elf != NULL)
     elf_end (m->elf);
+  st_module_file_close_fd (m);
   st_file_pins_close (&m->cached->pins);
   g_ref_string_release ((char *) m->name);
   g_free (m->path);
@@ -626,6 +627,15 @@ st_module_read (const StModule *m, uint64_t offset, void *buf, size_t len)
     return FALSE;
   memcpy (buf, m->data + offset, len);
   return TRUE;
+}
+
+gboolean
+st_module_pread (const StModule *m, uint64_t offset, void *buf, size_t len)
+{
+  if (m->fd_kept && offset <= G_MAXINT64 - len
+      && pread (m->fd, buf, len, (off_t) offset) == (ssize_t) len)
+    return TRUE;
+  return st_module_read (m, offset, buf, len);
 }
 
 StFileReport *

@@ -11,8 +11,9 @@
    Bounds.  Modules in use by some process state (st_module_cache_acquire)
    stay; the others sit in a least-recently-used list and are evicted when
    there are more than MAX_MODULES modules or their bytes (file sizes plus
-   the prepared tables) exceed MAX_BYTES.  No file descriptor stays open:
-   the file's contents are read through libelf's mapping.
+   the prepared tables) exceed MAX_BYTES.  The file's contents are read
+   through libelf's mapping; the descriptors of a few files with much
+   code stay open for st_module_pread.
 
    Preparation: everything slow about a module -- finding its file
    (the file resolver's candidates, file-resolver.h, then the fallback
@@ -62,6 +63,10 @@ struct StModule
   size_t size;
   struct StMappingGuard *guard;  /* DATA, against a file that shrinks
                                     (mapping-guard.h); NULL: none */
+  /* The file, kept open to read code with pread() (st_module_pread);
+     only while FD_KEPT (big code only, ST_MODULE_KEPT_FD_MIN_CODE).  */
+  int fd;
+  gboolean fd_kept;
   /* The separate debug file libdwfl mapped for it, guarded by identity
      (find-debuginfo.c); atomic, NULL: none.  */
   struct StMappingGuard *debug_guard;
@@ -279,6 +284,23 @@ Elf *st_module_elf_ref (const StModule *module);
 /* Reads LEN bytes of the file at file OFFSET.  */
 gboolean st_module_read (const StModule *module, uint64_t offset, void *buf,
                          size_t len);
+
+/* Descriptors are kept for files with at least this much code in one
+   segment, at most ST_MODULE_MAX_KEPT_FDS of them (a sixteenth of
+   RLIMIT_NOFILE, if that is less).  */
+#define ST_MODULE_KEPT_FD_MIN_CODE ((uint64_t) 256 << 10)
+#define ST_MODULE_MAX_KEPT_FDS 256
+
+/* The same with pread() from the kept descriptor, where there is one,
+   so that scattered reads do not map the pages they read: the return
+   address check reads 16 bytes before each distinct return address
+   (code-bytes.h), all over a big program's code, and through the
+   mapping every first read of a page maps 64 KiB around it (the
+   kernel's fault-around), 16 MB of resident set for cc1's 13,000.
+   Through the mapping when there is none or pread() reads less (a
+   file truncated since: the mapping's guard then decides).  */
+gboolean st_module_pread (const StModule *module, uint64_t offset, void *buf,
+                          size_t len);
 
 /* What every module's file was (file-report.h): written when modules
    become READY, on the main thread.  */

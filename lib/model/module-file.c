@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,9 +89,66 @@ inspect_elf (StModule *m)
   return TRUE;
 }
 
+/* Descriptors kept open (st_module_pread), by all modules.  */
+static gint kept_fds;
+
+/* Whether one more descriptor may be kept; if so it counts.  */
+static gboolean
+take_kept_fd (void)
+{
+  static gint limit;
+  gint max = g_atomic_int_get (&limit);
+
+  if (max == 0)
+    {
+      struct rlimit rl;
+      max = ST_MODULE_MAX_KEPT_FDS;
+      if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        max = (gint) MIN ((rlim_t) max, rl.rlim_cur / 16);
+      max = MAX (max, 1);
+      g_atomic_int_set (&limit, max);
+    }
+  if (g_atomic_int_add (&kept_fds, 1) < max)
+    return TRUE;
+  g_atomic_int_add (&kept_fds, -1);
+  return FALSE;
+}
+
+/* Keeps FD open as M's for st_module_pread when M has much code (the
+   return-address check reads a few bytes here and there all over it:
+   through the mapping, most of it would become resident) and the budget
+   allows; else closes it.  */
+static void
+keep_for_code (StModule *m, int fd)
+{
+  uint64_t code = 0;
+
+  for (guint i = 0; i < m->n_loads; i++)
+    if (m->loads[i].flags & PF_X)
+      code = MAX (code, m->loads[i].filesz);
+  if (code >= ST_MODULE_KEPT_FD_MIN_CODE && take_kept_fd ())
+    {
+      m->fd = fd;
+      m->fd_kept = TRUE;
+      return;
+    }
+  close (fd);
+}
+
+void
+st_module_file_close_fd (StModule *m)
+{
+  if (!m->fd_kept)
+    return;
+  close (m->fd);
+  m->fd_kept = FALSE;
+  g_atomic_int_add (&kept_fds, -1);
+}
+
 static void
 forget_elf (StModule *m)
 {
+  st_module_file_close_fd (m);
   st_mapping_guard_remove (m->guard);
   m->guard = NULL;
   /* What the old file's debug file told is not the next file's.  */
@@ -116,8 +174,9 @@ forget_file (StModule *m)
 /* Opens candidate C if it is a regular file holding ELF whose identity
    matches MAP's (build-id, else inode: file-resolver.h).  Returns
    ST_FILE_OK, or why not with the reason in *WHY (newly allocated).  The
-   descriptor is closed before returning: libelf keeps the whole file
-   mapped (or read, if it cannot map it).  */
+   descriptor is closed before returning (libelf keeps the whole file
+   mapped, or read, if it cannot map it), unless it is kept for
+   st_module_pread.  */
 static StFileProblem
 try_open (StModule *m, const StMap *map, const StFileCandidate *c,
           char **why)
@@ -178,9 +237,9 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
         data = elf_rawfile (elf, &size);
       elf_cntl (elf, ELF_C_FDDONE);
     }
-  close (fd);
   if (data == NULL)
     {
+      close (fd);
       if (elf != NULL)
         elf_end (elf);
       *why = g_strdup_printf ("%s: not an ELF file", c->path);
@@ -199,10 +258,12 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
   m->guard = st_mapping_guard_add (data, size);
   if (!inspect_elf (m))
     {
+      close (fd);
       *why = g_steal_pointer (&m->error);
       forget_file (m);
       return ST_FILE_NOT_ELF;
     }
+  keep_for_code (m, fd);
   if (map->build_id_len == 0)
     {
       m->verification = how;

@@ -36,7 +36,8 @@ char *st_module_file_key (const StModuleSources *s, const StMap *map);
    then the finder (which may download) -- unless ASK_FINDER is FALSE
    and MAP has a build-id: then M->fetch_deferred is set instead, for
    st_module_file_fetch once a sample needs M.  No descriptor stays open
-   but M's pins, which the caller closes.  */
+   but M's pins, which the caller closes, and the file's own for
+   st_module_pread (M->fd, closed by st_module_file_close_fd).  */
 void st_module_file_open (const StModuleSources *s, StModule *m,
                           const StMap *map, gboolean ask_finder);
 
@@ -44,5 +45,8 @@ void st_module_file_open (const StModuleSources *s, StModule *m,
    and opens it into M (or says why not in M->error).  */
 void st_module_file_fetch (const StModuleSources *s, StModule *m,
                            const StMap *map);
+
+/* Closes M's kept descriptor, if any.  */
+void st_module_file_close_fd (StModule *m);
 
 #endif /* ST_MODULE_FILE_H */

@@ -27,7 +27,7 @@ st_code_bytes (const StProcessModule *m, uint64_t addr, uint8_t *buf,
   if (s == NULL)
     return 0;
   len = MIN (len, s->filesz - (vaddr - s->vaddr));
-  return st_module_read (m->module, s->offset + (vaddr - s->vaddr), buf, len)
+  return st_module_pread (m->module, s->offset + (vaddr - s->vaddr), buf, len)
          ? len : 0;
 }
 
@@ -41,7 +41,7 @@ st_code_bytes_before (const StProcessModule *m, uint64_t addr, uint8_t *buf,
   if (s == NULL)
     return 0;
   size_t n = MIN (len, vaddr - s->vaddr + 1);
-  return st_module_read (m->module, s->offset + (vaddr + 1 - n - s->vaddr),
+  return st_module_pread (m->module, s->offset + (vaddr + 1 - n - s->vaddr),
                          buf + len - n, n)
          ? n : 0;
 }

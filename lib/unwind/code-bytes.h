@@ -1,7 +1,9 @@
 /* The machine code of a process's modules, as their files hold it: read
    through the module's PT_LOAD segments (runtime address minus the bias
    is the ELF address), never through the sample's memory, so that a read
-   here is no failed read of the walk (sample-memory.h).  */
+   here is no failed read of the walk (sample-memory.h); with pread() when
+   the module keeps its descriptor (st_module_pread), so that reads
+   scattered over a big program's code leave its pages unmapped.  */
 #ifndef ST_CODE_BYTES_H
 #define ST_CODE_BYTES_H
 

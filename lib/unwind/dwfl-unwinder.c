@@ -465,7 +465,7 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
   st_sample_memory_init (&c.mem, ev, c.sp, p, u->modules);
   c.arch = st_fast_arch (layout->elf_machine);
   if (s->returns == NULL && c.arch != NULL && c.arch->follows_call != NULL)
-    s->returns = st_return_check_new (10);
+    s->returns = st_return_check_new ();
   c.returns = s->returns;
   c.modules = &s->modules;
   int rc = 0;

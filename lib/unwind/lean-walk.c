@@ -139,15 +139,22 @@ lean_step_any (StProcessModules *pm, const StFastArch *arch,
 G_ALWAYS_INLINE static inline LeanStep
 lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
            const LeanRegs *cur, uint64_t lookup, gboolean caller,
-           LeanRegs *next, uint64_t *next_pc)
+           gboolean mask_ra, LeanRegs *next, uint64_t *next_pc)
 {
   const StProcessModule *m = st_process_modules_find (pm, lookup);
   if (G_UNLIKELY (m == NULL))
     return LEAN_BAIL;
   StRuleCache *c = m->module->tables;
   uint64_t addr = lookup - m->bias;
-  const StLeanRule *l = st_rule_cache_lean (c, st_rule_cache_lookup_index (c,
-                                                                         addr));
+  StRuleHot *h = st_rule_cache_hot (c, addr);
+  /* A caller's PC is a return address: it must follow a call (LOOKUP's
+     module is its call's; st_rule_cache_return_ok without the second
+     lookup).  One that does not is lean_step_any's to report.  Asked
+     here, while H is at hand: a repeated one costs a compare.  */
+  if (caller
+      && !st_rule_cache_hot_follows_call (c, h, addr, arch, pm, lookup + 1))
+    return LEAN_BAIL;
+  const StLeanRule *l = st_rule_cache_lean (c, h->rule);
 
   uint64_t cfa;
   if (G_LIKELY (l->cfa == ST_LEAN_SP))
@@ -164,20 +171,14 @@ lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
                   || (uint64_t) (l->read_hi - l->read_lo)
                      >= mem->fast_end - lo))
     return LEAN_BAIL;
-  /* A caller's PC is a return address: it must follow a call (LOOKUP's
-     module is its call's; st_rule_cache_return_ok without the second
-     lookup).  One that does not is lean_step_any's to report.  */
-  if (caller
-      && !st_return_check_keyed (((struct StRuleCachePublic *) c)->returns,
-                                 addr, arch, pm, lookup + 1))
-    return LEAN_BAIL;
   if (l->outermost)
     return LEAN_OUTERMOST;
 
   const uint8_t *at = mem->stack + (cfa - mem->sp);
   uint64_t ra;
   memcpy (&ra, at + l->ra_offset, 8);
-  ra &= arch->ra_mask;
+  if (mask_ra)
+    ra &= arch->ra_mask;
   if (ra == 0)
     return LEAN_OUTERMOST;
   next->fp = cur->fp;
@@ -194,11 +195,12 @@ lean_step (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
   return LEAN_CALLER;
 }
 
-StLeanEnd
-st_lean_walk (StProcessModules *pm, const StFastArch *arch,
-              StSampleMemory *mem, uint64_t pc, uint64_t fp,
-              gboolean fp_known, uint64_t *ips, uint64_t *sps, uint32_t max,
-              uint32_t *n_out, uint32_t *n_fp)
+/* st_lean_walk, for return addresses masked (MASK_RA) or not.  */
+G_ALWAYS_INLINE static inline StLeanEnd
+lean_walk (StProcessModules *pm, const StFastArch *arch, StSampleMemory *mem,
+           uint64_t pc, uint64_t fp, gboolean fp_known, uint64_t *ips,
+           uint64_t *sps, uint32_t max, uint32_t *n_out, uint32_t *n_fp,
+           gboolean mask_ra)
 {
   LeanRegs regs[2] = { { mem->sp, fp, fp_known } };
   LeanRegs *cur = &regs[0], *next = &regs[1];
@@ -221,7 +223,7 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
   mem->frame = n = 1;
   if (n >= max)
     return ST_LEAN_BAILED;
-  st = lean_step (pm, arch, mem, cur, pc, FALSE, next, &next_pc);
+  st = lean_step (pm, arch, mem, cur, pc, FALSE, mask_ra, next, &next_pc);
   if (st == LEAN_BAIL)
     st = lean_step_any (pm, arch, mem, cur, pc, pc, FALSE, next, &next_pc,
                         &by_fp);
@@ -230,18 +232,20 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
 
   while (st == LEAN_CALLER)
     {
-      /* A caller: unwound with the rule at PC - 1, then delivered.  */
+      /* A caller: unwound with the rule at its PC - 1, LOOKUP, then
+         delivered.  (Only LOOKUP is kept: one register less.)  */
       *n_fp += by_fp;
       by_fp = FALSE;
       LeanRegs *t = cur;
       cur = next;
       next = t;
-      pc = next_pc;
-      st = lean_step (pm, arch, mem, cur, pc - 1, TRUE, next, &next_pc);
+      uint64_t lookup = next_pc - 1;
+      st = lean_step (pm, arch, mem, cur, lookup, TRUE, mask_ra, next,
+                      &next_pc);
       if (G_UNLIKELY (st == LEAN_BAIL))
         {
-          st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, TRUE, next,
-                              &next_pc, &by_fp);
+          st = lean_step_any (pm, arch, mem, cur, lookup + 1, lookup, TRUE,
+                              next, &next_pc, &by_fp);
           if (st == LEAN_BAIL)
             return ST_LEAN_BAILED;
           if (st == LEAN_NOT_CALL)
@@ -254,7 +258,7 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
          walk to decide.  */
       if (G_UNLIKELY (cur->sp <= sps[n - 1]))
         return ST_LEAN_BAILED;
-      ips[n] = pc == 0 ? 0 : pc - 1;
+      ips[n] = lookup == G_MAXUINT64 ? 0 : lookup;     /* a PC of 0 as 0 */
       sps[n] = cur->sp;
       mem->frame = ++n;
       if (G_UNLIKELY (n >= max))
@@ -262,11 +266,26 @@ st_lean_walk (StProcessModules *pm, const StFastArch *arch,
       /* A failed unwind is discarded and tried once more now that the
          frame is delivered (the reads it fails on then count for it).  */
       if (st == LEAN_FAILED)
-        st = lean_step_any (pm, arch, mem, cur, pc, pc - 1, FALSE, next,
-                            &next_pc, &by_fp);
+        st = lean_step_any (pm, arch, mem, cur, lookup + 1, lookup, FALSE,
+                            next, &next_pc, &by_fp);
       if (st == LEAN_BAIL)
         return ST_LEAN_BAILED;
     }
   *n_out = n;
   return st == LEAN_OUTERMOST ? ST_LEAN_OUTERMOST : ST_LEAN_STOPPED;
+}
+
+StLeanEnd
+st_lean_walk (StProcessModules *pm, const StFastArch *arch,
+              StSampleMemory *mem, uint64_t pc, uint64_t fp,
+              gboolean fp_known, uint64_t *ips, uint64_t *sps, uint32_t max,
+              uint32_t *n_out, uint32_t *n_fp)
+{
+  /* Without the mask where it keeps every bit (x86_64): one load and
+     one register less in the loop.  */
+  if (arch->ra_mask == G_MAXUINT64)
+    return lean_walk (pm, arch, mem, pc, fp, fp_known, ips, sps, max, n_out,
+                      n_fp, FALSE);
+  return lean_walk (pm, arch, mem, pc, fp, fp_known, ips, sps, max, n_out,
+                    n_fp, TRUE);
 }

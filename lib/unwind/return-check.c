@@ -1,3 +1,7 @@
+/* The table is open addressing with linear probing, at most half full.
+   A slot holds (key + 1) << 1 with the answer in bit 0; 0 is an empty
+   slot.  Keys from 2^63 - 1 up (no file maps code there) are answered
+   afresh each time.  */
 #include "config.h"
 
 #include <string.h>
@@ -8,32 +12,81 @@
 /* The longest call instruction x86_64 has; more than aarch64's 4.  */
 #define CALL_MAX 16
 
-StReturnCheck *
-st_return_check_new (guint bits)
+/* 64 slots (512 bytes) at first: most modules see a few return
+   addresses; cc1's 13,000 take 32,768.  */
+#define MIN_BITS 6
+
+struct StReturnCheck
 {
-  StReturnCheck *rc = g_malloc0 (sizeof *rc
-                                 + (sizeof (StReturnCheckSlot) << bits));
-  rc->mask = ((uint64_t) 1 << bits) - 1;
+  uint64_t *slots;
+  guint bits;           /* log2 of the number of slots */
+  guint used;
+};
+
+static inline uint64_t
+slot_index (uint64_t key, guint bits)
+{
+  return (key * 0x9e3779b97f4a7c15ull) >> (64 - bits);
+}
+
+static void
+put (uint64_t *slots, guint bits, uint64_t stored)
+{
+  uint64_t mask = ((uint64_t) 1 << bits) - 1;
+  uint64_t i = slot_index ((stored >> 1) - 1, bits);
+
+  while (slots[i] != 0)
+    i = (i + 1) & mask;
+  slots[i] = stored;
+}
+
+static void
+resize (StReturnCheck *rc, guint bits)
+{
+  uint64_t *old = rc->slots;
+  guint old_bits = rc->bits;
+
+  rc->slots = g_new0 (uint64_t, (gsize) 1 << bits);
+  rc->bits = bits;
+  if (old == NULL)
+    return;
+  for (gsize i = 0; i < (gsize) 1 << old_bits; i++)
+    if (old[i] != 0)
+      put (rc->slots, bits, old[i]);
+  g_free (old);
+}
+
+StReturnCheck *
+st_return_check_new (void)
+{
+  StReturnCheck *rc = g_new0 (StReturnCheck, 1);
+  resize (rc, MIN_BITS);
   return rc;
 }
 
 size_t
 st_return_check_bytes (const StReturnCheck *rc)
 {
-  return sizeof *rc + sizeof (StReturnCheckSlot) * (rc->mask + 1);
+  return sizeof *rc + (sizeof (uint64_t) << rc->bits);
 }
 
 void
 st_return_check_free (StReturnCheck *rc)
 {
+  if (rc == NULL)
+    return;
+  g_free (rc->slots);
   g_free (rc);
 }
 
 void
 st_return_check_clear (StReturnCheck *rc)
 {
-  if (rc != NULL)
-    memset (rc->slots, 0, st_return_check_bytes (rc) - sizeof *rc);
+  if (rc == NULL)
+    return;
+  g_clear_pointer (&rc->slots, g_free);
+  rc->used = 0;
+  resize (rc, MIN_BITS);
 }
 
 gboolean
@@ -59,13 +112,24 @@ st_return_follows_call (const StFastArch *arch, StProcessModules *pm,
 }
 
 gboolean
-st_return_check_fill (StReturnCheck *rc, uint64_t key,
-                      const StFastArch *arch, StProcessModules *pm,
-                      uint64_t ra)
+st_return_check_keyed (StReturnCheck *rc, uint64_t key,
+                       const StFastArch *arch, StProcessModules *pm,
+                       uint64_t ra)
 {
+  if (key >= G_MAXUINT64 >> 1)
+    return st_return_follows_call (arch, pm, ra);
+
+  uint64_t want = (key + 1) << 1;
+  uint64_t mask = ((uint64_t) 1 << rc->bits) - 1;
+  for (uint64_t i = slot_index (key, rc->bits); rc->slots[i] != 0;
+       i = (i + 1) & mask)
+    if ((rc->slots[i] & ~(uint64_t) 1) == want)
+      return rc->slots[i] & 1;
+
   gboolean ok = st_return_follows_call (arch, pm, ra);
-  StReturnCheckSlot *s = &rc->slots[key & rc->mask];
-  s->key = key;
-  s->follows_call = ok;
+  if (2 * ((gsize) rc->used + 1) > (gsize) 1 << rc->bits)
+    resize (rc, rc->bits + 1);
+  put (rc->slots, rc->bits, want | (ok != FALSE));
+  rc->used++;
   return ok;
 }

@@ -6,11 +6,14 @@
    those in a stack root (Go's goroutines "return" to runtime.goexit
    past a NOP, stack-roots.h).
 
-   Every frame of every walk asks, so the answers are kept in
-   direct-mapped tables: the fast engine's one per module, by ELF
-   address (rule-cache.h, st_rule_cache_return_ok), the libdwfl engine's
-   one per process, by address, emptied when the process's modules are
-   rebuilt (an address may then belong to another file).  */
+   Every frame of every walk asks, and reading the code is the costly
+   part (the first read of a code page maps it), so each answer is kept
+   in an exact table, by a key for the address: every address is read
+   once.  The fast engine keeps one per module, by ELF address
+   (rule-cache.h, which answers most frames from its hot table first),
+   the libdwfl engine one per process, by address, emptied when the
+   process's modules are rebuilt (an address may then belong to another
+   file).  */
 #ifndef ST_RETURN_CHECK_H
 #define ST_RETURN_CHECK_H
 
@@ -20,20 +23,10 @@
 #include "unwind/fast-arch.h"
 #include "unwind/process-modules.h"
 
-typedef struct
-{
-  uint64_t key;         /* 0: empty */
-  gboolean follows_call;
-} StReturnCheckSlot;
+typedef struct StReturnCheck StReturnCheck;
 
-typedef struct
-{
-  uint64_t mask;        /* number of slots - 1 */
-  StReturnCheckSlot slots[];
-} StReturnCheck;
-
-/* A table of 2^BITS answers.  */
-StReturnCheck *st_return_check_new (guint bits);
+/* An empty table; it grows with the addresses it holds.  */
+StReturnCheck *st_return_check_new (void);
 void st_return_check_free (StReturnCheck *rc);
 void st_return_check_clear (StReturnCheck *rc);
 /* Its size in bytes.  */
@@ -43,22 +36,10 @@ size_t st_return_check_bytes (const StReturnCheck *rc);
 gboolean st_return_follows_call (const StFastArch *arch, StProcessModules *pm,
                                  uint64_t ra);
 
-/* The answer for RA, kept in RC's slot for KEY (not 0).  */
-gboolean st_return_check_fill (StReturnCheck *rc, uint64_t key,
-                               const StFastArch *arch, StProcessModules *pm,
-                               uint64_t ra);
-
-static inline gboolean
-st_return_check_keyed (StReturnCheck *rc, uint64_t key,
-                       const StFastArch *arch, StProcessModules *pm,
-                       uint64_t ra)
-{
-  /* Return addresses are spread enough for their low bits to index.  */
-  const StReturnCheckSlot *s = &rc->slots[key & rc->mask];
-  if (G_LIKELY (s->key == key))
-    return s->follows_call;
-  return st_return_check_fill (rc, key, arch, pm, ra);
-}
+/* The answer for RA, kept in RC under KEY (one key per address).  */
+gboolean st_return_check_keyed (StReturnCheck *rc, uint64_t key,
+                                const StFastArch *arch, StProcessModules *pm,
+                                uint64_t ra);
 
 /* Whether RA may be a return address: it follows a call, or it is not
    in file code of PM, or ARCH does not check; RC is the process's table

@@ -62,7 +62,6 @@ struct StRuleCache
   StByteBudgetEntry budget;
   gboolean cold;          /* small tables, until the next slow lookup */
   guint warm_bits;        /* of the hot table once in use */
-  guint return_bits;      /* of the return table once in use */
   StModule *module;
   const StFastArch *arch;
 
@@ -87,6 +86,9 @@ struct StRuleCache
   guint misses;           /* hot table misses since its last resize */
   GHashTable *entry_memo; /* address -> at entry point + 1 */
   GHashTable *leaf_memo;  /* address -> LeafMemo */
+  StReturnCheck *returns; /* return addresses checked, by ELF address of
+                             the call's last byte */
+  size_t returns_bytes;   /* its size, as accounted */
   gboolean entry_known;   /* ENTRY and ENTRY_WINDOW computed */
   uint64_t entry;         /* e_entry + bias; 0: none */
   uint64_t bias;          /* of the private Dwfl's module (0) */
@@ -167,7 +169,7 @@ rule_cache_free (gpointer data)
   g_tree_destroy (c->ranges);
   g_hash_table_destroy (c->entry_memo);
   g_hash_table_destroy (c->leaf_memo);
-  st_return_check_free (c->pub.returns);
+  st_return_check_free (c->returns);
   g_free (c);
 }
 
@@ -185,16 +187,6 @@ hot_resize (StRuleCache *c, guint bits)
   account (c, ((gssize) sizeof (StRuleHot) << bits) - old);
 }
 
-static void
-return_table_new (StRuleCache *c, guint bits)
-{
-  if (c->pub.returns != NULL)
-    account (c, -(gssize) st_return_check_bytes (c->pub.returns));
-  st_return_check_free (c->pub.returns);
-  c->pub.returns = st_return_check_new (bits);
-  account (c, st_return_check_bytes (c->pub.returns));
-}
-
 /* The module is in use: its tables at their full size.  */
 static void
 warm (StRuleCache *c)
@@ -209,7 +201,6 @@ warm (StRuleCache *c)
     }
   if (c->hot_bits < c->warm_bits)
     hot_resize (c, c->warm_bits);
-  return_table_new (c, c->return_bits);
 }
 
 /* The budget's cooling: everything read from the CFI and the code is
@@ -238,7 +229,7 @@ cool (StByteBudgetEntry *entry)
   g_hash_table_remove_all (c->entry_memo);
   g_hash_table_remove_all (c->leaf_memo);
   g_clear_pointer (&c->pub.hot, g_free);
-  g_clear_pointer (&c->pub.returns, st_return_check_free);
+  st_return_check_clear (c->returns);
   c->misses = 0;
   /* libdw's own caches (every FDE and CIE it parsed, the symbol table)
      live in the private Dwfl: ended, made again when the module is used
@@ -254,14 +245,14 @@ cool (StByteBudgetEntry *entry)
     }
   account (c, -(gssize) c->budget.bytes);
   hot_resize (c, HOT_MIN_BITS);
-  return_table_new (c, HOT_MIN_BITS);
+  c->returns_bytes = st_return_check_bytes (c->returns);
+  account (c, (gssize) c->returns_bytes);
   c->cold = TRUE;
   /* Used again, it starts small and grows with its misses: a big
      program's full-size tables (1.5 MiB) warmed and cooled over and
      over cost more than the misses (40,000 coolings in 4 minutes of a
      live soak).  */
   c->warm_bits = MIN (c->warm_bits, REWARM_BITS);
-  c->return_bits = MIN (c->return_bits, REWARM_BITS - 1);
 }
 
 void
@@ -304,9 +295,11 @@ st_rule_cache_prepare (StModule *m, void *user_data)
          && ((uint64_t) 256 << bits) < m->high_vaddr - m->low_vaddr)
     bits++;
   c->warm_bits = bits;
-  c->return_bits = MAX (bits - 1, HOT_MIN_BITS);
   hot_resize (c, HOT_MIN_BITS);
-  return_table_new (c, HOT_MIN_BITS);
+  /* The return addresses checked: a table that grows as they come.  */
+  c->returns = st_return_check_new ();
+  c->returns_bytes = st_return_check_bytes (c->returns);
+  account (c, (gssize) c->returns_bytes);
   c->cold = TRUE;
 
   c->dwfl = st_dwfl_of_module (m, &c->dmod);
@@ -479,8 +472,8 @@ reader_row (StRuleCache *c, uint64_t addr)
   return &fr->rows[lo];
 }
 
-uint32_t
-st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
+StRuleHot *
+st_rule_cache_fill_hot (StRuleCache *c, uint64_t addr)
 {
   st_byte_budget_touch (&c->budget);
   if (c->cold)
@@ -525,19 +518,54 @@ st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
       hot_resize (c, c->hot_bits + 2);
       c->misses = 0;
     }
+  /* A range longer than a slot holds: the part around ADDR.  */
+  if (len > ST_RULE_HOT_MAX_LEN)
+    {
+      uint64_t from = addr - start > ST_RULE_HOT_MAX_LEN / 2
+                      ? addr - ST_RULE_HOT_MAX_LEN / 2 : start;
+      len = MIN (len - (from - start), (uint64_t) ST_RULE_HOT_MAX_LEN);
+      start = from;
+    }
   StRuleHot *h = st_rule_cache_hot_slot (&c->pub, addr);
   h->start = start;
-  h->len = (uint32_t) MIN (len, (uint64_t) G_MAXUINT32);
+  h->len = (uint16_t) len;
   h->rule = id;
-  return id;
+  h->ret = (uint16_t) (start + len);
+  return h;
+}
+
+uint32_t
+st_rule_cache_lookup_slow (StRuleCache *c, uint64_t addr)
+{
+  return st_rule_cache_fill_hot (c, addr)->rule;
+}
+
+gboolean
+st_rule_cache_follows_call (StRuleCache *c, StRuleHot *h, uint64_t addr,
+                            const StFastArch *arch, StProcessModules *pm,
+                            uint64_t ra)
+{
+  gboolean ok = st_return_check_keyed (c->returns, addr, arch, pm, ra);
+  size_t bytes = st_return_check_bytes (c->returns);
+
+  if (bytes != c->returns_bytes)
+    {
+      account (c, (gssize) bytes - (gssize) c->returns_bytes);
+      c->returns_bytes = bytes;
+    }
+  if (ok && h != NULL)
+    h->ret = (uint16_t) addr;
+  return ok;
 }
 
 /* The symbols find_entry_window looks for, read straight from the ELF
    table libdwfl's N symbols are (dwfl_module_getsym_info costs some 270
    instructions a symbol: 10 million for cc1's 39,000).  Recognised only
    when libdwfl's symbols are those of the module's own x86_64 ET_EXEC
-   or ET_DYN file, a .symtab or .dynsym of exactly N entries (no
-   debug-file table, no MiniDebugInfo); FALSE otherwise, and the caller
+   or ET_DYN file, or of its separate debug file at the same bias (which
+   libdwfl loads once a symbol is looked up, e.g. a function's start for
+   leaf-code.h), a .symtab or .dynsym of exactly N entries (no
+   MiniDebugInfo); FALSE otherwise, and the caller
    asks libdwfl symbol by symbol.  A symbol counts as at ENTRY (e_entry
    plus BIAS) by its value with or without the bias, a superset of
    libdwfl's answer: the window can only come out larger, or absent,
@@ -551,19 +579,20 @@ scan_entry_symbols (StRuleCache *c, Elf *elf, const GElf_Ehdr *ehdr,
   GElf_Sym sym;
   GElf_Addr value;
   Elf *symelf = NULL;
+  Dwarf_Addr symbias = 0;
 
   if (n < 2 || ehdr->e_ident[EI_CLASS] != ELFCLASS64
       || (ehdr->e_type != ET_EXEC && ehdr->e_type != ET_DYN)
       || dwfl_module_getsym_info (c->dmod, 1, &sym, &value, NULL, &symelf,
-                                  NULL) == NULL
-      || symelf != elf)
+                                  &symbias) == NULL
+      || symelf == NULL || (symelf != elf && symbias != bias))
     return FALSE;
 
   const Elf64_Sym *syms = NULL;
   for (int pass = 0; pass < 2 && syms == NULL; pass++)
     {
       Elf_Scn *scn = NULL;
-      while ((scn = elf_nextscn (elf, scn)) != NULL)
+      while ((scn = elf_nextscn (symelf, scn)) != NULL)
         {
           GElf_Shdr shdr;
           Elf_Data *data;

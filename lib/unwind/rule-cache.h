@@ -44,13 +44,22 @@ gboolean st_rule_cache_leaf_rule (StRuleCache *c, const StProcessModule *m,
 
 /* The hot path: a direct-mapped table of recently used ranges, indexed
    by the address's 16-byte granule, so that the PCs of a hot loop share
-   an entry.  An entry holds its range and is checked against it.  */
+   an entry.  An entry holds its range (at most 64 KiB of a longer one,
+   around the address that filled it) and is checked against it.  It
+   also remembers one address of the range checked to be a call's last
+   byte (a caller frame's lookup address, return address - 1), by its
+   low 16 bits, which tell it from the others of a range that short: a
+   repeated return address costs one compare.  */
 typedef struct
 {
   uint64_t start;
-  uint32_t len;         /* 0: empty slot */
   uint32_t rule;        /* index */
+  uint16_t len;         /* 0: empty slot */
+  uint16_t ret;         /* (uint16_t) of that address;
+                           (uint16_t) (start + len): none */
 } StRuleHot;
+
+#define ST_RULE_HOT_MAX_LEN 0xffff
 
 struct StRuleCachePublic
 {
@@ -58,7 +67,6 @@ struct StRuleCachePublic
   uint32_t hot_shift;   /* 64 - log2 (number of slots) */
   StUnwindRule *rules;  /* by index */
   StLeanRule *lean;     /* by index: each rule's lean form */
-  StReturnCheck *returns;  /* return addresses checked, by ELF address */
 };
 
 static inline StRuleHot *
@@ -67,15 +75,25 @@ st_rule_cache_hot_slot (struct StRuleCachePublic *p, uint64_t addr)
   return &p->hot[((addr >> 4) * 0x9e3779b97f4a7c15ull) >> p->hot_shift];
 }
 
+/* The slot of ADDR, made to hold its range (the slow path's job on a
+   miss).  Valid until the next lookup in the same module.  */
+StRuleHot *st_rule_cache_fill_hot (StRuleCache *c, uint64_t addr);
+
+static inline StRuleHot *
+st_rule_cache_hot (StRuleCache *c, uint64_t addr)
+{
+  StRuleHot *h = st_rule_cache_hot_slot ((struct StRuleCachePublic *) c,
+                                         addr);
+
+  if (G_LIKELY (addr - h->start < h->len))
+    return h;
+  return st_rule_cache_fill_hot (c, addr);
+}
+
 static inline uint32_t
 st_rule_cache_lookup_index (StRuleCache *c, uint64_t addr)
 {
-  struct StRuleCachePublic *p = (struct StRuleCachePublic *) c;
-  const StRuleHot *h = st_rule_cache_hot_slot (p, addr);
-
-  if (addr - h->start < h->len)
-    return h->rule;
-  return st_rule_cache_lookup_slow (c, addr);
+  return st_rule_cache_hot (c, addr)->rule;
 }
 
 /* Rule INDEX, and its lean form: valid until the next lookup in the
@@ -100,26 +118,46 @@ st_rule_cache_lookup (StRuleCache *c, uint64_t addr)
 }
 
 
-/* Whether RA may be a return address in PM, whose modules all have rule
-   tables (return-check.h), answered from the table of RA's module (M,
-   the module of RA - 1, when known), by the ELF address of RA - 1.  */
+/* Whether the instruction after ELF address ADDR of C's module follows
+   a call: RA (ADDR + bias + 1) may be a return address in PM
+   (return-check.h), answered from the module's table of answers, where
+   the code is read the first time.  H, when not NULL, is ADDR's hot slot
+   (st_rule_cache_hot), which then remembers a TRUE answer.  */
+gboolean st_rule_cache_follows_call (StRuleCache *c, StRuleHot *h,
+                                     uint64_t addr, const StFastArch *arch,
+                                     StProcessModules *pm, uint64_t ra);
+
+/* The same for ADDR in its hot slot H: one compare when H remembers
+   it.  */
 static inline gboolean
-st_rule_cache_return_ok_in (StProcessModules *pm, const StFastArch *arch,
-                            const StProcessModule *m, uint64_t ra)
+st_rule_cache_hot_follows_call (StRuleCache *c, StRuleHot *h, uint64_t addr,
+                                const StFastArch *arch, StProcessModules *pm,
+                                uint64_t ra)
 {
-  struct StRuleCachePublic *p = m->module->tables;
-  return st_return_check_keyed (p->returns, ra - 1 - m->bias, arch, pm, ra);
+  if (G_LIKELY (h->ret == (uint16_t) addr))
+    return TRUE;
+  return st_rule_cache_follows_call (c, h, addr, arch, pm, ra);
 }
 
+/* Whether RA may be a return address in PM, whose modules all have rule
+   tables (return-check.h), answered by the module of RA - 1, its call's
+   (a return address may lie just past its call's module).  */
 static inline gboolean
 st_rule_cache_return_ok (StProcessModules *pm, const StFastArch *arch,
                          uint64_t ra)
 {
   if (ra == 0)
     return TRUE;
-  /* A return address may lie just past its call's module.  */
   const StProcessModule *m = st_process_modules_find (pm, ra - 1);
-  return m == NULL || st_rule_cache_return_ok_in (pm, arch, m, ra);
+  if (m == NULL)
+    return TRUE;
+  StRuleCache *c = m->module->tables;
+  uint64_t addr = ra - 1 - m->bias;
+  StRuleHot *h = st_rule_cache_hot_slot ((struct StRuleCachePublic *) c,
+                                         addr);
+  if (addr - h->start < h->len)
+    return st_rule_cache_hot_follows_call (c, h, addr, arch, pm, ra);
+  return st_rule_cache_follows_call (c, NULL, addr, arch, pm, ra);
 }
 
 #endif /* ST_RULE_CACHE_H */
