@@ -472,12 +472,14 @@ static void
 note_map (StPipeline *p, const StEvent *ev)
 {
   const char *name = ev->map.filename != NULL ? ev->map.filename : "";
-  const char *base = strrchr (name, '/');
+  const char *base = st_map_basename (name);
 
-  if (p->jit_names != NULL)
+  /* (Every mapping of every process comes here: one cut to the base
+     name, and first letters before whole compares.)  */
+  if (p->jit_names != NULL && st_map_base_is_jitdump (base))
     st_jit_names_map (p->jit_names, ev->pid, name);
-  base = base != NULL ? base + 1 : name;
-  if (strcmp (base, "libjvm.so") != 0
+  if (base[0] != 'l' || base[1] != 'i' || base[2] != 'b' || base[3] != 'j'
+      || strcmp (base, "libjvm.so") != 0
       || g_hash_table_contains (p->jvm_pids, GINT_TO_POINTER (ev->pid)))
     return;
   /* Bounded for endless streams: past the bound, a JVM may be advised

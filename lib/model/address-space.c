@@ -57,6 +57,12 @@ release_all (StAddressSpace *as)
   g_array_set_size (as->maps, 0);
 }
 
+guint
+st_address_space_peak (const StAddressSpace *as)
+{
+  return as->peak_len;
+}
+
 size_t
 st_address_space_bytes (const StAddressSpace *as)
 {
@@ -268,9 +274,20 @@ st_map_is_anonymous (const StMap *map)
 gboolean
 st_map_is_jitdump (const StMap *map)
 {
-  const char *base = strrchr (map->filename, '/');
+  return st_map_base_is_jitdump (st_map_basename (map->filename));
+}
 
-  base = base != NULL ? base + 1 : map->filename;
+const char *
+st_map_basename (const char *filename)
+{
+  const char *base = strrchr (filename, '/');
+
+  return base != NULL ? base + 1 : filename;
+}
+
+gboolean
+st_map_base_is_jitdump (const char *base)
+{
   if (!STARTS_WITH (base, "jit-"))
     return FALSE;
   const char *p = base + 4;

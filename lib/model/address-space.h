@@ -47,6 +47,9 @@ const StMap *st_address_space_find (const StAddressSpace *as, uint64_t addr);
 guint st_address_space_size (const StAddressSpace *as);
 /* The bytes it holds (its mappings' array as allocated).  */
 size_t st_address_space_bytes (const StAddressSpace *as);
+/* What st_address_space_bytes depends on: the most mappings AS has
+   held at once.  */
+guint st_address_space_peak (const StAddressSpace *as);
 /* The index of the first mapping that ends after ADDR (the size when
    none does): mappings from there on, in order, lie at or above ADDR.  */
 guint st_address_space_first_ending_after (const StAddressSpace *as,
@@ -81,6 +84,10 @@ gboolean st_map_is_anonymous (const StMap *map);
    maps so that the recorder records where it is): names of JIT code,
    not code.  */
 gboolean st_map_is_jitdump (const StMap *map);
+/* The part of FILENAME after its last '/'.  */
+const char *st_map_basename (const char *filename);
+/* st_map_is_jitdump of a name already cut to its BASE.  */
+gboolean st_map_base_is_jitdump (const char *base);
 
 /* Reads /proc/PID/maps into AS (file-backed mappings only).  FALSE if the
    process is not there.  */

@@ -29,6 +29,8 @@ typedef struct
   GList exited_link;          /* data NULL: not on the list */
   StProcessTable *table;
   size_t counted;             /* bytes of its mappings in MAP_BYTES */
+  guint counted_peak;         /* st_address_space_peak they were counted
+                                 at (0: not counted yet) */
 } TableProcess;
 
 static inline TableProcess *
@@ -143,7 +145,14 @@ set_running (StProcessTable *t, StProcess *p)
 static void
 count_maps (StProcessTable *t, StProcess *p)
 {
-  size_t bytes = st_address_space_bytes (p->maps);
+  guint peak = st_address_space_peak (p->maps) + 1;
+  size_t bytes;
+
+  /* (Every mapping asks: the size changes only with the peak.)  */
+  if (peak == links (p)->counted_peak)
+    return;
+  links (p)->counted_peak = peak;
+  bytes = st_address_space_bytes (p->maps);
 
   t->map_bytes += bytes - links (p)->counted;
   links (p)->counted = bytes;
