@@ -251,7 +251,7 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
   if (c.late_scans > 0)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
              "started before the events were enabled read from /proc at "
-             "their first sample (%" G_GUINT64_FORMAT " mappings; %"
+             "their first sample or mapping (%" G_GUINT64_FORMAT " mappings; %"
              G_GUINT64_FORMAT " of them not what was in their pid at the "
              "start: another process, or an exec)\n", c.late_scans,
              c.late_maps, c.late_replaced);

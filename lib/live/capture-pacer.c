@@ -123,15 +123,13 @@ write_all (StCapturePacer *p, const uint8_t *data, size_t len)
   return TRUE;
 }
 
-/* Bytes the reader has not read from the capture pipe; 0 on error.  */
-static int
-unread_bytes (const StCapturePacer *p)
+/* Bytes waiting in pipe FD; 0 on error.  */
+static size_t
+pipe_bytes (int fd)
 {
   int n = 0;
 
-  if (ioctl (p->out_fd, FIONREAD, &n) != 0)
-    return 0;
-  return n;
+  return ioctl (fd, FIONREAD, &n) == 0 && n > 0 ? (size_t) n : 0;
 }
 
 /* Whether the reader took everything written within the limit.  */
@@ -142,7 +140,7 @@ taken_in_time (StCapturePacer *p)
                   + (int64_t) (guint) g_atomic_int_get (&p->wait_us) * 1000;
   struct timespec step = { 0, POLL_FIRST_NS };
 
-  while (unread_bytes (p) > 0)
+  while (pipe_bytes (p->out_fd) > 0)
     {
       if (now_ns () >= until)
         return FALSE;
@@ -185,7 +183,7 @@ check_caught_up (StCapturePacer *p)
   uint64_t avg;
 
   if (!p->behind || p->mode != ST_CAPTURE_PACER_POLLED
-      || unread_bytes (p) > 0)
+      || pipe_bytes (p->out_fd) > 0)
     return;
   avg = p->counts.frames > 0 ? MAX (p->bytes / p->counts.frames, 8) : 8;
   p->behind = FALSE;
@@ -216,9 +214,7 @@ send_frame (StCapturePacer *p, const uint8_t *frame, size_t len)
 static gboolean
 input_behind (const StCapturePacer *p)
 {
-  int n = 0;
-
-  return ioctl (p->in_r, FIONREAD, &n) == 0 && (size_t) n > INPUT_BEHIND;
+  return pipe_bytes (p->in_r) > INPUT_BEHIND;
 }
 
 /* Copies what the buffer holds: the header, then whole frames (a frame

@@ -334,23 +334,17 @@ queue_scanned (const uint8_t *record, size_t len, void *data)
 static void
 scan_unknown (StRingSource *s)
 {
+  /* Taken whole: know() removes from s->unknown as the loop goes.  */
+  g_autoptr (GHashTable) pending = s->unknown;
   GHashTableIter it;
   gpointer key, value;
-  g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Unknown));
 
-  g_hash_table_iter_init (&it, s->unknown);
+  s->unknown = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_hash_table_iter_init (&it, pending);
   while (g_hash_table_iter_next (&it, &key, &value))
     {
       uint32_t pid = GPOINTER_TO_UINT (key);
-
-      g_array_append_val (pids, pid);
-      g_array_append_val (found, *(Unknown *) value);
-    }
-  for (guint i = 0; i < pids->len; i++)
-    {
-      uint32_t pid = g_array_index (pids, uint32_t, i);
-      const Unknown *u = &g_array_index (found, Unknown, i);
+      const Unknown *u = value;
       int64_t time = (int64_t) (u->first_time > 1 ? u->first_time - 1 : 0);
       StProcScanCounts c = { 0 };
 

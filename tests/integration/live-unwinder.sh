@@ -70,7 +70,7 @@ grep -E "^stacktrace: capture" "$tmp/muxer.err"
 # 6.
 if [ "$(id -u)" -eq 0 ]; then
   run_client late --system-wide --late-workload -- "$prog" "$ms"
-  grep -E "^stacktrace: [1-9][0-9]* process\(es\) that started before the events were enabled read from /proc at their first sample \([1-9][0-9]* mappings; [1-9][0-9]* of them" "$tmp/late.err" \
+  grep -E "^stacktrace: [1-9][0-9]* process\(es\) that started before the events were enabled read from /proc at their first sample or mapping \([1-9][0-9]* mappings; [1-9][0-9]* of them" "$tmp/late.err" \
     || { grep "^stacktrace:" "$tmp/late.err"; fail "late: the workload exec'd before the enabling was not read from /proc"; }
 fi
 
