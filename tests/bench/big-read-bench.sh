@@ -36,12 +36,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-die () { echo "big-read-bench: $*" >&2; exit 1; }
-[ -x "$stacktrace" ] || die "no stacktrace at $stacktrace (build first, or --stacktrace)"
-command -v perf >/dev/null || die "perf is needed (linux-perf)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is needed (package time)"
-mkdir -p "$cache" || die "cannot create $cache"
-export LC_ALL=C
+# shellcheck source=bench-need.sh
+. "$here/bench-need.sh"
+bench_need big-read-bench
 
 data=$cache/big.data
 if [ $rerecord = yes ] || [ ! -s "$data" ]; then

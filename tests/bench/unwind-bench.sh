@@ -53,12 +53,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-die () { echo "unwind-bench: $*" >&2; exit 1; }
-[ -x "$stacktrace" ] || die "no stacktrace at $stacktrace (build first, or --stacktrace)"
-command -v perf >/dev/null || die "perf is needed (linux-perf)"
-[ -x /usr/bin/time ] || die "/usr/bin/time is needed (package time)"
-mkdir -p "$cache" || die "cannot create $cache"
-export LC_ALL=C
+# shellcheck source=bench-need.sh
+. "$here/bench-need.sh"
+bench_need unwind-bench
 
 # perf record options: 4 kHz of CPU time (-c: not subject to a lowered
 # perf_event_max_sample_rate), 8 KiB stack copies (perf's default).
