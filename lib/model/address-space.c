@@ -130,11 +130,15 @@ st_address_space_add (StAddressSpace *as, const StMap *map)
       if (strcmp (known, name) == 0)
         {
           copy.filename = g_ref_string_acquire ((char *) known);
+          copy.name_kind = g_array_index (as->maps, StMap, k).name_kind;
           break;
         }
     }
   if (copy.filename == NULL)
-    copy.filename = g_ref_string_new_intern (name);
+    {
+      copy.filename = g_ref_string_new_intern (name);
+      copy.name_kind = st_map_name_kind (&copy);
+    }
 
   /* Cut what MAP overlaps: keep the parts below and above it.  */
   while (i < as->maps->len)
@@ -229,14 +233,6 @@ st_map_from_event (StMap *map, const StEvent *ev)
   memcpy (map->build_id, ev->map.build_id, map->build_id_len);
 }
 
-gboolean
-st_map_maybe_code (const StMap *map)
-{
-  if (map->exec_known)
-    return (map->prot & PROT_EXEC) != 0;
-  return map->filename[0] != '\0';
-}
-
 /* Whether NAME starts with PREFIX (a literal).  */
 #define STARTS_WITH(name, prefix) \
   (strncmp ((name), (prefix), sizeof (prefix) - 1) == 0)
@@ -298,12 +294,14 @@ st_map_base_is_jitdump (const char *base)
   return strcmp (p, ".dump") == 0;
 }
 
-gboolean
-st_map_is_module (const StMap *map)
+StMapNameKind
+st_map_name_kind (const StMap *map)
 {
-  return st_map_maybe_code (map)
-         && (map->filename[0] == '/' || strcmp (map->filename, "[vdso]") == 0)
-         && !st_map_is_anonymous (map) && !st_map_is_jitdump (map);
+  const char *name = map->filename;
+
+  return (name[0] == '/' || strcmp (name, "[vdso]") == 0)
+         && !st_map_is_anonymous (map) && !st_map_is_jitdump (map)
+         ? ST_MAP_NAME_MODULE : ST_MAP_NAME_OTHER;
 }
 
 gboolean

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "model/event.h"
 
@@ -27,7 +28,18 @@ typedef struct
   gboolean exec_known;
   uint8_t build_id[ST_BUILD_ID_MAX];
   uint8_t build_id_len;
+  /* What the file name says (StMapNameKind), ST_MAP_NAME_UNKNOWN until
+     worked out: an address space works it out once per name it adds,
+     as every listing of a process's modules asks again.  */
+  uint8_t name_kind;
 } StMap;
+
+typedef enum
+{
+  ST_MAP_NAME_UNKNOWN = 0,
+  ST_MAP_NAME_MODULE,       /* an ELF file's or the [vdso] */
+  ST_MAP_NAME_OTHER,        /* anonymous memory, a jitdump file, ... */
+} StMapNameKind;
 
 typedef struct StAddressSpace StAddressSpace;
 
@@ -65,11 +77,31 @@ void st_map_from_event (StMap *map, const StEvent *ev);
 
 /* Whether the mapping may hold code: executable, or of unknown
    protection and backed by a file.  */
-gboolean st_map_maybe_code (const StMap *map);
+static inline gboolean
+st_map_maybe_code (const StMap *map)
+{
+  if (map->exec_known)
+    return (map->prot & PROT_EXEC) != 0;
+  return map->filename[0] != '\0';
+}
+
+/* st_map_name_kind of MAP's name, worked out from the name when MAP
+   does not know it.  */
+StMapNameKind st_map_name_kind (const StMap *map);
 
 /* Whether the mapping is code of an ELF file (or the [vdso]): a module
-   of the process.  Anonymous memory and jitdump files are not.  */
-gboolean st_map_is_module (const StMap *map);
+   of the process.  Anonymous memory and jitdump files are not.
+   (Inline: asked of every mapping whenever a process's modules are
+   listed.)  */
+static inline gboolean
+st_map_is_module (const StMap *map)
+{
+  StMapNameKind kind = map->name_kind != ST_MAP_NAME_UNKNOWN
+                       ? (StMapNameKind) map->name_kind
+                       : st_map_name_kind (map);
+
+  return kind == ST_MAP_NAME_MODULE && st_map_maybe_code (map);
+}
 
 /* Whether the mapping holds memory of no file one could look for:
    anonymous memory however the recorder names it (perf's "//anon" and

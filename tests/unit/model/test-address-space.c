@@ -272,6 +272,57 @@ test_process_table_bounds (void)
   g_assert_cmpuint (states_freed, ==, 5000);
 }
 
+/* What a name says about a mapping: the same whether asked of a mapping
+   on its own or of one in an address space (which works it out once and
+   hands it on to the neighbouring segments and the parts of a split).  */
+static void
+test_is_module (void)
+{
+  static const struct
+  {
+    const char *name;
+    gboolean module;
+  } names[] = {
+    { "/usr/lib/libc.so.6", TRUE },
+    { "[vdso]", TRUE },
+    { "//anon", FALSE },
+    { "/memfd:v8 (deleted)", FALSE },
+    { "[stack]", FALSE },
+    { "", FALSE },
+    { "/tmp/jit-4242.dump", FALSE },
+    { "jit-7.dump", FALSE },
+    { "/tmp/jit-x.dump", TRUE },
+    { "relative/libc.so.6", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      StAddressSpace *as = st_address_space_new ();
+      StMap m = mk (0x10000, 0x20000, 0, names[i].name);
+
+      g_assert_cmpint (st_map_is_module (&m), ==, names[i].module);
+      st_address_space_add (as, &m);
+      /* A second segment of the same file, and a hole cut in the first. */
+      StMap next = mk (0x20000, 0x30000, 0x10000, names[i].name);
+      st_address_space_add (as, &next);
+      StMap hole = mk (0x14000, 0x15000, 0, "//anon");
+      st_address_space_add (as, &hole);
+      g_assert_cmpuint (st_address_space_size (as), ==, 4);
+      for (guint k = 0; k < 4; k++)
+        {
+          const StMap *in = st_address_space_get (as, k);
+          gboolean want = k == 1 ? FALSE : names[i].module;
+
+          g_assert_cmpint (in->name_kind, !=, ST_MAP_NAME_UNKNOWN);
+          g_assert_cmpint (st_map_is_module (in), ==, want);
+        }
+      /* Not executable: no module, whatever the name.  */
+      m.prot = PROT_READ;
+      g_assert_false (st_map_is_module (&m));
+      st_address_space_free (as);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -281,6 +332,7 @@ main (int argc, char **argv)
   g_test_add_func ("/address-space/overlap-split", test_overlap_split);
   g_test_add_func ("/address-space/overlap-replace", test_overlap_replace);
   g_test_add_func ("/address-space/maybe-code", test_maybe_code);
+  g_test_add_func ("/address-space/is-module", test_is_module);
   g_test_add_func ("/address-space/proc-self", test_proc_self);
   g_test_add_func ("/process-table/events", test_process_table);
   g_test_add_func ("/process-table/bounds", test_process_table_bounds);
