@@ -91,6 +91,7 @@ struct StPipeline
   Unwound *unwound_free[5];   /* recycled results, by size class */
 
   gboolean stopped;           /* the check function asked to stop */
+  gboolean abandoned;         /* ... as nobody reads the output now */
   gint64 trimmed_at;          /* monotonic time of the last heap trim */
   guint events_untrimmed;     /* handled since the last heap trim */
   uint64_t past_intact;       /* events read before the input file shrank,
@@ -890,7 +891,8 @@ st_pipeline_run (StPipeline *p, GError **error)
     st_reader_set_wake_fd (p->reader, -1);
 
   st_priming_finish (p->priming);
-  if (p->reorder != NULL)
+  /* (Output that can no longer be written: nothing more to unwind.)  */
+  if (p->reorder != NULL && !p->abandoned && !output_failed (p))
     {
       st_priming_set_resuming (p->priming, st_reorder_waiting (p->reorder));
       st_reorder_flush (p->reorder);
@@ -952,6 +954,18 @@ st_pipeline_callgraph (const StPipeline *p)
 {
   return p->sample_report != NULL
          ? st_sample_report_callgraph (p->sample_report) : NULL;
+}
+
+void
+st_pipeline_abandon_output (StPipeline *p)
+{
+  p->abandoned = TRUE;
+}
+
+gboolean
+st_pipeline_output_abandoned (const StPipeline *p)
+{
+  return p->abandoned;
 }
 
 gboolean

@@ -102,6 +102,12 @@ void st_pipeline_free (StPipeline *p);
 gboolean st_pipeline_run (StPipeline *p, GError **error);
 /* Whether the run ended because the check function asked to.  */
 gboolean st_pipeline_stopped (const StPipeline *p);
+/* The output's reader is gone for good (a recorder that stopped reading
+   at its stop): called from the check function before it asks to stop,
+   so that what is still held is dropped, not unwound for nobody.  */
+void st_pipeline_abandon_output (StPipeline *p);
+/* Whether that happened.  */
+gboolean st_pipeline_output_abandoned (const StPipeline *p);
 
 const StStats *st_pipeline_stats (const StPipeline *p);
 const StCallgraph *st_pipeline_callgraph (const StPipeline *p);

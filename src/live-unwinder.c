@@ -214,6 +214,14 @@ st_live_unwinder_write_mounts (StLiveUnwinder *lu, StWriter *w)
     st_proc_scan_write_frames (w, lu->mounts);
 }
 
+gboolean
+st_live_unwinder_output_gone (void *data)
+{
+  StLiveUnwinder *lu = data;
+
+  return lu->pacer != NULL && st_capture_pacer_reader_gone (lu->pacer);
+}
+
 void
 st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
 {
@@ -243,11 +251,13 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
            G_GUINT64_FORMAT " records (%" G_GUINT64_FORMAT " samples) in %"
            G_GUINT64_FORMAT " passes, at most %.1f MiB waiting for the "
            "unwinder; %" G_GUINT64_FORMAT " LOST records for %"
-           G_GUINT64_FORMAT " events\n", lu->perf_fds->len,
+           G_GUINT64_FORMAT " events; samples cut to their filled stack: "
+           "%.1f of %.1f MiB passed on\n", lu->perf_fds->len,
            c.ring_pages, lu->scan.processes, lu->scan.maps,
            lu->scan.mount_files, lu->scan_ms, c.records, c.samples,
            c.passes, (double) c.queue_peak / (1 << 20), c.lost_records,
-           c.lost_events);
+           c.lost_events, (double) c.stack_bytes_kept / (1 << 20),
+           (double) c.stack_bytes / (1 << 20));
   if (c.late_scans > 0)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
              "started before the events were enabled read from /proc at "
@@ -266,7 +276,8 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
              pc.backlog_end);
   if (pc.abandoned_bytes > 0)
     fprintf (out, "stacktrace: the recorder took nothing within %d ms of "
-             "its stop: the rest of the capture was not written\n",
+             "its stop: the rest of the capture was not written, and what "
+             "was still to unwind was dropped\n",
              ST_CAPTURE_PACER_STOP_GRACE_MS);
 }
 

@@ -22,6 +22,8 @@ struct StLive
   StStats *empty;            /* shown until a pipeline is attached */
   StPipeline *pipeline;
   StReader *reader;
+  gboolean (*output_gone) (void *data);
+  void *output_gone_data;
   int64_t start_us;          /* monotonic */
   int64_t last_write_us;
   gboolean write_failed;     /* warned once */
@@ -223,6 +225,28 @@ st_live_attach (StLive *l, StPipeline *pipeline, StReader *reader)
 {
   l->pipeline = pipeline;
   l->reader = reader;
+}
+
+void
+st_live_set_output_gone (StLive *l, gboolean (*gone) (void *data),
+                         void *data)
+{
+  l->output_gone = gone;
+  l->output_gone_data = data;
+}
+
+gboolean
+st_live_check_output (void *user)
+{
+  StLive *l = user;
+
+  if (l->output_gone != NULL && l->pipeline != NULL
+      && l->output_gone (l->output_gone_data))
+    {
+      st_pipeline_abandon_output (l->pipeline);
+      return FALSE;
+    }
+  return st_live_check (l);
 }
 
 gboolean

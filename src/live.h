@@ -52,6 +52,16 @@ void st_live_attach (StLive *live, StPipeline *pipeline, StReader *reader);
    FALSE once SIGINT or SIGTERM asks to stop now.  */
 gboolean st_live_check (void *live);
 
+/* GONE (DATA) tells when the output's reader has gone for good (a
+   recorder that stopped reading at its stop).  */
+void st_live_set_output_gone (StLive *live, gboolean (*gone) (void *data),
+                              void *data);
+/* st_live_check, and FALSE too once GONE says so, after abandoning the
+   pipeline's output (nothing held is unwound any more).  A check
+   function of its own: the plain one, called at every frame, does not
+   pay for the question.  */
+gboolean st_live_check_output (void *live);
+
 /* The signal that asked to stop, or 0.  */
 int st_live_stop_signal (void);
 

@@ -311,20 +311,24 @@ main (int argc, char **argv)
     .live = input_is_live (in_fd),
     .priming = opts.priming_auto ? default_priming (in_fd) : opts.priming,
     .priming_cap = opts.priming_cap,
-    .check = st_live_check,
+    .check = unwinder != NULL ? st_live_check_output : st_live_check,
     .check_data = live,
     .check_ms = ST_LIVE_CHECK_MS,
   };
   pipeline = st_pipeline_new (reader, writer, &popts);
   st_live_attach (live, pipeline, reader);
+  if (unwinder != NULL)
+    st_live_set_output_gone (live, st_live_unwinder_output_gone, unwinder);
   gboolean ok = st_pipeline_run (pipeline, &error);
   gboolean client_gone = FALSE;
-  if (!ok && unwinder != NULL
-      && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))
+  if (st_pipeline_output_abandoned (pipeline)
+      || (!ok && unwinder != NULL
+          && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE)))
     {
       /* The recorder stopped reading the capture: its end of the run.  */
       fprintf (stderr, "stacktrace: the capture's reader went away; "
                "stopping\n");
+      g_clear_error (&error);
       ok = client_gone = TRUE;
     }
   else if (!ok && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))

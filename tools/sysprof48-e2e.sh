@@ -18,7 +18,9 @@
 # /var/cache/stacktrace/trixie), ST_DEBIAN_MIRROR, ST_SP48_SECONDS (the
 # workload's CPU seconds, 3), ST_SP48_SRCDIR (the stacktrace tree to
 # build, default this one), ST_SP48_SYSTEM_WIDE (seconds: also record
-# the whole system that long, with the workload running in a loop; 0).
+# the whole system that long, with the workload running in a loop; 0),
+# ST_SP48_RUNS (recordings per unwinder, taken in turns: sp48-NAME-K
+# from the second on; 1).
 # The chroot's sysprof-live-unwinder is diverted only during a run and
 # put back at the end (dpkg-divert --remove), also on failure.
 set -u
@@ -28,6 +30,7 @@ root=${ST_TRIXIE_ROOT:-/var/cache/stacktrace/trixie}
 mirror=${ST_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 seconds=${ST_SP48_SECONDS:-3}
 system_wide=${ST_SP48_SYSTEM_WIDE:-0}
+runs=${ST_SP48_RUNS:-1}
 tree=$(basename "$srcdir")
 unwinder=/usr/libexec/sysprof-live-unwinder
 packages="sysprof dbus polkitd time procps binutils build-essential
@@ -130,6 +133,7 @@ chroot "$root" sh -c 'cd /opt/sp48 \
   && cc -O2 -fPIC -shared -o fdlist-fix.so fdlist-fix.c \
        $(pkg-config --cflags --libs gio-unix-2.0) -ldl \
   && cc -O2 -o eventfd-watch eventfd-watch.c \
+  && cc -O2 -o rusage-run rusage-run.c \
   && cc -O2 -o capture-figures capture-figures.c \
        $(pkg-config --cflags --libs sysprof-capture-4 glib-2.0) \
   && { nm -S --defined-only sp48-workload | awk "\$4 ~ /^(main|sp48_a|sp48_b)\$/ { print \"sp48-workload\", \$4, \$1, \$2 }"; \
@@ -222,7 +226,7 @@ report ()
                      'BEGIN { printf "%.3f", b - a }')
   fi
   cpu=?
-  [ "$user" != ? ] && cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+  [ "$user" != ? ] && cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.4f", u + s }')
   per_sample=?
   ws=$(fig workload_samples)
   [ "$cpu" != ? ] && [ "${ws:-0}" -gt 0 ] \
@@ -247,19 +251,27 @@ $1 unwinder_exit_after_workload_end_s $after_stop
 EOT
 }
 
+turn=1
+while [ $turn -le "$runs" ]; do
 for which in "$@"; do
   case $which in
     real) real=$unwinder.distrib ;;
     stacktrace) real=/opt/stacktrace-src/$tree/build/src/sysprof-live-unwinder ;;
     *) die "unknown unwinder '$which' (real, stacktrace)" ;;
   esac
-  log "recording with the $which live unwinder"
-  run "$which" "$real" /opt/sp48/sp48-workload "$seconds" "/var/tmp/sp48-$which/workload.end"
+  name=$which
+  [ $turn -gt 1 ] && name=$which-$turn
+  turn_note=
+  [ "$runs" -gt 1 ] && turn_note=" (turn $turn of $runs)"
+  log "recording with the $which live unwinder$turn_note"
+  run "$name" "$real" /opt/sp48/sp48-workload "$seconds" "/var/tmp/sp48-$name/workload.end"
   if [ "$system_wide" -gt 0 ]; then
     log "recording the whole system for $system_wide s with the $which live unwinder"
-    run "$which-system" "$real" sh -c "end=\$((\$(date +%s) + $system_wide));
+    run "$name-system" "$real" sh -c "end=\$((\$(date +%s) + $system_wide));
         while [ \$(date +%s) -lt \$end ]; do
-          /opt/sp48/sp48-workload 1 /var/tmp/sp48-$which-system/workload.end
+          /opt/sp48/sp48-workload 1 /var/tmp/sp48-$name-system/workload.end
         done"
   fi
+done
+turn=$((turn + 1))
 done

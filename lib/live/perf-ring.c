@@ -71,9 +71,8 @@ copy_out (const StPerfRing *ring, uint64_t pos, uint8_t *dst, size_t len)
 }
 
 size_t
-st_perf_ring_next (StPerfRing *ring, uint8_t *buf)
+st_perf_ring_peek (StPerfRing *ring)
 {
-  struct perf_event_mmap_page *pc = ring->control;
   uint64_t avail = ring->head - ring->tail;
   StPerfEventHeader header;
 
@@ -91,13 +90,38 @@ st_perf_ring_next (StPerfRing *ring, uint8_t *buf)
       give_up (ring, ST_PERF_RING_BAD_SIZE);
       return 0;
     }
-  copy_out (ring, ring->tail, buf, header.size);
-  ring->tail += header.size;
+  return header.size;
+}
+
+void
+st_perf_ring_copy (const StPerfRing *ring, size_t at, void *dst, size_t len)
+{
+  copy_out (ring, ring->tail + at, dst, len);
+}
+
+void
+st_perf_ring_consume (StPerfRing *ring, size_t size)
+{
+  struct perf_event_mmap_page *pc = ring->control;
+
+  ring->tail += size;
   ring->records++;
-  ring->bytes += header.size;
+  ring->bytes += size;
   /* The copy is done: the kernel may write there again.  */
   __atomic_store_n (&pc->data_tail, ring->tail, __ATOMIC_RELEASE);
-  return header.size;
+}
+
+size_t
+st_perf_ring_next (StPerfRing *ring, uint8_t *buf)
+{
+  size_t size = st_perf_ring_peek (ring);
+
+  if (size > 0)
+    {
+      st_perf_ring_copy (ring, 0, buf, size);
+      st_perf_ring_consume (ring, size);
+    }
+  return size;
 }
 
 const char *

@@ -59,6 +59,18 @@ uint64_t st_perf_ring_begin (StPerfRing *ring);
    0 when the pass is over (or was given up: see last_problem).  */
 size_t st_perf_ring_next (StPerfRing *ring, uint8_t *buf);
 
+/* The same in steps, for a reader that copies only part of a record:
+   the size of the next record of the pass, checked as above (0 when the
+   pass is over or was given up); the record stays in the ring.  */
+size_t st_perf_ring_peek (StPerfRing *ring);
+/* Copies LEN bytes from offset AT of the record st_perf_ring_peek
+   found (AT + LEN at most its size).  */
+void st_perf_ring_copy (const StPerfRing *ring, size_t at, void *dst,
+                        size_t len);
+/* Done with that record (of SIZE bytes): its room goes back to the
+   kernel.  */
+void st_perf_ring_consume (StPerfRing *ring, size_t size);
+
 /* A description of PROBLEM.  */
 const char *st_perf_ring_problem_name (StPerfRingProblem problem);
 

@@ -374,12 +374,48 @@ note_problem (StRingSource *s, const Ring *r, const char *what)
                                         r->fd, r->ring.tail, what);
 }
 
-/* One record copied out of ring R: checked, counted, passed on.  */
+/* Copies the next record of ring R (SIZE bytes) to s->record: a sample
+   without the part of its stack copy the kernel left unfilled (most of
+   Sysprof's 16 KiB for a shallow stack), which is not even read; any
+   other record whole.  Its length there.  */
+static size_t
+copy_record (StRingSource *s, Ring *r, size_t size)
+{
+  size_t prefix = MIN (size, (size_t) ST_SYSPROF_SAMPLE_PREFIX);
+  size_t at;
+  uint64_t dyn_size;
+
+  st_perf_ring_copy (&r->ring, 0, s->record, prefix);
+  if (prefix == size
+      || !st_sysprof_layout_stack_at (&s->checked, s->record, prefix, size,
+                                      &at))
+    {
+      st_perf_ring_copy (&r->ring, prefix, s->record + prefix, size - prefix);
+      return size;
+    }
+  st_perf_ring_copy (&r->ring, size - 8, &dyn_size, sizeof dyn_size);
+  if (dyn_size > size - at - 8)
+    {
+      /* Beyond the copy: read whole, for the check to name.  */
+      st_perf_ring_copy (&r->ring, prefix, s->record + prefix, size - prefix);
+      return size;
+    }
+  /* The filled part rounded up to a word (the copy is whole words); it
+     may begin inside the prefix: copied again.  */
+  st_perf_ring_copy (&r->ring, at, s->record + at,
+                     (size_t) ((dyn_size + 7) & ~(uint64_t) 7));
+  return st_sysprof_layout_end_stack (s->record, at, dyn_size);
+}
+
+/* One record copied out of ring R (LEN bytes, SIZE in the ring):
+   checked, counted, passed on.  */
 static void
-take_record (StRingSource *s, Ring *r, size_t len)
+take_record (StRingSource *s, Ring *r, size_t len, size_t size)
 {
   const StPerfEventHeader *h = (const StPerfEventHeader *) s->record;
-  char *why = st_sysprof_layout_misfit (&s->checked, s->record, len);
+  StPerfSample sample;
+  char *why = st_sysprof_layout_misfit (&s->checked, s->record, len,
+                                        &sample);
 
   s->counts.records++;
   if (why != NULL)
@@ -395,7 +431,13 @@ take_record (StRingSource *s, Ring *r, size_t len)
     }
   note_pids (s, s->record);
   if (h->type == ST_PERF_RECORD_SAMPLE)
-    s->counts.samples++;
+    {
+      /* (One copy_record did not cut: read whole.)  */
+      len = st_sysprof_layout_cut_stack (s->record, len, &sample);
+      s->counts.samples++;
+      s->counts.stack_bytes += size;
+      s->counts.stack_bytes_kept += len;
+    }
   else if (h->type == ST_PERF_RECORD_LOST)
     {
       s->counts.lost_records++;
@@ -426,11 +468,15 @@ pass (StRingSource *s)
     {
       Ring *r = &s->rings[i];
       uint64_t problems = r->ring.problems;
-      size_t len;
+      size_t size, len;
 
       st_perf_ring_begin (&r->ring);
-      while ((len = st_perf_ring_next (&r->ring, s->record)) > 0)
-        take_record (s, r, len);
+      while ((size = st_perf_ring_peek (&r->ring)) > 0)
+        {
+          len = copy_record (s, r, size);
+          st_perf_ring_consume (&r->ring, size);
+          take_record (s, r, len, size);
+        }
       if (r->ring.problems != problems)
         note_problem (s, r, st_perf_ring_problem_name (r->ring.last_problem));
     }

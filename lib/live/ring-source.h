@@ -52,6 +52,8 @@ typedef struct
   uint64_t passes;
   uint64_t records;            /* read from the rings */
   uint64_t samples;
+  uint64_t stack_bytes;        /* the samples' bytes as read ... */
+  uint64_t stack_bytes_kept;   /* ... and with their stack copies cut */
   uint64_t lost_records;       /* the kernel's LOST records */
   uint64_t lost_events;        /* the events they say were lost */
   uint64_t misfits;            /* records that do not fit the layout */

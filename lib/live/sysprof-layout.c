@@ -2,10 +2,12 @@
    sysprof-layout.h for why the attribute is built, not read.  */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "format/perf-sample.h"
 #include "live/sysprof-layout.h"
+#include "util/popcount.h"
 #include "model/event.h"
 
 /* The sample_id trailer of non-sample records: TID, TIME, IDENTIFIER.  */
@@ -43,13 +45,16 @@ st_sysprof_layout_checked (StPerfAttr *a, StPerfEventAttr *attr)
 }
 
 static char *
-sample_misfit (const StPerfAttr *a, const uint8_t *rec, size_t size)
+sample_misfit (const StPerfAttr *a, const uint8_t *rec, size_t size,
+               StPerfSample *sample)
 {
   StPerfSample s;
   char *why = st_perf_sample_parse (a, rec, size, &s);
 
   if (why != NULL)
     return why;
+  if (sample != NULL)
+    *sample = s;
   if (s.abi > ST_REGS_ABI_64)
     return g_strdup_printf ("REGS_USER ABI %" G_GUINT64_FORMAT
                             " is none of 0, 1, 2", s.abi);
@@ -69,7 +74,7 @@ sample_misfit (const StPerfAttr *a, const uint8_t *rec, size_t size)
 
 char *
 st_sysprof_layout_misfit (const StPerfAttr *a, const uint8_t *rec,
-                          size_t size)
+                          size_t size, StPerfSample *sample)
 {
   StPerfEventHeader header;
   size_t fixed;
@@ -80,7 +85,7 @@ st_sysprof_layout_misfit (const StPerfAttr *a, const uint8_t *rec,
   switch (header.type)
     {
     case ST_PERF_RECORD_SAMPLE:
-      return sample_misfit (a, rec, size);
+      return sample_misfit (a, rec, size, sample);
     /* The fixed part, a name of at least one 8-byte word where there is
        one, then the trailer.  */
     case ST_PERF_RECORD_MMAP: fixed = sizeof (StPerfMmap) + 8; break;
@@ -96,4 +101,70 @@ st_sysprof_layout_misfit (const StPerfAttr *a, const uint8_t *rec,
     return g_strdup_printf ("%zu bytes, too short for its fields and "
                             "sample_id (%zu)", size, fixed + TRAILER_SIZE);
   return NULL;
+}
+
+size_t
+st_sysprof_layout_end_stack (uint8_t *rec, size_t at, uint64_t dyn_size)
+{
+  uint64_t keep = (dyn_size + 7) & ~(uint64_t) 7;
+  size_t end = at;
+  uint16_t size;
+
+  /* With nothing kept, neither copy nor dyn_size: a size of 0 has none. */
+  memcpy (rec + at - 8, &keep, 8);
+  if (keep > 0)
+    {
+      memcpy (rec + at + keep, &dyn_size, 8);
+      end += keep + 8;
+    }
+  size = (uint16_t) end;
+  memcpy (rec + offsetof (StPerfEventHeader, size), &size, sizeof size);
+  return end;
+}
+
+size_t
+st_sysprof_layout_cut_stack (uint8_t *rec, size_t size,
+                             const StPerfSample *sample)
+{
+  if (sample->stack_size == 0
+      || ((sample->dyn_size + 7) & ~(uint64_t) 7) >= sample->stack_size)
+    return size;
+  return st_sysprof_layout_end_stack (rec, (size_t) (sample->stack - rec),
+                                      sample->dyn_size);
+}
+
+gboolean
+st_sysprof_layout_stack_at (const StPerfAttr *a, const uint8_t *rec,
+                            size_t prefix_len, size_t size, size_t *at)
+{
+  StPerfEventHeader header;
+  /* IDENTIFIER, IP, TID, TIME: then CALLCHAIN's count.  */
+  size_t pos = sizeof header + 4 * 8;
+  uint64_t nr, abi, stack_size;
+
+  if (a->sample_type != ST_SYSPROF_SAMPLE_TYPE || prefix_len > size
+      || prefix_len < pos + 8)
+    return FALSE;
+  memcpy (&header, rec, sizeof header);
+  if (header.type != ST_PERF_RECORD_SAMPLE)
+    return FALSE;
+  nr = st_perf_get_u64 (rec + pos);
+  if (nr > prefix_len / 8)
+    return FALSE;
+  pos += 8 + 8 * nr;
+  if (pos + 8 > prefix_len)
+    return FALSE;
+  abi = st_perf_get_u64 (rec + pos);
+  pos += 8;
+  if (abi != 0)
+    pos += 8 * (size_t) st_popcount64 (a->sample_regs_user);
+  if (pos + 8 > prefix_len)
+    return FALSE;
+  stack_size = st_perf_get_u64 (rec + pos);
+  pos += 8;
+  if (stack_size == 0 || stack_size > a->sample_stack_user
+      || pos + stack_size + 8 != size)
+    return FALSE;
+  *at = pos;
+  return TRUE;
 }

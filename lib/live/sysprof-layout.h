@@ -17,6 +17,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "format/perf-sample.h"
 #include "format/perf-types.h"
 
 #define ST_SYSPROF_SAMPLE_TYPE                                            \
@@ -41,6 +42,37 @@ void st_sysprof_layout_checked (StPerfAttr *a, StPerfEventAttr *attr);
    and sample_id trailer; records of other types are left to the
    reader.  */
 char *st_sysprof_layout_misfit (const StPerfAttr *a, const uint8_t *rec,
-                                size_t size);
+                                size_t size, StPerfSample *sample);
+
+/* Cuts the stack copy of the fitting sample REC (SIZE bytes, located in
+   SAMPLE by st_sysprof_layout_misfit) to what the kernel filled of it
+   (dyn_size, rounded up to 8 bytes), in place, and returns the record's
+   new size.  The rest of the copy is room the stack did not take (a
+   shallow stack fills a few KiB of Sysprof's 16), and every record is
+   copied several times on its way to the unwinder.  What a reader takes
+   from the sample is unchanged: only the first dyn_size bytes count.  */
+size_t st_sysprof_layout_cut_stack (uint8_t *rec, size_t size,
+                                    const StPerfSample *sample);
+
+/* The first bytes of a SIZE-byte record worth reading before the rest:
+   the fields before a sample's stack copy, whatever its call chain.  */
+#define ST_SYSPROF_SAMPLE_PREFIX 2048
+
+/* For a reader that copies a record in parts: where the stack copy of
+   the sample REC begins, from its first PREFIX_LEN bytes (the record is
+   SIZE bytes).  TRUE only when the stack copy (more than none, at most
+   the attribute's size) and its dyn_size are what ends the record, as
+   the layout has it; otherwise the record is to be read whole and
+   checked.  */
+gboolean st_sysprof_layout_stack_at (const StPerfAttr *a, const uint8_t *rec,
+                                     size_t prefix_len, size_t size,
+                                     size_t *at);
+
+/* Ends REC, whose stack copy begins at AT and holds DYN_SIZE filled
+   bytes (the first DYN_SIZE bytes from AT are in REC), after the filled
+   bytes rounded up to 8 and DYN_SIZE: sets the copy's size word and the
+   header's size, and returns that size.  */
+size_t st_sysprof_layout_end_stack (uint8_t *rec, size_t at,
+                                    uint64_t dyn_size);
 
 #endif /* ST_SYSPROF_LAYOUT_H */

@@ -37,7 +37,7 @@ run_client () {
   [ $status -eq 0 ] || { tail -n 20 "$tmp/$name.err"; fail "$name: the run failed"; }
   grep -E '^stacktrace: (total|perf rings)' "$tmp/$name.err"
   # Every event the kernel said it lost is in the capture's LOG frames.
-  ring_lost=$(sed -n 's/^stacktrace: perf rings:.* LOST records for \([0-9]*\) events$/\1/p' "$tmp/$name.err")
+  ring_lost=$(sed -n 's/^stacktrace: perf rings:.* LOST records for \([0-9]*\) events;.*/\1/p' "$tmp/$name.err")
   log_lost=$(sed -n 's/^live-client:.*; \([0-9]*\) events lost (LOG frames).*/\1/p' "$tmp/$name.out")
   [ -n "$ring_lost" ] && [ "$ring_lost" = "$log_lost" ] \
     || fail "$name: the rings lost ${ring_lost:-?} events, the capture's LOG frames say ${log_lost:-?}"

@@ -378,6 +378,8 @@ typedef struct
 {
   guint events;
   guint stop_after;         /* 0: never */
+  gboolean abandon;         /* ... as the output's reader is gone */
+  StPipeline *pipeline;
   GPtrArray *reports;       /* "KIND message" */
 } Watch;
 
@@ -386,7 +388,11 @@ check (void *user)
 {
   Watch *w = user;
 
-  return w->stop_after == 0 || ++w->events < w->stop_after;
+  if (w->stop_after == 0 || ++w->events < w->stop_after)
+    return TRUE;
+  if (w->abandon)
+    st_pipeline_abandon_output (w->pipeline);
+  return FALSE;
 }
 
 static void
@@ -422,6 +428,7 @@ run_bytes (const char *in, gsize len, StPipelineOptions *opts, Watch *w,
                                       opts->mode == ST_MODE_UNWIND, &error);
   g_assert_no_error (error);
   StPipeline *p = st_pipeline_new (reader, writer, opts);
+  w->pipeline = p;
   g_assert_true (st_pipeline_run (p, &error));
   g_assert_no_error (error);
   st_writer_free (writer);
@@ -484,6 +491,40 @@ test_stop (void)
   g_array_unref (got);
   g_array_unref (all);
   g_ptr_array_unref (w.reports);
+}
+
+/* perf.data input stopped after 60 events: what the reorder window still
+   holds is unwound and written at a stop, dropped (not unwound) when the
+   output's reader is gone.  */
+static void
+test_abandon (void)
+{
+  g_autofree char *in = NULL, *out_stop = NULL, *out_gone = NULL;
+  gsize len, stop_len, gone_len;
+  Watch stop = { .stop_after = 60,
+                 .reports = g_ptr_array_new_with_free_func (g_free) };
+  Watch gone = { .stop_after = 60, .abandon = TRUE,
+                 .reports = g_ptr_array_new_with_free_func (g_free) };
+  StPipelineOptions opts = { .mode = ST_MODE_UNWIND };
+
+  g_assert_true (g_file_get_contents (ST_FIXTURE_DIR "/fixture.data", &in,
+                                      &len, NULL));
+  StPipeline *p = run_bytes (in, len, &opts, &stop, &out_stop, &stop_len);
+  g_assert_true (st_pipeline_stopped (p));
+  g_assert_false (st_pipeline_output_abandoned (p));
+  uint64_t written = st_stats_events_out (st_pipeline_stats (p));
+  g_assert_cmpuint (written, >, 0);
+  st_pipeline_free (p);
+
+  StPipelineOptions opts2 = { .mode = ST_MODE_UNWIND };
+  p = run_bytes (in, len, &opts2, &gone, &out_gone, &gone_len);
+  g_assert_true (st_pipeline_stopped (p));
+  g_assert_true (st_pipeline_output_abandoned (p));
+  g_assert_cmpuint (st_stats_events_out (st_pipeline_stats (p)), <, written);
+  g_assert_cmpuint (gone_len, <, stop_len);
+  st_pipeline_free (p);
+  g_ptr_array_unref (stop.reports);
+  g_ptr_array_unref (gone.reports);
 }
 
 /* A frame in the middle damaged (its length field says 12, less than a
@@ -566,6 +607,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/counters", test_counters);
   g_test_add_func ("/pipeline/mode-none", test_mode_none);
   g_test_add_func ("/pipeline/stop", test_stop);
+  g_test_add_func ("/pipeline/abandon", test_abandon);
   g_test_add_func ("/pipeline/damage", test_damage);
   g_test_add_func ("/pipeline/callgraph", test_callgraph);
   return g_test_run ();

@@ -2,12 +2,13 @@
 # Put in /usr/libexec/sysprof-live-unwinder by sysprof48-e2e.sh: runs the
 # unwinder named in /etc/sp48-unwinder (REAL=, OUT=) with the arguments
 # and descriptors sysprofd gave, and notes for the figures: its argv, the
-# descriptors it has open after a second, its user and system CPU time,
-# peak RSS and exit status (GNU time), its standard error, when the
-# recorder wrote the event fd (the stop) and when the unwinder ended.
+# descriptors it has open after a second, its user and system CPU time
+# (to the microsecond), peak RSS and exit status (rusage-run), its
+# standard error, when the recorder wrote the event fd (the stop) and
+# when the unwinder ended.
 . /etc/sp48-unwinder
 echo "$0 $*" >"$OUT/unwinder.argv"
-/usr/bin/time -f '%U %S %M %x' -o "$OUT/unwinder.time" "$REAL" "$@" \
+/opt/sp48/rusage-run "$OUT/unwinder.time" "$REAL" "$@" \
   2>"$OUT/unwinder.err" &
 timer=$!
 watcher=

@@ -105,6 +105,39 @@ test_in_order (void)
   fake_clear (&f);
 }
 
+/* A record read in parts (peek, copies at any offset, across the end
+   of the data area too, then consume): the same bytes, handed back only
+   when consumed.  */
+static void
+test_in_parts (void)
+{
+  Fake f;
+
+  fake_init (&f);
+  for (int lap = 0; lap < 20; lap++)
+    {
+      uint8_t seed = (uint8_t) (lap * 7);
+      uint64_t tail = f.ring.tail;
+
+      fake_put (&f, ST_PERF_RECORD_SAMPLE, 112, seed);
+      fake_publish (&f);
+      g_assert_cmpuint (st_perf_ring_begin (&f.ring), ==, 112);
+      g_assert_cmpuint (st_perf_ring_peek (&f.ring), ==, 112);
+      g_assert_cmpuint (f.control->data_tail, ==, tail);
+      memset (f.buf, 0, 112);
+      st_perf_ring_copy (&f.ring, 96, f.buf + 96, 16);
+      st_perf_ring_copy (&f.ring, 0, f.buf, 40);
+      st_perf_ring_copy (&f.ring, 40, f.buf + 40, 56);
+      for (size_t i = sizeof (StPerfEventHeader); i < 112; i++)
+        g_assert_cmpuint (f.buf[i], ==, (uint8_t) (seed + i));
+      st_perf_ring_consume (&f.ring, 112);
+      g_assert_cmpuint (f.control->data_tail, ==, tail + 112);
+      g_assert_cmpuint (st_perf_ring_peek (&f.ring), ==, 0);
+    }
+  g_assert_cmpuint (f.ring.records, ==, 20);
+  fake_clear (&f);
+}
+
 /* Records across the end of the data area, the header too, many laps.  */
 static void
 test_wrap_around (void)
@@ -251,6 +284,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/perf-ring/in-order", test_in_order);
   g_test_add_func ("/perf-ring/wrap-around", test_wrap_around);
+  g_test_add_func ("/perf-ring/in-parts", test_in_parts);
   g_test_add_func ("/perf-ring/bad-sizes", test_bad_sizes);
   g_test_add_func ("/perf-ring/head-mid-record", test_head_mid_record);
   g_test_add_func ("/perf-ring/torn-head", test_torn_head);

@@ -59,7 +59,7 @@ misfit (GByteArray *b)
 
   st_sysprof_layout_attr (&attr, STACK);
   st_sysprof_layout_checked (&a, &attr);
-  why = st_sysprof_layout_misfit (&a, b->data, b->len);
+  why = st_sysprof_layout_misfit (&a, b->data, b->len, NULL);
   g_byte_array_free (b, TRUE);
   return why;
 }
@@ -110,6 +110,113 @@ test_samples (void)
   assert_misfit (cut, "CALLCHAIN");
 }
 
+/* A sample's stack copy cut to what the kernel filled: the record still
+   fits the layout and parses to the same values, with only the filled
+   bytes (rounded up to a word) left.  */
+static void
+test_cut_stack (void)
+{
+  static const struct
+  {
+    uint64_t dyn, kept;
+  } cases[] = {
+    { STACK, STACK }, { 8, 8 }, { 12, 16 }, { 0, 0 }, { STACK - 8, STACK - 8 },
+  };
+  StPerfEventAttr attr;
+  StPerfAttr a;
+
+  st_sysprof_layout_attr (&attr, STACK);
+  st_sysprof_layout_checked (&a, &attr);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GByteArray *b = sample (2, 17, STACK, cases[i].dyn, 0);
+      g_autofree uint8_t *was = g_memdup2 (b->data, b->len);
+      StPerfSample before, after;
+      char *why = st_sysprof_layout_misfit (&a, b->data, b->len, &before);
+      size_t len;
+
+      g_assert_null (why);
+      len = st_sysprof_layout_cut_stack (b->data, b->len, &before);
+      g_assert_cmpuint (len, ==, b->len - (STACK - cases[i].kept)
+                                  - (cases[i].kept == 0 ? 8 : 0));
+      g_assert_cmpuint (((StPerfEventHeader *) b->data)->size, ==, len);
+      why = st_sysprof_layout_misfit (&a, b->data, len, &after);
+      g_assert_null (why);
+      g_assert_cmpuint (after.stack_size, ==, cases[i].kept);
+      g_assert_cmpuint (after.dyn_size, ==, cases[i].kept ? cases[i].dyn : 0);
+      g_assert_cmpuint (after.stack_user_end, ==, len);
+      g_assert_cmpuint (after.time, ==, before.time);
+      g_assert_cmpuint (after.nr, ==, before.nr);
+      g_assert_cmpmem (after.regs, 17 * 8, was + (before.regs - b->data),
+                       17 * 8);
+      g_assert_cmpmem (after.stack, cases[i].dyn,
+                       was + (before.stack - b->data), cases[i].dyn);
+      g_byte_array_free (b, TRUE);
+    }
+}
+
+/* A sample read in parts: where its stack copy begins, from its first
+   bytes; the copy ended after its filled part gives the record
+   st_sysprof_layout_cut_stack gives.  Records that do not end with a
+   stack copy of the layout are left to be read whole.  */
+static void
+test_stack_at (void)
+{
+  StPerfEventAttr attr;
+  StPerfAttr a;
+  size_t at;
+
+  st_sysprof_layout_attr (&attr, STACK);
+  st_sysprof_layout_checked (&a, &attr);
+  for (uint64_t dyn = 0; dyn <= STACK; dyn += 12)
+    {
+      GByteArray *b = sample (2, 17, STACK, dyn, 0);
+      g_autofree uint8_t *cut = g_memdup2 (b->data, b->len);
+      StPerfSample s;
+      size_t len, whole;
+
+      g_assert_null (st_sysprof_layout_misfit (&a, b->data, b->len, &s));
+      /* The prefix ends with the stack size word, or goes on.  */
+      g_assert_true (st_sysprof_layout_stack_at (&a, b->data,
+                                                 s.stack - b->data, b->len,
+                                                 &at));
+      g_assert_cmpuint (at, ==, s.stack - b->data);
+      g_assert_false (st_sysprof_layout_stack_at (&a, b->data,
+                                                  s.stack - b->data - 1,
+                                                  b->len, &at));
+      g_assert_true (st_sysprof_layout_stack_at (&a, b->data, b->len,
+                                                 b->len, &at));
+      len = st_sysprof_layout_end_stack (cut, at, MIN (dyn, STACK));
+      whole = st_sysprof_layout_cut_stack (b->data, b->len, &s);
+      if (whole < b->len)
+        {
+          g_assert_cmpuint (len, ==, whole);
+          g_assert_cmpmem (cut, len, b->data, whole);
+        }
+      g_byte_array_free (b, TRUE);
+    }
+
+  GByteArray *extra = sample (2, 17, STACK, 8, 1);
+  g_assert_false (st_sysprof_layout_stack_at (&a, extra->data, extra->len,
+                                              extra->len, &at));
+  g_byte_array_free (extra, TRUE);
+  GByteArray *big = sample (2, 17, STACK + 8, 8, 0);
+  g_assert_false (st_sysprof_layout_stack_at (&a, big->data, big->len,
+                                              big->len, &at));
+  g_byte_array_free (big, TRUE);
+  GByteArray *none = sample (0, 0, 0, 0, 0);
+  g_assert_false (st_sysprof_layout_stack_at (&a, none->data, none->len,
+                                              none->len, &at));
+  g_byte_array_free (none, TRUE);
+  /* A call chain count no record could hold.  */
+  GByteArray *chain = sample (2, 17, STACK, 8, 0);
+  uint64_t huge = G_MAXUINT64 / 4;
+  memcpy (chain->data + 40, &huge, 8);
+  g_assert_false (st_sysprof_layout_stack_at (&a, chain->data, chain->len,
+                                              chain->len, &at));
+  g_byte_array_free (chain, TRUE);
+}
+
 static void
 test_other_records (void)
 {
@@ -143,6 +250,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sysprof-layout/attr", test_attr);
   g_test_add_func ("/sysprof-layout/samples", test_samples);
+  g_test_add_func ("/sysprof-layout/cut-stack", test_cut_stack);
+  g_test_add_func ("/sysprof-layout/stack-at", test_stack_at);
   g_test_add_func ("/sysprof-layout/other-records", test_other_records);
   return g_test_run ();
 }
