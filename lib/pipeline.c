@@ -891,8 +891,9 @@ st_pipeline_run (StPipeline *p, GError **error)
     st_reader_set_wake_fd (p->reader, -1);
 
   st_priming_finish (p->priming);
-  /* (Output that can no longer be written: nothing more to unwind.)  */
-  if (p->reorder != NULL && !p->abandoned && !output_failed (p))
+  /* (An abandoned output: nothing more to unwind.  After a write error
+     the held samples are still unwound, for the statistics.)  */
+  if (p->reorder != NULL && !p->abandoned)
     {
       st_priming_set_resuming (p->priming, st_reorder_waiting (p->reorder));
       st_reorder_flush (p->reorder);
