@@ -187,8 +187,13 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
     return FALSE;
   now = monotonic_ns ();
   lu->mounts = g_byte_array_new ();
+  /* The processes as they are at the walk, timed before every record
+     of the rings: later, they would follow the samples the rings hold
+     from before the walk (of a workload that exec'd before the rings
+     were mapped and ran on, say), unwound without their mappings.  */
   st_proc_scan ("/proc", st_ring_source_writer (lu->source),
-                st_ring_source_id (lu->source), now, lu->mounts,
+                st_ring_source_id (lu->source),
+                st_ring_source_opened_at (lu->source), lu->mounts,
                 st_ring_source_known_pids (lu->source), &lu->scan);
   lu->scan_ms = (double) (monotonic_ns () - now) / 1e6;
   stream_fd = st_ring_source_start (lu->source, stopping, error);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/output.h"
@@ -86,6 +87,8 @@ struct StRingSource
   int abandon;                 /* atomic: the reader is gone */
   gboolean (*stopping) (void);
 
+  int64_t opened_at;           /* CLOCK_MONOTONIC before any ring was
+                                  mapped: no record is older */
   GHashTable *known;           /* pids whose mappings the stream has */
   GHashTable *unknown;         /* pid -> Unknown: sampled in this pass */
   uint8_t *record;             /* ST_PERF_RING_RECORD_MAX */
@@ -157,7 +160,12 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
 {
   StRingSource *s = g_new0 (StRingSource, 1);
   int stream[2];
+  struct timespec ts;
 
+  /* The kernel writes a record only into a mapped ring: none can be
+     older than this (the events' clock is CLOCK_MONOTONIC).  */
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  s->opened_at = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
   s->read_fd = s->write_fd = s->wake[0] = s->wake[1] = -1;
   s->event_fd = event_fd;
   s->rings = g_new0 (Ring, n_fds);
@@ -216,6 +224,12 @@ StPerfWriter *
 st_ring_source_writer (StRingSource *s)
 {
   return s->writer;
+}
+
+int64_t
+st_ring_source_opened_at (const StRingSource *s)
+{
+  return s->opened_at;
 }
 
 uint64_t

@@ -90,6 +90,14 @@ uint64_t st_ring_source_id (const StRingSource *s);
    COMM and mappings (after an EXIT of the old one) before that record.  */
 GHashTable *st_ring_source_known_pids (StRingSource *s);
 
+/* CLOCK_MONOTONIC (the events' clock) in ns, taken before the first
+   ring was mapped: every record the rings give is newer.  The time for
+   what the owner writes before _start (the walk of /proc): timed later,
+   it would come after records of the same processes in time order --
+   a sample of a process the walk describes, taken between the mapping
+   and then, would be unwound without the walk's mappings.  */
+int64_t st_ring_source_opened_at (const StRingSource *s);
+
 /* Starts the thread.  Returns the fd the stream is read from (owned by
    the source), or -1 with ERROR set.  STOPPING (may be NULL) is asked
    every pass from the thread: TRUE ends the run as the eventfd does.  */

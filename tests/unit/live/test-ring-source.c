@@ -1,0 +1,215 @@
+/* Unit tests: the time the walk of /proc is given (st_ring_source_
+   opened_at) precedes every record of the rings.  The live unwinder
+   used to take it after the rings were mapped: a process that ran
+   between the two (a workload that exec'd before the mapping, whose
+   ld.so then mapped its libraries and was sampled) had records in the
+   rings older than the walk's, and in time order its first samples came
+   before the walk's mappings of it, unwound without its executable.
+   Here that interleaving is forced: a child maps a file when told, once
+   before the ring is mapped (the kernel drops that record: no buffer)
+   and once after, before the time the old code would have taken.  Needs
+   perf_event_open (exit 77 where it is not allowed).  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/reader.h"
+#include "live/ring-source.h"
+#include "live/sysprof-layout.h"
+
+static int64_t
+monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The child: for every byte on CMD, maps FILE executable (an MMAP2
+   record), then answers on ACK.  Ends at the end of CMD.  */
+static void G_GNUC_NORETURN
+child_main (int cmd, int ack, int file)
+{
+  char c;
+
+  while (read (cmd, &c, 1) == 1)
+    {
+      if (mmap (NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, file, 0)
+          == MAP_FAILED)
+        _exit (1);
+      if (write (ack, &c, 1) != 1)
+        _exit (1);
+    }
+  _exit (0);
+}
+
+typedef struct
+{
+  pid_t pid;
+  int cmd, ack;
+} Child;
+
+static void
+child_map (const Child *c)
+{
+  char byte = 'm';
+
+  g_assert_cmpint (write (c->cmd, &byte, 1), ==, 1);
+  g_assert_cmpint (read (c->ack, &byte, 1), ==, 1);
+}
+
+/* An event on the child as Sysprof opens them (its clock, the records
+   of mappings), enabled.  -1 with errno set when not allowed.  */
+static int
+open_event (pid_t pid)
+{
+  struct perf_event_attr attr;
+
+  memset (&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = 1000000;
+  attr.sample_type = ST_SYSPROF_SAMPLE_TYPE;
+  attr.sample_regs_user = ST_SYSPROF_REGS_X86_64;
+  attr.sample_stack_user = 8192;
+  attr.disabled = 1;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.comm = 1;
+  attr.task = 1;
+  attr.sample_id_all = 1;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  int fd = (int) syscall (SYS_perf_event_open, &attr, pid, -1, -1,
+                          PERF_FLAG_FD_CLOEXEC);
+  if (fd >= 0 && ioctl (fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+    {
+      int err = errno;
+      close (fd);
+      errno = err;
+      return -1;
+    }
+  return fd;
+}
+
+static gboolean stop_now;
+static gboolean skipped;
+
+static gboolean
+stopping (void)
+{
+  return g_atomic_int_get (&stop_now);
+}
+
+static void
+test_walk_time (void)
+{
+  int cmd[2], ack[2];
+  int file = open ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+  g_assert_cmpint (file, >=, 0);
+  g_assert_cmpint (pipe (cmd), ==, 0);
+  g_assert_cmpint (pipe (ack), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (cmd[1]);
+      close (ack[0]);
+      child_main (cmd[0], ack[1], file);
+    }
+  close (cmd[0]);
+  close (ack[1]);
+  Child child = { pid, cmd[1], ack[0] };
+
+  int fd = open_event (pid);
+  if (fd < 0)
+    {
+      int err = errno;
+      close (child.cmd);
+      waitpid (pid, NULL, 0);
+      g_assert_true (err == EACCES || err == EPERM || err == ENOENT
+                     || err == ENODEV || err == EOPNOTSUPP || err == EINVAL);
+      g_test_skip ("perf events not allowed here");
+      skipped = TRUE;
+      return;
+    }
+
+  /* Before the ring is mapped: the kernel has nowhere to put it.  */
+  child_map (&child);
+  int64_t before = monotonic_ns ();
+  StRingFd ring = { fd, 0 };
+  GError *error = NULL;
+  StRingSource *s = st_ring_source_new (&ring, 1, -1, 8192, &error);
+  g_assert_no_error (error);
+  int64_t opened_at = st_ring_source_opened_at (s);
+  g_assert_cmpint (opened_at, >=, before);
+
+  /* After the mapping, before the walk would be timed the old way (the
+     time just after _new): a record the rings hold that the walk's
+     time must not follow.  */
+  child_map (&child);
+  int64_t old_walk_time = monotonic_ns ();
+
+  /* Known, as the walk would have made it: no reading of its /proc.  */
+  g_hash_table_insert (st_ring_source_known_pids (s), GINT_TO_POINTER (pid),
+                       NULL);
+  int stream = st_ring_source_start (s, stopping, &error);
+  g_assert_no_error (error);
+  g_atomic_int_set (&stop_now, TRUE);
+
+  StReader *r = st_reader_new (stream, ST_FORMAT_PERF, &error);
+  g_assert_no_error (error);
+  StEvent ev;
+  guint n_maps = 0;
+  int rc;
+  while ((rc = st_reader_next (r, &ev, &error)) > 0)
+    if (ev.kind == ST_EVENT_MAP && ev.pid == pid)
+      {
+        n_maps++;
+        /* The second mapping only, newer than the walk's time, but
+           older than the old one.  */
+        g_assert_cmpint (ev.time, >, opened_at);
+        g_assert_cmpint (ev.time, <, old_walk_time);
+      }
+  g_assert_no_error (error);
+  g_assert_cmpint (rc, ==, 0);
+  g_assert_cmpuint (n_maps, ==, 1);
+  st_reader_free (r);
+  st_ring_source_stop (s);
+
+  StRingSourceCounts counts;
+  st_ring_source_counts (s, &counts);
+  g_assert_cmpuint (counts.misfits, ==, 0);
+  g_assert_cmpuint (counts.late_scans, ==, 0);
+  st_ring_source_free (s);
+  close (fd);
+  close (child.cmd);
+  close (child.ack);
+  int status;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  close (file);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ring-source/walk-time", test_walk_time);
+  int rc = g_test_run ();
+  return rc == 0 && skipped ? 77 : rc;
+}
