@@ -98,6 +98,14 @@ typedef struct
   gboolean (*no_cfi_step) (const StFrameRegs *cur, const StNoCfiFrame *frame,
                            StFrameRegs *next, StSampleMemory *mem,
                            uint64_t *pc);
+  /* Unwinds frame 0 at PC, registers CUR, from its code up to its
+     return instruction alone, where that code tells exactly where the
+     return address is (FALSE elsewhere).  Taken where the frame's CFI
+     gives no return address in a module: CFI that is wrong there
+     (i386: glibc's i586 memcpy and strchr).  NULL: never.  */
+  gboolean (*code_to_ret) (const StFrameRegs *cur, uint64_t pc,
+                           StSampleMemory *mem, StFrameRegs *next,
+                           uint64_t *next_pc);
   /* From the code of a sampled frame without CFI, where its return
      address, and its caller's stack and frame pointers are: TRUE with
      *RULE at a point the code tells (entry, prologue, exit), FALSE where

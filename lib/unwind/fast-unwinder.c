@@ -202,6 +202,28 @@ signal_step (Walk *w, const StFrameRegs *cur, uint64_t pc, StFrameRegs *next,
   return TRUE;
 }
 
+/* Frame 0 at PC, whose CFI gave no return address or one outside every
+   module, unwound from its code up to its return instead, where the
+   architecture reads that code (StFastArch.code_to_ret) and the return
+   address it finds lies in a module.  TRUE with NEXT and *NEXT_PC
+   replaced.  */
+static gboolean
+code_to_ret_step (Walk *w, const StFrameRegs *cur, uint64_t pc,
+                  StFrameRegs *next, uint64_t *next_pc)
+{
+  StFrameRegs from_code;
+  uint64_t ra;
+
+  if (w->arch->code_to_ret == NULL
+      || !w->arch->code_to_ret (cur, pc, &w->mem, &from_code, &ra)
+      || st_process_modules_find (&w->s->modules, ra) == NULL)
+    return FALSE;
+  *next = from_code;
+  *next_pc = ra;
+  w->by_code = TRUE;
+  return TRUE;
+}
+
 /* Unwinds the frame at PC with registers CUR (libdwfl's
    __libdwfl_frame_unwind).  INITIAL: PC is exact and every register
    known (the sampled frame, or the code a signal interrupted).  */
@@ -223,11 +245,21 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
       switch (rule->kind)
         {
         case ST_RULE_OK:
-          if (!st_cfi_rule_apply (rule, cur, next, w->arch->ra, &w->mem,
-                                  next_pc))
-            return STEP_OUTERMOST;
-          *next_pc &= w->arch->ra_mask;
-          return STEP_CALLER;
+          {
+            gboolean applied = st_cfi_rule_apply (rule, cur, next,
+                                                  w->arch->ra, &w->mem,
+                                                  next_pc);
+            *next_pc &= w->arch->ra_mask;
+            /* A return address of 0 is the end of the stack.  */
+            if (initial && w->arch->code_to_ret != NULL
+                && (!applied
+                    || (*next_pc != 0
+                        && st_process_modules_find (&w->s->modules,
+                                                    *next_pc) == NULL))
+                && code_to_ret_step (w, cur, pc, next, next_pc))
+              return STEP_CALLER;
+            return applied ? STEP_CALLER : STEP_OUTERMOST;
+          }
         case ST_RULE_FALLBACK:
           if (rule->fallback == ST_FALLBACK_SIGNAL
               && signal_step (w, cur, pc, next, next_pc))

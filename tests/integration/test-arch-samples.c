@@ -60,6 +60,11 @@ typedef struct
   gboolean exact[MAX_FRAMES];   /* not a return address ("!"): the code
                                    a signal interrupted */
   guint n_truth;
+  /* The call stack the code built (NAME.callstacks, call-stacks.py): the
+     PC, then the return address of every call not yet returned from;
+     n_calls 0 where the set has none.  */
+  uint64_t calls[MAX_FRAMES];
+  guint n_calls;
   GBytes *stack;
 } Sample;
 
@@ -103,7 +108,8 @@ unpack_into (const char *dir, const char *out)
   g_assert_no_error (error);
   while ((name = g_dir_read_name (d)) != NULL)
     {
-      if (!g_str_has_suffix (name, ".zst") || strstr (name, ".samples"))
+      if (!g_str_has_suffix (name, ".zst") || strstr (name, ".samples")
+          || strstr (name, ".callstacks"))
         continue;
       char *in = g_build_filename (dir, name, NULL);
       char *base = g_strndup (name, strlen (name) - 4);
@@ -245,6 +251,40 @@ set_load (const char *path)
   g_assert_nonnull (set->arch);
   g_assert_cmpuint (set->samples->len, >, 100);
   return set;
+}
+
+/* The call stacks of SET's samples from CALLS (a .callstacks.zst: a line
+   "INDEX PC,RA,RA..." per sample), if that file exists.  */
+static gboolean
+set_load_calls (Set *set, const char *calls)
+{
+  if (!g_file_test (calls, G_FILE_TEST_EXISTS))
+    return FALSE;
+  GBytes *text = unzstd (calls);
+  char *copy = g_strndup (g_bytes_get_data (text, NULL),
+                          g_bytes_get_size (text));
+  char **lines = g_strsplit (copy, "\n", -1);
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char **f = g_strsplit (lines[i], " ", -1);
+      if (g_strv_length (f) == 2)
+        {
+          guint64 index = g_ascii_strtoull (f[0], NULL, 10);
+          g_assert_cmpuint (index, <, set->samples->len);
+          Sample *s = g_ptr_array_index (set->samples, index);
+          s->n_calls = parse_hex_list (f[1], s->calls, MAX_FRAMES);
+          n++;
+        }
+      g_strfreev (f);
+    }
+  g_strfreev (lines);
+  g_free (copy);
+  g_bytes_unref (text);
+  /* One call stack per sample.  */
+  g_assert_cmpuint (n, ==, set->samples->len);
+  return TRUE;
 }
 
 static void
@@ -392,6 +432,11 @@ typedef struct
   guint no_truth;               /* gdb's own backtrace went astray */
   guint gdb_stopped;            /* gdb's chain is a part of ours */
   guint gdb_repeated;           /* gdb's has a frame twice where they part */
+  /* Against the call stacks (where the set has them): every sample.  */
+  guint calls_identical, calls_cut, calls_wrong;
+  /* The samples gdb's backtrace is excused from (no_truth, gdb_stopped,
+     gdb_repeated) that are identical to their call stack.  */
+  guint excused_confirmed;
   uint64_t by_rules;            /* samples the fast engine walked itself */
 } Score;
 
@@ -446,8 +491,24 @@ truth_usable (const Set *set, const Sample *s)
   return TRUE;
 }
 
+/* How many of the N frames IPS of a chain agree with TRUTH[0..N_TRUTH)
+   (PCs: frame 0's, then return addresses, which the chain gives minus
+   one, unless EXACT says the PC is exact).  */
+static guint
+frames_agreeing (const uint64_t *ips, guint n, const uint64_t *truth,
+                 const gboolean *exact, guint n_truth)
+{
+  guint same = 0;
+
+  while (same < n && same < n_truth
+         && ips[same] == truth[same] - (same > 0 && !exact[same]))
+    same++;
+  return same;
+}
+
 /* Scores the --chains lines CHAINS (pid, tid, time, PCs, names) against
-   the truth of SET's samples (time 1000 + index).  */
+   the truth of SET's samples (time 1000 + index): gdb's backtraces, and
+   the call stacks where the set has them.  */
 static void
 score (const Set *set, const char *chains, const char *label, Score *sc)
 {
@@ -466,10 +527,34 @@ score (const Set *set, const char *chains, const char *label, Score *sc)
       guint64 index = g_ascii_strtoull (f[2], NULL, 10) - 1000;
       g_assert_cmpuint (index, <, set->samples->len);
       const Sample *s = g_ptr_array_index (set->samples, index);
+      uint64_t ips[MAX_FRAMES];
+      guint n = parse_hex_list (f[3], ips, MAX_FRAMES);
+      gboolean calls_identical = FALSE;
       sc->samples++;
+      if (s->n_calls > 0)
+        {
+          /* The call stacks hold return addresses only (the signal sets
+             have none).  */
+          static const gboolean not_exact[MAX_FRAMES];
+          guint agree = frames_agreeing (ips, n, s->calls, not_exact,
+                                         s->n_calls);
+          calls_identical = agree == n && n == s->n_calls;
+          if (calls_identical)
+            sc->calls_identical++;
+          else if (agree == n)
+            sc->calls_cut++;
+          else
+            {
+              sc->calls_wrong++;
+              g_test_message ("%s: sample %" G_GUINT64_FORMAT " differs from "
+                              "its call stack at frame %u: %s", label, index,
+                              agree, lines[i]);
+            }
+        }
       if (!truth_usable (set, s))
         {
           sc->no_truth++;
+          sc->excused_confirmed += calls_identical;
           if (g_getenv ("ST_ARCH_SHOW") != NULL)
             printf ("#! %s no truth: %s\n", label, lines[i]);
           g_strfreev (f);
@@ -478,25 +563,26 @@ score (const Set *set, const char *chains, const char *label, Score *sc)
       /* No frame is named after an ARM mapping symbol ($x, $d).  */
       if (f[4] != NULL)
         g_assert_true (f[4][0] != '$' && strstr (f[4], ";$") == NULL);
-      uint64_t ips[MAX_FRAMES];
-      guint n = parse_hex_list (f[3], ips, MAX_FRAMES);
-      guint same = 0;
-      while (same < n && same < s->n_truth
-             && ips[same] == s->truth[same] - (same > 0 && !s->exact[same]))
-        same++;
+      guint same = frames_agreeing (ips, n, s->truth, s->exact, s->n_truth);
       if (same == n && n == s->n_truth)
         sc->identical++;
       else if (same == n)
         sc->cut++;
       else if (same == s->n_truth)
-        sc->gdb_stopped++;
+        {
+          sc->gdb_stopped++;
+          sc->excused_confirmed += calls_identical;
+        }
       else if (same > 0 && same < s->n_truth
                && s->truth[same] == s->truth[same - 1])
-        /* Where the chains part, gdb gave a frame twice: what it does
-           past aarch64's lazy-binding trampoline, whose CFI leaves out
-           the 16 bytes the PLT pushed (its frames after that are read
-           16 bytes off); the chain here goes on to the root.  */
-        sc->gdb_repeated++;
+        {
+          /* Where the chains part, gdb gave a frame twice: what it does
+             past aarch64's lazy-binding trampoline, whose CFI leaves out
+             the 16 bytes the PLT pushed (its frames after that are read
+             16 bytes off); the chain here goes on to the root.  */
+          sc->gdb_repeated++;
+          sc->excused_confirmed += calls_identical;
+        }
       else
         {
           sc->wrong++;
@@ -532,6 +618,8 @@ check_set_in (const char *dir, const char *also, const char *arch,
   char *path = g_strdup_printf ("%s/%s.samples.zst", dir, name);
   char *symfs = unpack_files (dir, also);
   Set *set = set_load (path);
+  char *calls_path = g_strdup_printf ("%s/%s.callstacks.zst", dir, name);
+  gboolean has_calls = set_load_calls (set, calls_path);
   GByteArray *inputs[2] = { perf_data (set, k), capture (set, k) };
   const char *formats[2] = { "perf.data", "capture" };
 
@@ -569,6 +657,13 @@ check_set_in (const char *dir, const char *also, const char *arch,
                 G_GUINT64_FORMAT " walked by the fast engine itself\n", label,
                 sc.samples, sc.no_truth, sc.identical, sc.cut, sc.gdb_stopped,
                 sc.gdb_repeated, sc.wrong, total.by_path[ST_PATH_RULES]);
+        guint excused = sc.no_truth + sc.gdb_stopped + sc.gdb_repeated;
+        if (has_calls)
+          printf ("# %s: against the call stacks: %u identical, %u cut "
+                  "short, %u wrong; of the %u samples gdb is excused from, "
+                  "%u identical to their call stack\n", label,
+                  sc.calls_identical, sc.calls_cut, sc.calls_wrong, excused,
+                  sc.excused_confirmed);
         /* ST_ARCH_NO_ASSERT=1: the figures of every set, whatever they
            are.  */
         if (engine == ST_ENGINE_FAST && g_getenv ("ST_ARCH_NO_ASSERT") == NULL)
@@ -581,6 +676,15 @@ check_set_in (const char *dir, const char *also, const char *arch,
             g_assert_cmpuint (sc.wrong, ==, 0);
             g_assert_cmpuint (total.by_path[ST_PATH_RULES] * 100, >=,
                               sc.samples * 95);
+            /* Where the set has its call stacks, gdb's excuses are not
+               our word: every sample, excused or not, is judged by its
+               call stack too (none wrong, >= 99% identical).  */
+            if (has_calls)
+              {
+                g_assert_cmpuint (sc.calls_wrong, ==, 0);
+                g_assert_cmpuint (sc.calls_identical * 100, >=,
+                                  sc.samples * 99);
+              }
           }
         free (chains);
         g_free (label);
@@ -588,6 +692,7 @@ check_set_in (const char *dir, const char *also, const char *arch,
   g_byte_array_unref (inputs[0]);
   g_byte_array_unref (inputs[1]);
   set_free (set);
+  g_free (calls_path);
   remove_dir (symfs);
   g_free (symfs);
   g_free (path);

@@ -12,12 +12,13 @@
    the return address is, as gdb's prologue analysis finds it, and else
    by frame pointer:
      - frame 0 anywhere: the code from the PC to the function's "ret",
-       when it is made only of the few instructions crti's _init and
-       _fini and such hand-written code use (push, pop, add or sub to
-       esp, calls, add to ebx; and the vDSO's __kernel_vsyscall's
-       int $0x80, sysenter or syscall, with the moves to ebp before
-       them), says how far above esp the return address lies (and a
-       "pop %ebp" where the caller's ebp is);
+       when it is made only of straight-line instructions whose effect
+       on esp is plain (push, pop, add or sub to esp, calls, moves and
+       arithmetic between other registers, loads from the stack, string
+       moves; and the vDSO's __kernel_vsyscall's int $0x80, sysenter or
+       syscall, with the moves to ebp before them), says how far above
+       esp the return address lies (and a "pop %ebp" where the caller's
+       ebp is);
      - else frame 0 at "push %ebp" (the prologue has not run) or in a
        PIC thunk (__x86.get_pc_thunk.*: "mov (%esp), %reg; ret"): the
        return address is at the top of the stack;
@@ -25,6 +26,11 @@
        above, the caller's ebp at the top;
      - else the ebp chain: the caller's ebp at [ebp], the return address
        at [ebp + 4], its esp ebp + 8, which must lie above esp.
+   That reading of the code to its "ret" also unwinds frame 0 where its
+   CFI gives no return address in a module: glibc's i586 memcpy and
+   strchr (in libc, ld.so and static programs) describe their pushes
+   wrongly, so their CFI reads a saved register (memcpy's "push %eax")
+   or a word below esp (strchr's epilogue) as the return address.
    A handler's return into a sigreturn trampoline (the vDSO's or libc's)
    is a signal frame (i386-signal.c).  */
 #include "config.h"
@@ -69,11 +75,34 @@ from_stack_top (const StFrameRegs *cur, StSampleMemory *mem, unsigned offset,
   return TRUE;
 }
 
+/* Whether OP, MODRM (register to register, mod 3) is an instruction
+   of two bytes that writes no register but a general one other than esp
+   and ebp: a move or arithmetic between registers.  */
+static gboolean
+register_operation (uint8_t op, uint8_t modrm)
+{
+  if (modrm < 0xc0)
+    return FALSE;
+  unsigned reg = (modrm >> 3) & 7, rm = modrm & 7;
+  switch (op)
+    {
+    case 0x84: case 0x85: case 0x38: case 0x39: case 0x3a: case 0x3b:
+      return TRUE;                                  /* test, cmp */
+    case 0x89: case 0x01: case 0x29: case 0x31: case 0x21: case 0x09:
+      return rm != I386_ESP && rm != I386_EBP;      /* mov, add, sub, xor,
+                                                       and, or to rm */
+    case 0x8b: case 0x03: case 0x2b: case 0x33: case 0x23: case 0x0b:
+      return reg != I386_ESP && reg != I386_EBP;    /* the same, to reg */
+    default:
+      return FALSE;
+    }
+}
+
 /* How far above esp the return address lies in frame 0 at PC (and
    where the caller's ebp is, if a "pop %ebp" restores it, else -1): the
    code from PC to its "ret" followed, as long as it is made of
    instructions whose effect on esp is plain.  FALSE at anything
-   else.  */
+   else (a jump, too: only straight-line code is followed).  */
 static gboolean
 offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset,
                int32_t *ebp_at)
@@ -120,6 +149,23 @@ offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset,
         pc += 6;
       else if (op == 0xe8)                          /* call rel32 */
         pc += 5;
+      else if (register_operation (op, modrm))
+        pc += 2;
+      else if ((op == 0x83 || op == 0xc1) && modrm >= 0xc0
+               && (modrm & 7) != I386_ESP && (modrm & 7) != I386_EBP)
+        pc += 3;                                    /* op $imm8, %reg;
+                                                       shift by imm8 */
+      else if (op == 0x8b && (modrm & 0xc7) == 0x44 && (c >> 16 & 0xff) == 0x24
+               && ((modrm >> 3) & 7) != I386_ESP
+               && ((modrm >> 3) & 7) != I386_EBP)
+        pc += 4;                                    /* mov disp8(%esp), %reg */
+      else if (op >= 0x40 && op <= 0x4f && op != 0x44 && op != 0x4c
+               && op != 0x45 && op != 0x4d)
+        pc += 1;                                    /* inc, dec %reg */
+      else if (op == 0xfc || op == 0xa4 || op == 0xa5)
+        pc += 1;                                    /* cld, movs */
+      else if (op == 0xf3 && (modrm == 0xa4 || modrm == 0xa5))
+        pc += 2;                                    /* rep movs */
       else if ((op == 0xcd && modrm == 0x80)        /* int $0x80 */
                || (op == 0x0f && (modrm == 0x34 || modrm == 0x05))
                                                     /* sysenter, syscall */
@@ -130,6 +176,20 @@ offset_to_ret (StSampleMemory *mem, uint64_t pc, uint32_t *offset,
         return FALSE;
     }
   return FALSE;
+}
+
+/* Frame 0 at PC unwound from the code up to its "ret", where it can be
+   followed (StFastArch.code_to_ret).  */
+static gboolean
+code_to_ret (const StFrameRegs *cur, uint64_t at, StSampleMemory *mem,
+             StFrameRegs *next, uint64_t *pc)
+{
+  uint32_t offset;
+  int32_t ebp_at;
+
+  return (cur->set & (1u << I386_ESP))
+         && offset_to_ret (mem, at, &offset, &ebp_at)
+         && from_stack_top (cur, mem, offset, ebp_at, next, pc);
 }
 
 static gboolean
@@ -144,10 +204,8 @@ code_step (const StFrameRegs *cur, const StNoCfiFrame *frame,
          tells exactly, also where a "push %ebp" is not the function's
          first instruction (__kernel_vsyscall pushes two registers
          before it).  */
-      uint32_t offset;
-      int32_t ebp_at;
-      if (offset_to_ret (mem, frame->pc, &offset, &ebp_at))
-        return from_stack_top (cur, mem, offset, ebp_at, next, pc);
+      if (code_to_ret (cur, frame->pc, mem, next, pc))
+        return TRUE;
       if (st_sample_memory_read_code32 (mem, frame->pc, &code))
         {
           if ((code & 0xff) == 0x55 /* push %ebp */
@@ -201,6 +259,7 @@ static const StFastArch fast = {
   .n_abi_same_value = G_N_ELEMENTS (abi_same_value),
   .signal_frame = st_i386_signal_frame,
   .no_cfi_step = code_step,
+  .code_to_ret = code_to_ret,
 };
 
 /* perf: AX0 BX1 CX2 DX3 SI4 DI5 BP6 SP7 IP8.

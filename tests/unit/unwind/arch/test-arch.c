@@ -26,7 +26,8 @@
      "sub sp, sp, #M", after the epilogue, a caller frame without a
      prologue (no step), the search stopping at the previous function's
      "ret"; i386's PIC thunk, "push %ebp" not yet run or just run, the
-     code up to "ret" in _fini, and the ebp chain elsewhere; aarch64's
+     code up to "ret" in _fini and in glibc's i586 memcpy (code_to_ret,
+     also where CFI is wrong), and the ebp chain elsewhere; aarch64's
      return address mask (PAC);
    - lookup by e_machine, unknown machines refused, and the layout a
      sample's registers alone point to.  */
@@ -843,6 +844,39 @@ test_i386_no_cfi_step (void)
       g_assert_cmphex (next.regs[5], ==, 0x4321);
     }
   put32 (&im, esp - 12, 0);
+
+  /* glibc's i586 memcpy from its "push %eax" to its "ret" (its CFI
+     leaves the push out): mov %ecx,%eax; shr $2,%ecx; and $3,%eax;
+     rep movsl; mov %eax,%ecx; rep movsb; pop %eax; mov %eax,%edi;
+     mov %edx,%esi; mov 4(%esp),%eax; ret.  code_to_ret, which the walk
+     takes where frame 0's CFI gives no return address in a module,
+     reads it too.  */
+  const uint8_t memcpy_tail[] = { 0x50, 0x89, 0xc8, 0xc1, 0xe9, 0x02, 0x83,
+                                  0xe0, 0x03, 0xf3, 0xa5, 0x89, 0xc1, 0xf3,
+                                  0xa4, 0x58, 0x89, 0xc7, 0x89, 0xd6, 0x8b,
+                                  0x44, 0x24, 0x04, 0xc3 };
+  const uint64_t tail = code + 96;
+  memcpy (im.bytes + (tail - CODE_SP), memcpy_tail, sizeof memcpy_tail);
+  static const unsigned starts[] = { 0, 1, 3, 6, 9, 11, 13, 15, 16, 18,
+                                     20, 24 };
+  StFrameRegs cur = { .set = (1u << 4) | (1u << 5) };
+  cur.regs[5] = 0x999;
+  for (unsigned i = 0; i < G_N_ELEMENTS (starts); i++)
+    {
+      /* Between the push and the pop, the return address a word up.  */
+      cur.regs[4] = starts[i] >= 1 && starts[i] <= 15 ? esp - 4 : esp;
+      ra = 0;
+      g_assert_true (a->code_to_ret (&cur, tail + starts[i], mem, &next,
+                                     &ra));
+      g_assert_cmphex (ra, ==, 0x8049123);
+      g_assert_cmphex (next.regs[4], ==, esp + 4);
+    }
+  /* A jump before the "ret": not followed.  */
+  put32 (&im, tail - 4, 0xc3587401u);   /* je .+1; pop %eax; ret */
+  cur.regs[4] = esp - 4;
+  g_assert_false (a->code_to_ret (&cur, tail - 4, mem, &next, &ra));
+  g_assert_null (st_fast_arch (EM_X86_64)->code_to_ret);
+  g_assert_null (st_fast_arch (EM_AARCH64)->code_to_ret);
 
   /* Elsewhere, or in a caller: the ebp chain.  */
   g_assert_true (i386_step (mem, code + 16, FALSE, esp - 8, esp, &next,
