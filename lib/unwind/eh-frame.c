@@ -179,15 +179,16 @@ parse_fde (StEhFrame *f, size_t offset, uint64_t *start,
   return cie;
 }
 
-/* The data of section NAME; NULL when absent (*FOUND FALSE) or not
-   plain data.  */
+/* The data of section NAME and its index; NULL when absent (*INDEX 0)
+   or without data (NOBITS, as libdw skips it: any other type, also the
+   SHT_X86_64_UNWIND that LLVM's tools give .eh_frame, is read).  */
 static const Elf_Data *
 section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr,
-              gboolean *found)
+              size_t *index)
 {
   Elf_Scn *scn = NULL;
 
-  *found = FALSE;
+  *index = 0;
   while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
       GElf_Shdr shdr;
@@ -196,8 +197,8 @@ section_data (Elf *elf, size_t shstrndx, const char *name, uint64_t *vaddr,
           || (n = elf_strptr (elf, shstrndx, shdr.sh_name)) == NULL
           || strcmp (n, name) != 0)
         continue;
-      *found = TRUE;
-      if (shdr.sh_type != SHT_PROGBITS)
+      *index = elf_ndxscn (scn);
+      if (shdr.sh_type == SHT_NOBITS)
         return NULL;
       *vaddr = shdr.sh_addr;
       return elf_rawdata (scn, NULL);
@@ -324,6 +325,10 @@ load_all (StEhFrame *f)
     }
   if (offset + 4 < f->size || f->n_fdes == 0)
     return FALSE;
+  /* Room was made for the most FDEs the section can hold (16 bytes
+     each); a real one has a fifth of that: 5 MB for libLLVM's 94,000
+     FDEs, 1.5 MB kept.  */
+  f->fdes = g_renew (Fde, f->fdes, f->n_fdes);
   qsort (f->fdes, f->n_fdes, sizeof *f->fdes, fde_cmp);
   for (guint i = 1; i < f->n_fdes; i++)
     if (f->fdes[i].start < f->fdes[i - 1].start + f->fdes[i - 1].len)
@@ -346,16 +351,20 @@ load (StEhFrame *f, Elf *elf)
       || G_BYTE_ORDER != G_LITTLE_ENDIAN
       || elf_getshdrstrndx (elf, &shstrndx) != 0)
     return FALSE;
-  gboolean hdr_found, frame_found;
+  size_t hdr_index, frame_index;
   const Elf_Data *hdr = section_data (elf, shstrndx, ".eh_frame_hdr",
-                                      &hdr_vaddr, &hdr_found);
+                                      &hdr_vaddr, &hdr_index);
   const Elf_Data *frame = section_data (elf, shstrndx, ".eh_frame",
-                                        &f->vaddr, &frame_found);
+                                        &f->vaddr, &frame_index);
   if (frame == NULL || frame->d_buf == NULL || frame->d_size >= G_MAXUINT32)
     return FALSE;
   f->data = frame->d_buf;
   f->size = frame->d_size;
-  if (hdr_found)
+  /* libdw takes the search table only from an .eh_frame_hdr that comes
+     before .eh_frame in the section headers (it stops at .eh_frame);
+     after it, as LLVM's lld places it, libdw reads .eh_frame from the
+     start, and so do we.  */
+  if (hdr_index != 0 && hdr_index < frame_index)
     return hdr != NULL && hdr->d_buf != NULL
            && load_table (f, hdr, hdr_vaddr);
   return load_all (f);

@@ -350,7 +350,17 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
 
   range->start = addr;
   range->end = addr + 1;
-  if (c->eh != NULL && dwarf_cfi_addrframe (c->eh, addr - c->eh_bias, &frame) == 0)
+  /* An address in no FDE of the reader's is in none of libdw's either
+     (test-eh-frame checks it): not asked, since without a search table
+     libdw would read and keep every FDE of the module looking for it
+     (11 MB for libLLVM, again after each cooling).  */
+  uint64_t fde_start, fde_end;
+  gboolean in_no_fde
+    = c->reader != NULL
+      && st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
+                           &fde_end) < 0;
+  if (c->eh != NULL && !in_no_fde
+      && dwarf_cfi_addrframe (c->eh, addr - c->eh_bias, &frame) == 0)
     {
       st_cfi_rule_from_frame (frame, c->arch->n_regs, c->arch->ra, &rule,
                               &start, &end);
@@ -367,7 +377,6 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
       /* After an advance beyond the FDE's end, END is past it too: the
          addresses there are not the FDE's.  The reader knows where it
          ends.  */
-      uint64_t fde_start, fde_end;
       if (c->reader != NULL
           && st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
                                &fde_end) >= 0)

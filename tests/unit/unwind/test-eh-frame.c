@@ -621,6 +621,10 @@ static const struct { const char *path; gboolean required; } files[] = {
   { ST_PROGS_DIR "/mixed-frames", TRUE },
   { ST_PROGS_DIR "/plain-stripped", TRUE },
   { "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", FALSE },
+  /* Linked by LLVM's lld: .eh_frame (SHT_X86_64_UNWIND) before
+     .eh_frame_hdr, so libdw reads it without the search table.  */
+  { "/usr/lib/llvm-14/bin/lld", FALSE },
+  { "/usr/lib/llvm-14/lib/LLVMgold.so", FALSE },
 };
 
 static void
