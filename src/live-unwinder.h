@@ -35,13 +35,13 @@ gboolean st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
 /* Sysprof's mount tables, first thing in the capture.  */
 void st_live_unwinder_write_mounts (StLiveUnwinder *lu, StWriter *w);
 
-/* Stops the ring reader (after the stream's reader is freed) and, unless
-   QUIET, prints what the rings gave to OUT.  */
 /* Whether the recorder has stopped reading the capture for good: it
    went away, or took nothing within the stop's grace (the pacer gave
    up).  For st_live_set_output_gone.  */
 gboolean st_live_unwinder_output_gone (void *lu);
 
+/* Stops the ring reader (after the stream's reader is freed) and, unless
+   QUIET, prints what the rings gave to OUT.  */
 void st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet);
 void st_live_unwinder_free (StLiveUnwinder *lu);
 

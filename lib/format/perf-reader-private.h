@@ -23,8 +23,6 @@
 #define MAX_ATTRS      65536
 #define MAX_PAYLOAD    (256ull << 20)    /* tracing/auxtrace data */
 
-#define ALIGN8(n) (((n) + 7) & ~(uint64_t) 7)
-
 struct StPerfReader
 {
   StInput *in;

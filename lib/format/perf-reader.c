@@ -139,7 +139,7 @@ payload_size (uint32_t type, const uint8_t *p, size_t size, uint64_t *out)
       /* perf 4.x writes the record without its pad: 12 bytes.  */
       if (size < ST_PERF_TRACING_DATA_SIZE_OLD)
         return -1;
-      *out = ALIGN8 ((uint64_t) ((const StPerfTracingData *) p)->size);
+      *out = ST_PERF_ALIGN8 ((uint64_t) ((const StPerfTracingData *) p)->size);
     }
   else if (type == ST_PERF_RECORD_AUXTRACE)
     {
@@ -148,7 +148,7 @@ payload_size (uint32_t type, const uint8_t *p, size_t size, uint64_t *out)
       *out = ((const StPerfAuxtrace *) p)->size;
       if (*out > MAX_PAYLOAD)
         return -1;
-      *out = ALIGN8 (*out);
+      *out = ST_PERF_ALIGN8 (*out);
     }
   return *out > MAX_PAYLOAD ? -1 : 0;
 }

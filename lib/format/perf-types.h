@@ -7,6 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* N rounded up to a multiple of 8: records and their variable fields
+   (names, stack copies) keep 8-byte alignment.  */
+#define ST_PERF_ALIGN8(n) (((n) + 7) & ~(uint64_t) 7)
+
 /* Loads from record bytes, which need not be aligned.  */
 static inline uint64_t
 st_perf_get_u64 (const uint8_t *p)

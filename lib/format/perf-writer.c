@@ -13,7 +13,6 @@
 
 /* A record's size is a u16; records stay 8-aligned.  */
 #define RECORD_MAX 65528u
-#define ALIGN8(n) (((n) + 7) & ~(uint64_t) 7)
 
 #define TRAILER_BITS (ST_PERF_SAMPLE_TID | ST_PERF_SAMPLE_TIME        \
                       | ST_PERF_SAMPLE_ID | ST_PERF_SAMPLE_STREAM_ID  \
@@ -421,7 +420,7 @@ st_perf_writer_feature (StPerfWriter *w, guint bit, const uint8_t *data,
     {
       StPerfTracingData t = { { ST_PERF_RECORD_HEADER_TRACING_DATA, 0,
                                 sizeof t }, 0, 0 };
-      uint64_t aligned = ALIGN8 ((uint64_t) size);
+      uint64_t aligned = ST_PERF_ALIGN8 ((uint64_t) size);
 
       if (aligned > G_MAXUINT32)
         return FALSE;
@@ -642,7 +641,7 @@ st_perf_writer_sample (StPerfWriter *w, uint64_t st, uint16_t misc,
     {
       /* Room for the copy and its dyn_size: keep the low (leaf) end.  */
       stack_room = fixed + 8 <= RECORD_MAX ? (RECORD_MAX - fixed - 8) : 0;
-      if (ALIGN8 (stack_size) > stack_room)
+      if (ST_PERF_ALIGN8 (stack_size) > stack_room)
         {
           stack_size = stack_room;
           whole = FALSE;
@@ -685,11 +684,11 @@ st_perf_writer_sample (StPerfWriter *w, uint64_t st, uint16_t misc,
     {
       /* The kernel's layout: the copy's size (8-aligned), the copy, then
          how much of it is valid.  */
-      put_u64 (b, ALIGN8 (stack_size));
+      put_u64 (b, ST_PERF_ALIGN8 (stack_size));
       if (stack_size > 0)
         {
           put (b, f->stack, stack_size);
-          put_zeros (b, ALIGN8 (stack_size) - stack_size);
+          put_zeros (b, ST_PERF_ALIGN8 (stack_size) - stack_size);
           put_u64 (b, stack_size);
         }
     }

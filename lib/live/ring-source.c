@@ -400,25 +400,23 @@ copy_record (StRingSource *s, Ring *r, size_t size)
   uint64_t dyn_size;
 
   st_perf_ring_copy (&r->ring, 0, s->record, prefix);
-  if (prefix == size
-      || !st_sysprof_layout_stack_at (&s->checked, s->record, prefix, size,
-                                      &at))
+  if (prefix < size
+      && st_sysprof_layout_stack_at (&s->checked, s->record, prefix, size,
+                                     &at))
     {
-      st_perf_ring_copy (&r->ring, prefix, s->record + prefix, size - prefix);
-      return size;
+      st_perf_ring_copy (&r->ring, size - 8, &dyn_size, sizeof dyn_size);
+      /* (A dyn_size beyond the copy: read whole, for the check to name.)
+         The filled part rounded up to a word (the copy is whole words);
+         it may begin inside the prefix: copied again.  */
+      if (dyn_size <= size - at - 8)
+        {
+          st_perf_ring_copy (&r->ring, at, s->record + at,
+                             (size_t) ST_PERF_ALIGN8 (dyn_size));
+          return st_sysprof_layout_end_stack (s->record, at, dyn_size);
+        }
     }
-  st_perf_ring_copy (&r->ring, size - 8, &dyn_size, sizeof dyn_size);
-  if (dyn_size > size - at - 8)
-    {
-      /* Beyond the copy: read whole, for the check to name.  */
-      st_perf_ring_copy (&r->ring, prefix, s->record + prefix, size - prefix);
-      return size;
-    }
-  /* The filled part rounded up to a word (the copy is whole words); it
-     may begin inside the prefix: copied again.  */
-  st_perf_ring_copy (&r->ring, at, s->record + at,
-                     (size_t) ((dyn_size + 7) & ~(uint64_t) 7));
-  return st_sysprof_layout_end_stack (s->record, at, dyn_size);
+  st_perf_ring_copy (&r->ring, prefix, s->record + prefix, size - prefix);
+  return size;
 }
 
 /* One record copied out of ring R (LEN bytes, SIZE in the ring):

@@ -106,7 +106,7 @@ st_sysprof_layout_misfit (const StPerfAttr *a, const uint8_t *rec,
 size_t
 st_sysprof_layout_end_stack (uint8_t *rec, size_t at, uint64_t dyn_size)
 {
-  uint64_t keep = (dyn_size + 7) & ~(uint64_t) 7;
+  uint64_t keep = ST_PERF_ALIGN8 (dyn_size);
   size_t end = at;
   uint16_t size;
 
@@ -127,7 +127,7 @@ st_sysprof_layout_cut_stack (uint8_t *rec, size_t size,
                              const StPerfSample *sample)
 {
   if (sample->stack_size == 0
-      || ((sample->dyn_size + 7) & ~(uint64_t) 7) >= sample->stack_size)
+      || ST_PERF_ALIGN8 (sample->dyn_size) >= sample->stack_size)
     return size;
   return st_sysprof_layout_end_stack (rec, (size_t) (sample->stack - rec),
                                       sample->dyn_size);

@@ -85,8 +85,8 @@ st_map_maybe_code (const StMap *map)
   return map->filename[0] != '\0';
 }
 
-/* st_map_name_kind of MAP's name, worked out from the name when MAP
-   does not know it.  */
+/* What MAP's file name says, worked out from the name (whatever
+   MAP's name_kind holds: this is how it is filled).  */
 StMapNameKind st_map_name_kind (const StMap *map);
 
 /* Whether the mapping is code of an ELF file (or the [vdso]): a module
