@@ -112,8 +112,13 @@ run_suite () {
     failed=$((failed + 1))
   fi
 
+  # The failed checks first: a tail can end far from the check that
+  # failed, and a reader of a shortened CI log sees only its top.
   for log in "${failed_logs[@]}"; do
     echo
+    echo "=== failed checks in tests/${log#./} ($1) ==="
+    grep -E '^(FAIL|ERROR|SKIP):|runtime error|AddressSanitizer' \
+      "$builddir/tests/$log" | head -n 20
     echo "=== tail of tests/${log#./} ($1) ==="
     tail -n 40 "$builddir/tests/$log"
   done
