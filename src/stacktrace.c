@@ -26,15 +26,22 @@
 /* open(), again after a signal that did not ask to stop (SIGUSR1).
    Opening a FIFO blocks until the other end is opened too; SIGINT or
    SIGTERM then ends the wait (the handlers have no SA_RESTART) and the
-   caller sees EINTR.  */
+   caller sees EINTR.  A request that came before the open is seen here
+   too: the open would wait for a signal already spent.  */
 static int
 open_interruptibly (const char *path, int flags)
 {
   int fd;
 
-  while ((fd = open (path, flags, 0644)) < 0 && errno == EINTR
-         && st_live_stop_signal () == 0)
-    ;
+  do
+    {
+      if (st_live_stop_signal () != 0)
+        {
+          errno = EINTR;
+          return -1;
+        }
+    }
+  while ((fd = open (path, flags, 0644)) < 0 && errno == EINTR);
   return fd;
 }
 

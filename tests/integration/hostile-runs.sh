@@ -88,15 +88,29 @@ mkfifo "$tmp/nowriter"
 perl -e "$sigint_default" "$STACKTRACE" -i "$tmp/nowriter" -o /dev/null \
   2>"$tmp/fifo-open.err" &
 pid=$!
-# Blocked in openat (syscall 257 on x86_64), or any open: wait for it.
+# Blocked in the open of the FIFO: in openat (syscall 257 on x86_64) or
+# open, with stacktrace's SIGINT handler installed (bit 2 of SigCgt), and
+# waiting for a writer where the kernel names the wait.  An openat seen
+# earlier may be perl's or the dynamic loader's, and SIGINT then kills.
 blocked_in_open ()
 {
   read -r nr _ <"/proc/$pid/syscall" 2>/dev/null || return 1
-  [ "$nr" = 257 ] || [ "$nr" = 2 ]
+  [ "$nr" = 257 ] || [ "$nr" = 2 ] || return 1
+  caught=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+  [ -n "$caught" ] || return 1
+  case $caught in
+    *[2367abefABEF]) ;;
+    *) return 1 ;;
+  esac
+  wchan=$(cat "/proc/$pid/wchan" 2>/dev/null)
+  case $wchan in
+    ""|0|*partner*|*fifo*|*pipe*) return 0 ;;
+  esac
+  return 1
 }
-if wait_for "stacktrace to block opening the FIFO" blocked_in_open; then
-  kill -INT $pid
-fi
+# (After a time-out too: the run must end.)
+wait_for "stacktrace to block opening the FIFO" blocked_in_open
+kill -INT $pid
 wait $pid
 status=$?
 cat "$tmp/fifo-open.err"
