@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/mapping-guard.h"
+#include "model/code-pages.h"
 #include "model/module-cache.h"
 #include "model/module-cache-private.h"
 #include "model/file-report.h"
@@ -632,8 +633,8 @@ st_module_read (const StModule *m, uint64_t offset, void *buf, size_t len)
 gboolean
 st_module_pread (const StModule *m, uint64_t offset, void *buf, size_t len)
 {
-  if (m->fd_kept && offset <= G_MAXINT64 - len
-      && pread (m->fd, buf, len, (off_t) offset) == (ssize_t) len)
+  if (m->fd_kept
+      && st_code_pages_read (m->code_file_id, m->fd, offset, buf, len))
     return TRUE;
   return st_module_read (m, offset, buf, len);
 }

@@ -67,6 +67,7 @@ struct StModule
      only while FD_KEPT (big code only, ST_MODULE_KEPT_FD_MIN_CODE).  */
   int fd;
   gboolean fd_kept;
+  uint64_t code_file_id;   /* the file's id in code-pages.h, while FD_KEPT */
   /* The separate debug file libdwfl mapped for it, guarded by identity
      (find-debuginfo.c); atomic, NULL: none.  */
   struct StMappingGuard *debug_guard;
@@ -291,14 +292,15 @@ gboolean st_module_read (const StModule *module, uint64_t offset, void *buf,
 #define ST_MODULE_KEPT_FD_MIN_CODE ((uint64_t) 256 << 10)
 #define ST_MODULE_MAX_KEPT_FDS 256
 
-/* The same with pread() from the kept descriptor, where there is one,
-   so that scattered reads do not map the pages they read: the return
-   address check reads 16 bytes before each distinct return address
+/* The same from the kept descriptor, where there is one, through the
+   bounded cache of pages read with pread() (code-pages.h), so that
+   scattered reads do not map the pages they read: the return address
+   check reads 16 bytes before each distinct return address
    (code-bytes.h), all over a big program's code, and through the
    mapping every first read of a page maps 64 KiB around it (the
    kernel's fault-around), 16 MB of resident set for cc1's 13,000.
-   Through the mapping when there is none or pread() reads less (a
-   file truncated since: the mapping's guard then decides).  */
+   Through the mapping when there is none or the file holds less there
+   (truncated since: the mapping's guard then decides).  */
 gboolean st_module_pread (const StModule *module, uint64_t offset, void *buf,
                           size_t len);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/mapping-guard.h"
+#include "model/code-pages.h"
 #include "model/module-cache-private.h"
 #include "model/module-file.h"
 
@@ -130,6 +131,7 @@ keep_for_code (StModule *m, int fd)
     {
       m->fd = fd;
       m->fd_kept = TRUE;
+      m->code_file_id = st_code_pages_file_id ();
       return;
     }
   close (fd);
