@@ -350,15 +350,17 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
 
   range->start = addr;
   range->end = addr + 1;
-  /* An address in no FDE of the reader's is in none of libdw's either
-     (test-eh-frame checks it): not asked, since without a search table
-     libdw would read and keep every FDE of the module looking for it
-     (11 MB for libLLVM, again after each cooling).  */
-  uint64_t fde_start, fde_end;
-  gboolean in_no_fde
-    = c->reader != NULL
-      && st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
-                           &fde_end) < 0;
+  /* The reader's FDE of ADDR (-1: none, or no reader).  An address in
+     no FDE of the reader's is in none of libdw's either (test-eh-frame
+     checks it): not asked, since without a search table libdw would
+     read and keep every FDE of the module looking for it (11 MB for
+     libLLVM, again after each cooling).  */
+  uint64_t fde_start = 0, fde_end = 0;
+  int fde = c->reader != NULL
+            ? st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
+                                &fde_end)
+            : -1;
+  gboolean in_no_fde = c->reader != NULL && fde < 0;
   if (c->eh != NULL && !in_no_fde
       && dwarf_cfi_addrframe (c->eh, addr - c->eh_bias, &frame) == 0)
     {
@@ -377,9 +379,7 @@ fill (StRuleCache *c, uint64_t addr, Range *range)
       /* After an advance beyond the FDE's end, END is past it too: the
          addresses there are not the FDE's.  The reader knows where it
          ends.  */
-      if (c->reader != NULL
-          && st_eh_frame_find (c->reader, addr - c->eh_bias, &fde_start,
-                               &fde_end) >= 0)
+      if (fde >= 0)
         range->end = MIN (range->end, fde_end + c->eh_bias);
       return intern_rule (c, &rule);
     }
