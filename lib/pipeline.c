@@ -174,6 +174,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     {
       p->jit_names = st_jit_names_new (options->symfs, options->jit_tmp_dir,
                                        on_jit_names_problem, p);
+      if (options->given_files_only)
+        st_jit_names_set_symfs_only (p->jit_names);
       p->sample_report = st_sample_report_new (options->chains != NULL,
                                                options->callgraph,
                                                options->demangle,
@@ -181,8 +183,11 @@ st_pipeline_new (StReader *reader, StWriter *writer,
     }
   p->jvm_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->processes = st_process_table_new ();
-  p->modules = st_module_cache_new_with_resolver
-    (st_file_resolver_new (options->symfs, options->buildid_dir));
+  StFileResolver *resolver = st_file_resolver_new (options->symfs,
+                                                   options->buildid_dir);
+  if (options->given_files_only)
+    st_file_resolver_set_given_only (resolver);
+  p->modules = st_module_cache_new_with_resolver (resolver);
   if (options->live)
     st_file_resolver_hold_roots (st_module_cache_resolver (p->modules));
   if (options->finder != NULL)
@@ -190,7 +195,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                 options->finder_data);
   else
     {
-      if (options->debuginfod)
+      if (options->debuginfod && !options->given_files_only)
         p->debuginfod = st_debuginfod_new ();
       st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
                                   p->debuginfod);

@@ -42,6 +42,8 @@ typedef struct
   StEngine engine;            /* how raw stacks are unwound */
   const char *symfs;          /* may be NULL */
   const char *buildid_dir;    /* an unpacked perf archive, may be NULL */
+  gboolean given_files_only;  /* only files under symfs and buildid_dir:
+                                 none of this machine's, no debuginfod */
   FILE *chains;               /* --chains output, may be NULL */
   StReportFunc report;        /* messages for the user; NULL: damage is
                                  only counted, nothing is reported */

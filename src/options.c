@@ -179,6 +179,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "Look for mapped files under DIR", "DIR" },
     { "buildid-dir", 0, 0, G_OPTION_ARG_FILENAME, &opts->buildid_dir,
       "Look for files by build-id in DIR/.build-id", "DIR" },
+    { "no-host-files", 0, 0, G_OPTION_ARG_NONE, &opts->no_host_files,
+      "Only files under --symfs and --buildid-dir", NULL },
     { "chains", 0, 0, G_OPTION_ARG_FILENAME, &opts->chains,
       "Write one line per unwound sample to PATH", "PATH" },
     { "no-stitch", 0, 0, G_OPTION_ARG_NONE, &opts->no_stitch,

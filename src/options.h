@@ -20,6 +20,7 @@ typedef struct
   StEngine engine;
   char *symfs;
   char *buildid_dir;
+  gboolean no_host_files;
   char *chains;
   gboolean summary;
   gboolean no_demangle;

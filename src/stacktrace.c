@@ -305,6 +305,7 @@ main (int argc, char **argv)
     .output_format = opts.output_format,
     .symfs = opts.symfs,
     .buildid_dir = opts.buildid_dir,
+    .given_files_only = opts.no_host_files,
     .chains = chains,
     .report = report_to_stderr,
     .debug = opts.debug,

@@ -14,6 +14,8 @@ packages=(
   binutils lld mold   # tests/integration/linker-matrix.sh: bfd, gold, lld and mold
   linux-perf          # the perf integration tests (they skip without it)
   time python3        # make bench: peak RSS, a python capture
+  gawk                # awk is gawk, as on Fedora and Arch: the tests must not
+                      # lean on mawk's handling of escapes
   clang libclang-rt-14-dev   # make fuzz (libFuzzer targets)
   valgrind            # tests/integration/valgrind-fixture.sh (skips without it), callgrind in make bench
   hotspot             # tests/integration/hotspot-parser.sh: hotspot's own perf.data parser

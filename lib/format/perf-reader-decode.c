@@ -317,8 +317,21 @@ decode_kernel (StPerfReader *r, uint32_t type, const uint8_t *rec,
             ev->map.exec_known = true;
             if (h->misc & ST_PERF_MISC_MMAP_BUILD_ID)
               {
-                bid = m2->build_id;
-                bid_len = MIN (m2->build_id_size, ST_PERF_BUILD_ID_MAX);
+                /* Only a build-id as the kernel writes one: its size
+                   1 to 20, the reserved bytes 0.  A kernel seen here
+                   (6.18) also flagged records of events that asked for
+                   none, over their device and inode, while another
+                   event of the machine asked for build-ids: neither
+                   is then known, and no build-id is made up from
+                   them (the file would be refused as another); the
+                   recording's build-id table may still know it.  */
+                if (m2->build_id_size > 0
+                    && m2->build_id_size <= ST_PERF_BUILD_ID_MAX
+                    && m2->reserved1 == 0 && m2->reserved2 == 0)
+                  {
+                    bid = m2->build_id;
+                    bid_len = m2->build_id_size;
+                  }
               }
             else
               {

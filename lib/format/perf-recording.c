@@ -147,7 +147,10 @@ st_perf_recording_command (const StPerfRecording *rec, const char *comm)
 {
   guint start = 0;
 
-  if (rec->argv == NULL || comm == NULL || comm[0] == '\0')
+  /* ARGV may be empty (CMDLINE with nr 0): then argv[1] lies past its
+     terminator.  */
+  if (rec->argv == NULL || rec->argv[0] == NULL || comm == NULL
+      || comm[0] == '\0')
     return NULL;
   for (guint i = 1; rec->argv[i] != NULL && start == 0; i++)
     if (strcmp (rec->argv[i], "--") == 0)

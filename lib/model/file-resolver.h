@@ -116,6 +116,14 @@ const char *st_file_resolver_symfs (const StFileResolver *r);
 /* Live stream: hold the roots of the processes from now on (the table
    is the resolver's; bounds in process-roots.h).  Before modules open.  */
 void st_file_resolver_hold_roots (StFileResolver *r);
+
+/* From now on only the files the user gave: --symfs DIR and the build-id
+   directories given (--buildid-dir, DIR/.build-id), never this machine's
+   (the recorded paths, /proc, perf's ~/.debug or $PERF_BUILDID_DIR).
+   Call before the module cache is made: it also leaves out our own
+   [vdso].  */
+void st_file_resolver_set_given_only (StFileResolver *r);
+gboolean st_file_resolver_given_only (const StFileResolver *r);
 /* The held roots, or NULL when not live.  */
 StProcessRoots *st_file_resolver_roots (const StFileResolver *r);
 

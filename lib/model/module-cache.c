@@ -479,7 +479,8 @@ lookup (StModuleCache *c, const StMap *map)
       m->cached->pins = ST_FILE_PINS_NONE;
       /* First sight: the process may still be there to ask for its own
          files.  */
-      if (g_atomic_int_get (&c->pinned) < MAX_PINNED_FILES)
+      if (g_atomic_int_get (&c->pinned) < MAX_PINNED_FILES
+          && !st_file_resolver_given_only (st_module_cache_resolver (c)))
         {
           st_file_pins_open (&m->cached->pins, map);
           if (st_file_pins_any (&m->cached->pins))

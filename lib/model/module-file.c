@@ -385,7 +385,10 @@ open_vdso (const StModuleSources *s, StModule *m, const StMap *map)
     return;
   if (s->vdso == NULL)
     {
-      m->error = g_strdup ("[vdso]: no vDSO of our own to compare with");
+      m->error = g_strdup (st_file_resolver_given_only (s->resolver)
+                           ? "[vdso]: no copy among the given files "
+                             "(--no-host-files)"
+                           : "[vdso]: no vDSO of our own to compare with");
       goto unusable;
     }
   m->data = s->vdso;
@@ -614,7 +617,8 @@ st_module_sources_init (StModuleSources *s, StFileResolver *resolver)
   memset (s, 0, sizeof *s);
   s->resolver = resolver;
   /* Copied now, once: workers opening [vdso] modules only read it.  */
-  if (ours != NULL && memcmp (ours, ELFMAG, SELFMAG) == 0
+  if (ours != NULL && !st_file_resolver_given_only (resolver)
+      && memcmp (ours, ELFMAG, SELFMAG) == 0
       && ours[EI_CLASS] == ELFCLASS64)
     {
       s->vdso_size = elf_image_size (ours);

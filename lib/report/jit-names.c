@@ -45,6 +45,7 @@ struct StJitNames
 {
   char *symfs;
   char *tmp_dir;
+  gboolean symfs_only;        /* never the host's own maps */
   StPerfMapReport report;
   void *report_data;
   GHashTable *by_pid;       /* pid -> Process* (owned) */
@@ -81,6 +82,12 @@ st_jit_names_new (const char *symfs, const char *tmp_dir,
                                      process_free);
   g_queue_init (&j->order);
   return j;
+}
+
+void
+st_jit_names_set_symfs_only (StJitNames *j)
+{
+  j->symfs_only = TRUE;
 }
 
 void
@@ -159,6 +166,8 @@ find_file (StJitNames *j, const char *path)
         return under;
       g_free (under);
     }
+  if (j->symfs_only)
+    return NULL;
   if (stat (path, &st) == 0 && S_ISREG (st.st_mode))
     return g_strdup (path);
   return NULL;

@@ -34,6 +34,10 @@ StJitNames *st_jit_names_new (const char *symfs, const char *tmp_dir,
                               StPerfMapReport report, void *report_data);
 void st_jit_names_free (StJitNames *j);
 
+/* From now on the JIT's files only under SYMFS, never this machine's
+   own (/tmp/perf-PID.map, the recorded jitdump path).  */
+void st_jit_names_set_symfs_only (StJitNames *j);
+
 /* Process PID mapped FILENAME: a jitdump file is noted, anything else
    ignored.  */
 void st_jit_names_map (StJitNames *j, int32_t pid, const char *filename);

@@ -460,13 +460,14 @@ merge (StStitcher *s, Thread *t, const StStackCopy *copy,
      words too): the next sample of a thread mostly differs near the
      leaf.  The outermost must end the chain as it does; each one below
      must link to the one above.  */
-  const KnownFrame *o = t->frames + hi;
-  const KnownFrame *o_lo = t->frames + lo;
-  if (o > o_lo && o[-1].sp == sps[m - 1] && o[-1].pc == ips[m - 1]
-      && o[-1].flags == (rooted ? FRAME_ROOT : 0))
+  if (hi > lo && t->frames[hi - 1].sp == sps[m - 1]
+      && t->frames[hi - 1].pc == ips[m - 1]
+      && t->frames[hi - 1].flags == (rooted ? FRAME_ROOT : 0))
     {
+      /* Pointers only here: T->frames is NULL while the thread knows
+         no frame, and NULL + 0 is undefined.  */
+      const KnownFrame *o = t->frames + hi - 1, *o_lo = t->frames + lo;
       const uint64_t *sp = sps + m - 1, *pc = ips + m - 1;
-      o--;
       while (sp > sps && o > o_lo && o[-1].sp == sp[-1] && o[-1].pc == pc[-1]
              && (o[-1].flags & FRAME_LINKED) && o[-1].caller_sp == *sp
              && o[-1].caller_pc == *pc)
@@ -490,8 +491,9 @@ merge (StStitcher *s, Thread *t, const StStackCopy *copy,
   if (want > ST_STITCH_THREAD_FRAMES)
     {
       uint32_t drop = MIN (lo, want - ST_STITCH_THREAD_FRAMES);
-      memmove (t->frames, t->frames + drop,
-               (t->n - drop) * sizeof *t->frames);
+      if (drop > 0)
+        memmove (t->frames, t->frames + drop,
+                 (t->n - drop) * sizeof *t->frames);
       lo -= drop;
       hi -= drop;
       n_above = MIN (n_above, ST_STITCH_THREAD_FRAMES - lo - n_new);

@@ -15,7 +15,7 @@ set -uo pipefail
 : "${FUZZ_CC:?no fuzzing compiler: configure found no clang with -fsanitize=fuzzer (Debian: clang)}"
 : "${srcdir:?}" "${builddir:?}"
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_TARGETS=${FUZZ_TARGETS:-capture-reader perf-file perf-pipe registers unwind eh-frame}
+FUZZ_TARGETS=${FUZZ_TARGETS:-capture-reader perf-file perf-pipe registers unwind eh-frame filter}
 top_srcdir=$(cd "$srcdir/.." && pwd)
 work=$builddir/fuzz-work
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

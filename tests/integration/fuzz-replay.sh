@@ -5,7 +5,7 @@
 # (tests/data/fuzz-regressions/TARGET).
 . "$TESTS_SRCDIR/lib/test-lib.sh"
 
-for t in capture-reader perf-file perf-pipe registers unwind eh-frame; do
+for t in capture-reader perf-file perf-pipe registers unwind eh-frame filter; do
   regressions=$TESTS_DATA/fuzz-regressions/$t
   [ -d "$regressions" ] || regressions=
   if "$TESTS_BUILDDIR/fuzz/replay-$t" "$TESTS_SRCDIR/fuzz/seeds/$t" \

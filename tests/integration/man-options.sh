@@ -19,8 +19,9 @@ for opt in $(sed -n 's/^  *\(-[a-zA-Z?], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' "$t
            $(sed -n 's/^  *\(-[a-zA-Z?]\), --.*/\1/p' "$tmp/help"); do
   n=$((n + 1))
   # The name must not be the start of a longer one (--priming in
-  # --priming-cap).
-  grep -q -e "$opt\([^a-z-]\|$\)" "$tmp/man" \
+  # --priming-cap).  Basic regular expressions ('-?' literal), and no
+  # GNU '\|'.
+  { grep -q -e "$opt[^a-z-]" "$tmp/man" || grep -q -e "$opt\$" "$tmp/man"; } \
     || fail "$opt is in --help but not in doc/stacktrace.1"
 done
 [ "$n" -ge 20 ] || fail "found only $n options in --help"

@@ -701,11 +701,14 @@ perf_script ()
 # check_names_path LABEL CHAINS LEAF_RE PATH_RE: of the samples of the
 # --chains file CHAINS whose first symbol matches LEAF_RE, >= 99% (and
 # >= ST_MIN_LEAF_SAMPLES) must have symbols starting with PATH_RE (awk
-# regular expressions).
+# regular expressions).  The patterns go through the environment, not
+# -v: awk processes escapes in -v values, and gawk turns '\(' into '('
+# (a group) where mawk keeps it.
 check_names_path ()
 {
-  awk -F '\t' -v leaf="$3" -v path="$4" -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
+  leaf=$3 path=$4 awk -F '\t' -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
     -v label="$1" '
+    BEGIN { leaf = ENVIRON["leaf"]; path = ENVIRON["path"] }
     { split ($5, s, ";") }
     s[1] ~ "^(" leaf ")$" {
       n++

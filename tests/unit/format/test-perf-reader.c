@@ -103,6 +103,39 @@ dwarf_records (void)
   return d;
 }
 
+/* MMAP2 flagged as carrying a build-id whose bytes are not one (a size
+   over 20: a device and inode under the flag, as a kernel wrote while
+   another event asked for build-ids): no build-id made up of them.  */
+static void
+test_mmap2_false_build_id (void)
+{
+  GByteArray *d = g_byte_array_new ();
+  AttrEntry attr = { &dwarf_attr, dwarf_ids, 2 };
+  Trailer t = trailer (1000, 1);
+  Result *res;
+
+  put_mmap2 (d, &dwarf_attr, &t, 0x400000, 0x2000, 0, 0, 0x5a, 0xfe, 5,
+             "/usr/bin/prog");
+  put_mmap2 (d, &dwarf_attr, &t, 0x500000, 0x2000, 0, 0, 0x5a, 20, 5,
+             "/usr/bin/other");
+  GByteArray *stream = make_pipe (&attr, 1, d);
+  res = read_bytes (stream, TRUE);
+  g_assert_no_error (res->error);
+  /* The maps are the last two events (the pipe's attribute first).  */
+  g_assert_cmpuint (res->evs->len, >=, 2);
+  const Ev *prog = ev_at (res, res->evs->len - 2);
+  const Ev *other = ev_at (res, res->evs->len - 1);
+  g_assert_cmpint (prog->kind, ==, ST_EVENT_MAP);
+  g_assert_cmpstr (prog->str, ==, "/usr/bin/prog");
+  g_assert_cmpuint (prog->build_id_len, ==, 0);
+  g_assert_cmpstr (other->str, ==, "/usr/bin/other");
+  g_assert_cmpuint (other->build_id_len, ==, 20);
+  g_assert_cmpuint (other->build_id[19], ==, 0x5a);
+  result_free (res);
+  g_byte_array_unref (stream);
+  g_byte_array_unref (d);
+}
+
 static GByteArray *
 build_id_feature (void)
 {
@@ -1089,6 +1122,8 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-reader/file-mode", test_file_mode);
   g_test_add_func ("/perf-reader/file-layouts", test_file_layouts);
   g_test_add_func ("/perf-reader/pipe-mode", test_pipe_mode);
+  g_test_add_func ("/perf-reader/mmap2-false-build-id",
+                   test_mmap2_false_build_id);
   g_test_add_func ("/perf-reader/two-attrs", test_two_attrs);
   g_test_add_func ("/perf-reader/sample-fields", test_sample_fields);
   g_test_add_func ("/perf-reader/sampled-ip-kept", test_sampled_ip_kept);
