@@ -116,7 +116,9 @@ map_ring (Ring *r, guint max_pages, GError **error)
   long page = sysconf (_SC_PAGESIZE);
   int err = 0;
 
-  for (guint pages = max_pages; pages >= MIN_PAGES; pages /= 2)
+  /* (Fewer than MIN_PAGES only when asked for: --mmap-pages.)  */
+  for (guint pages = max_pages; pages >= MIN (MIN_PAGES, max_pages) && pages > 0;
+       pages /= 2)
     {
       size_t len = (size_t) (pages + 1) * (size_t) page;
       void *map = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -158,6 +160,17 @@ StRingSource *
 st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
                     uint32_t stack_size, GError **error)
 {
+  StPerfEventAttr attr;
+
+  st_sysprof_layout_attr (&attr, stack_size);
+  return st_ring_source_new_full (fds, n_fds, event_fd, &attr, 0, error);
+}
+
+StRingSource *
+st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
+                         const StPerfEventAttr *attr, guint pages,
+                         GError **error)
+{
   StRingSource *s = g_new0 (StRingSource, 1);
   int stream[2];
   struct timespec ts;
@@ -187,7 +200,9 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
                        r->cpu, g_strerror (errno));
           goto fail;
         }
-      if (!map_ring (r, first_pages (n_fds, sysconf (_SC_PAGESIZE)), error))
+      if (!map_ring (r, pages > 0 ? pages
+                                  : first_pages (n_fds, sysconf (_SC_PAGESIZE)),
+                     error))
         goto fail;
       s->counts.ring_pages = (uint32_t) (r->ring.size / (uint64_t) sysconf (_SC_PAGESIZE));
     }
@@ -204,7 +219,7 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
     if (fcntl (s->write_fd, F_SETPIPE_SZ, size) >= 0)
       break;
 
-  st_sysprof_layout_attr (&s->attr, stack_size);
+  s->attr = *attr;
   st_sysprof_layout_checked (&s->checked, &s->attr);
   s->out = st_output_new (s->write_fd);
   st_record_queue_init (&s->queue);

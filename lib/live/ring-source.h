@@ -71,6 +71,15 @@ typedef struct
 StRingSource *st_ring_source_new (const StRingFd *fds, guint n_fds,
                                   int event_fd, uint32_t stack_size,
                                   GError **error);
+/* The same for rings whose events were opened with ATTR (a layout
+   sysprof-layout.h accepts: Sysprof's, or with PERIOD too, as
+   stacktrace --record opens them), of PAGES data pages each (a power
+   of two; 0: the bounds above).  A ring the kernel refuses at that size
+   is tried at half, down to 8 pages.  */
+StRingSource *st_ring_source_new_full (const StRingFd *fds, guint n_fds,
+                                       int event_fd,
+                                       const StPerfEventAttr *attr,
+                                       guint pages, GError **error);
 void st_ring_source_free (StRingSource *s);
 
 /* Before _start: the stream's writer (records added now come right
