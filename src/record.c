@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -799,6 +800,31 @@ print_lost (const StRecord *rec, const StRingSourceCounts *c, FILE *out)
                                                      : c->ring_pages * 4);
 }
 
+static double
+cpu_ms (const struct rusage *ru)
+{
+  return (double) (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3
+         + (double) (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
+}
+
+/* What the recording cost: stacktrace's CPU (every thread: the rings,
+   the unwinding, the output) per sample, and the command's.  */
+static void
+print_cpu (const StRecord *rec, uint64_t samples, FILE *out)
+{
+  struct rusage self, children;
+
+  if (getrusage (RUSAGE_SELF, &self) != 0
+      || getrusage (RUSAGE_CHILDREN, &children) != 0)
+    return;
+  fprintf (out, "stacktrace: CPU: %.1f ms for the recording (%.1f us per "
+           "sample)", cpu_ms (&self),
+           samples > 0 ? cpu_ms (&self) * 1e3 / (double) samples : 0.0);
+  if (rec->child > 0)
+    fprintf (out, ", %.1f ms for %s", cpu_ms (&children), rec->command[0]);
+  fputc ('\n', out);
+}
+
 void
 st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
 {
@@ -852,6 +878,7 @@ st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
              "started before the events were enabled read from /proc at "
              "their first sample or mapping (%" G_GUINT64_FORMAT
              " mappings)\n", c.late_scans, c.late_maps);
+  print_cpu (rec, c.samples, out);
 }
 
 void

@@ -80,8 +80,16 @@ st_perf_events_attr (StPerfEventAttr *attr, const StPerfEventsSpec *spec,
                 | ST_PERF_ATTR_FLAG_SAMPLE_ID_ALL | ST_PERF_ATTR_FLAG_MMAP2
                 | ST_PERF_ATTR_FLAG_COMM_EXEC
                 | ST_PERF_ATTR_FLAG_EXCLUDE_CALLCHAIN_USER
-                | ST_PERF_EVENTS_FLAG_USE_CLOCKID
-                | ST_PERF_EVENTS_FLAG_BUILD_ID;
+                | ST_PERF_EVENTS_FLAG_USE_CLOCKID;
+  /* No build-ids in MMAP2 (attr.build_id), though the reader takes
+     them: Linux (seen on 6.18) then leaves PERF_RECORD_MISC_MMAP_BUILD_ID
+     set in the MMAP2 records it gives the other perf sessions watching
+     the same mapping, whose inode fields perf then reads as a build-id
+     (perf 6.1: "assertion failed at util/build-id.c", and a crash): a
+     perf record running beside us would be damaged.  The files are
+     found and checked by path and inode, as for the Sysprof mode.  */
+  if (spec->build_id)
+    attr->flags |= ST_PERF_EVENTS_FLAG_BUILD_ID;
   if (spec->inherit)
     attr->flags |= ST_PERF_ATTR_FLAG_INHERIT;
   if (spec->enable_on_exec)

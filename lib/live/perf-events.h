@@ -2,8 +2,8 @@
    --call-graph=dwarf` would: the attribute (event, rate, the registers
    and stack copy the unwinder needs, the kernel's records), the
    perf_event_open call with the fallbacks perf makes (no build-ids in
-   MMAP2 before Linux 5.12, user space only where the kernel's part is
-   not allowed) and an error that says what to change when it fails
+   MMAP2 before Linux 5.12 when they are asked for, user space only
+   where the kernel's part is not allowed) and an error that says what to change when it fails
    (kernel.perf_event_paranoid, CAP_PERFMON, a PMU without the event).
    Also the online CPUs and the ring size a rate needs.  The targets,
    the command and the signals are src/record.c's.
@@ -50,6 +50,8 @@ typedef struct
   uint32_t stack_size;        /* bytes, a multiple of 8 */
   gboolean inherit;           /* children follow (per-CPU events) */
   gboolean enable_on_exec;    /* a command we start */
+  gboolean build_id;          /* build-ids in MMAP2: see perf-events.c
+                                 for why --record does not ask */
 } StPerfEventsSpec;
 
 /* The event names -e takes, for messages: "cpu-clock, task-clock, ...". */
