@@ -37,6 +37,12 @@
 #define STACK_SIZE_MAX 65528
 /* How often -p asks whether its processes are still there.  */
 #define ALIVE_CHECK_NS (100 * 1000000ll)
+/* The ring reader's timer between passes: a quarter of the time a ring
+   takes to fill at the rate, from 10 ms (the Sysprof mode's) to 100 ms.
+   Every pass wakes both threads and flushes the output; the kernel
+   still wakes the reader when a ring is half full.  */
+#define POLL_MS_MIN 10
+#define POLL_MS_MAX 100
 
 struct StRecord
 {
@@ -679,6 +685,21 @@ ring_pages (const StRecord *rec)
   return pages;
 }
 
+static int
+poll_ms (const StRecord *rec)
+{
+  uint64_t rate = rec->freq;
+  double fill_ms;
+
+  if (rate == 0 && rec->attr.type == ST_PERF_TYPE_SOFTWARE)
+    rate = MAX (1000000000ull / rec->period, 1);
+  if (rate == 0)
+    return POLL_MS_MIN;   /* a hardware event's period: rate unknown */
+  fill_ms = (double) rec->pages * (double) sysconf (_SC_PAGESIZE) * 1e3
+            / ((double) rate * (double) (rec->stack_size + 768));
+  return (int) CLAMP (fill_ms / 4, POLL_MS_MIN, POLL_MS_MAX);
+}
+
 gboolean
 st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
                  GError **error)
@@ -728,6 +749,7 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
   scan_processes (rec, opts->output_format == ST_FORMAT_PERF);
   current = rec;
   rec->signal_stopping = stopping;
+  st_ring_source_set_poll_ms (rec->source, poll_ms (rec));
   stream_fd = st_ring_source_start (rec->source, record_stopping, error);
   if (stream_fd < 0)
     return FALSE;

@@ -86,6 +86,7 @@ struct StRingSource
   gboolean joined;
   int abandon;                 /* atomic: the reader is gone */
   gboolean (*stopping) (void);
+  int poll_ms;                 /* the timer between passes */
 
   int64_t opened_at;           /* CLOCK_MONOTONIC before any ring was
                                   mapped: no record is older */
@@ -181,6 +182,7 @@ st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
   s->opened_at = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
   s->read_fd = s->write_fd = s->wake[0] = s->wake[1] = -1;
   s->event_fd = event_fd;
+  s->poll_ms = ST_RING_SOURCE_POLL_MS;
   s->rings = g_new0 (Ring, n_fds);
   s->ids = g_new0 (uint64_t, MAX (n_fds, 1));
   s->record = g_malloc (ST_PERF_RING_RECORD_MAX);
@@ -534,7 +536,7 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
   pfd[n].fd = s->queue.bytes > 0 ? s->write_fd : -1;
   pfd[n].events = POLLOUT;
   pfd[n++].revents = 0;
-  if (poll (pfd, n, ST_RING_SOURCE_POLL_MS) < 0 && errno != EINTR)
+  if (poll (pfd, n, s->poll_ms) < 0 && errno != EINTR)
     return TRUE;
   /* A per-task event whose task ended hangs up for good: its ring is
      still read every pass, but poll() would return at once forever.  */
@@ -589,6 +591,12 @@ run (void *data)
   close (s->write_fd);
   s->write_fd = -1;
   return NULL;
+}
+
+void
+st_ring_source_set_poll_ms (StRingSource *s, int ms)
+{
+  s->poll_ms = ms;
 }
 
 int

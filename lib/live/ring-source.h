@@ -107,6 +107,11 @@ GHashTable *st_ring_source_known_pids (StRingSource *s);
    and then, would be unwound without the walk's mappings.  */
 int64_t st_ring_source_opened_at (const StRingSource *s);
 
+/* Before _start: the timer between passes, ST_RING_SOURCE_POLL_MS by
+   default.  A longer one costs less CPU per second (every pass wakes
+   both threads) where rings that hold longer allow it.  */
+void st_ring_source_set_poll_ms (StRingSource *s, int ms);
+
 /* Starts the thread.  Returns the fd the stream is read from (owned by
    the source), or -1 with ERROR set.  STOPPING (may be NULL) is asked
    every pass from the thread: TRUE ends the run as the eventfd does.  */
