@@ -722,6 +722,15 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
                    "(-i, --input-fd, -f)");
       return FALSE;
     }
+  /* Refused before anything runs, not after the command started.  */
+  if (opts->output == NULL && opts->output_fd < 0 && opts->mode != ST_MODE_NONE
+      && isatty (STDOUT_FILENO))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "--record writes its output to standard output, a "
+                   "terminal here: give -o PATH (e.g. -o out.data)");
+      return FALSE;
+    }
   if (!st_perf_events_attr (&rec->attr, &spec, error))
     return FALSE;
   if ((rec->cpus = st_perf_events_online_cpus (&rec->n_cpus, error)) == NULL)
@@ -881,8 +890,9 @@ st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
            G_GUINT64_FORMAT "%s, %d bytes of stack%s%s; %u ring(s) of %u "
            "pages; %" G_GUINT64_FORMAT " records (%" G_GUINT64_FORMAT
            " samples) in %" G_GUINT64_FORMAT " passes, at most %.1f MiB "
-           "waiting for the unwinder; %u processes and %u mappings from "
-           "/proc at start (%.1f ms)\n",
+           "waiting for the unwinder, samples cut to their filled stack "
+           "(%.1f of %.1f MiB passed on); %u processes and %u mappings "
+           "from /proc at start (%.1f ms)\n",
            rec->all_cpus ? "the system" : rec->pids->len > 0 ? "-p"
                                                              : rec->command[0],
            rec->fds->len, rec->event != NULL ? rec->event : "cpu-clock",
@@ -893,7 +903,9 @@ st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
            (rec->fallbacks & ST_PERF_EVENTS_FLAG_EXCLUDE_KERNEL)
            ? ", user space only (kernel.perf_event_paranoid)" : "",
            rec->rings->len, c.ring_pages, c.records, c.samples, c.passes,
-           (double) c.queue_peak / (1 << 20), rec->scan.processes,
+           (double) c.queue_peak / (1 << 20),
+           (double) c.stack_bytes_kept / (1 << 20),
+           (double) c.stack_bytes / (1 << 20), rec->scan.processes,
            rec->scan.maps, rec->scan_ms);
   if (c.late_scans > 0)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
