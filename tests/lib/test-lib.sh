@@ -751,12 +751,13 @@ check_demangling ()
 }
 
 # check_cxx_names DIR NAME: check_demangling of tests/progs/cxx-names.cc
-# built as DIR/NAME.  (awk regular expressions: brackets, parentheses,
-# '*' and '&' escaped.)
+# built as DIR/NAME.  (awk regular expressions, passed with -v: a
+# parenthesis in brackets, [(], since awk -v takes escapes as in a
+# string, and gawk turns \( into a plain, grouping one.)
 check_cxx_names ()
 {
-  check_demangling "$1" "$2" 'work\(int\)' \
-    'work\(int\);st_cxx::level2\(std::vector<int, std::allocator<int> > const&\);st_cxx::Runner::run\(\);main;' \
+  check_demangling "$1" "$2" 'work[(]int[)]' \
+    'work[(]int[)];st_cxx::level2[(]std::vector<int, std::allocator<int> > const&[)];st_cxx::Runner::run[(][)];main;' \
     '_Z4worki' \
     '_Z4worki;_ZN6st_cxx6level2ERKSt6vectorIiSaIiEE;_ZN6st_cxx6Runner3runEv;main;' \
     'work(int)'
