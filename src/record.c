@@ -15,14 +15,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +28,7 @@
 #include "live/perf-events.h"
 #include "live/proc-scan.h"
 #include "live/ring-source.h"
+#include "record-child.h"
 #include "record.h"
 #include "util/domain.h"
 
@@ -72,11 +71,7 @@ struct StRecord
   GArray *rings;               /* StRingFd: the events whose ring is read */
   guint pages;                 /* asked for */
 
-  pid_t child;                 /* the command, or 0 */
-  int go_fd;                   /* the child execs when this closes */
-  int exec_fd;                 /* the child's exec error, or EOF */
-  int child_done;              /* atomic: reaped by the ring thread */
-  int child_status;
+  StRecordChild *child;        /* the command, or NULL */
 
   StRingSource *source;
   GByteArray *mounts;
@@ -257,7 +252,6 @@ st_record_parse (int *argc, char ***argv, GError **error)
                                             rec, NULL);
 
   rec->stack_size = ST_PERF_EVENTS_DEFAULT_STACK;
-  rec->go_fd = rec->exec_fd = -1;
   rec->pids = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fds = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fd_cpu = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -300,97 +294,6 @@ st_record_parse (int *argc, char ***argv, GError **error)
 fail:
   st_record_free (rec);
   return NULL;
-}
-
-/* In the child: waits for the events to be open (GO closes), then
-   becomes the command.  Only async-signal-safe calls.  */
-static void G_GNUC_NORETURN
-run_child (int go, int exec_err, char **command)
-{
-  struct sigaction dfl;
-  sigset_t none;
-  char c = 0;
-  int err;
-
-  /* What stacktrace ignores the command must not.  */
-  memset (&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigaction (SIGPIPE, &dfl, NULL);
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-  while (read (go, &c, 1) < 0 && errno == EINTR)
-    ;
-  if (c != 'g')
-    _exit (127);   /* stacktrace gave up before the events were open */
-  execvp (command[0], command);
-  err = errno;
-  (void) !write (exec_err, &err, sizeof err);
-  _exit (127);
-}
-
-static gboolean
-start_child (StRecord *rec, GError **error)
-{
-  int go[2], ex[2];
-
-  if (pipe2 (go, O_CLOEXEC) != 0)
-    goto no_pipe;
-  if (pipe2 (ex, O_CLOEXEC) != 0)
-    {
-      close (go[0]);
-      close (go[1]);
-      goto no_pipe;
-    }
-  fflush (NULL);
-  rec->child = fork ();
-  if (rec->child == 0)
-    {
-      close (go[1]);
-      close (ex[0]);
-      run_child (go[0], ex[1], rec->command);
-    }
-  close (go[0]);
-  close (ex[1]);
-  if (rec->child < 0)
-    {
-      g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot start %s: %s",
-                   rec->command[0], g_strerror (errno));
-      rec->child = 0;
-      close (go[1]);
-      close (ex[0]);
-      return FALSE;
-    }
-  rec->go_fd = go[1];
-  rec->exec_fd = ex[0];
-  return TRUE;
-
-no_pipe:
-  g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot make a pipe: %s",
-               g_strerror (errno));
-  return FALSE;
-}
-
-/* Lets the child exec and learns whether it could.  */
-static gboolean
-release_child (StRecord *rec, GError **error)
-{
-  int err = 0;
-  ssize_t n;
-
-  (void) !write (rec->go_fd, "g", 1);
-  close (rec->go_fd);
-  rec->go_fd = -1;
-  while ((n = read (rec->exec_fd, &err, sizeof err)) < 0 && errno == EINTR)
-    ;
-  close (rec->exec_fd);
-  rec->exec_fd = -1;
-  if (n == (ssize_t) sizeof err)
-    {
-      g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot run %s: %s",
-                   rec->command[0], g_strerror (err));
-      return FALSE;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -487,7 +390,8 @@ open_events (StRecord *rec, GError **error)
   if (rec->pids->len > 0)
     return open_processes (rec, error);
   for (guint c = 0; c < rec->n_cpus; c++)
-    if (!open_one (rec, rec->all_cpus ? -1 : rec->child, c, TRUE, error))
+    if (!open_one (rec, rec->all_cpus ? -1 : st_record_child_pid (rec->child),
+                   c, TRUE, error))
       return FALSE;
   return TRUE;
 }
@@ -544,18 +448,8 @@ record_stopping (void)
   StRecord *rec = current;
   gboolean stop = rec->signal_stopping != NULL && rec->signal_stopping ();
 
-  if (rec->child > 0)
-    {
-      int status;
-
-      if (!g_atomic_int_get (&rec->child_done)
-          && waitpid (rec->child, &status, WNOHANG) == rec->child)
-        {
-          rec->child_status = status;
-          g_atomic_int_set (&rec->child_done, 1);
-        }
-      stop = stop || g_atomic_int_get (&rec->child_done);
-    }
+  if (rec->child != NULL)
+    stop = st_record_child_exited (rec->child) || stop;
   else if (!stop && rec->pids->len > 0
            && monotonic_ns () >= rec->next_alive_check)
     {
@@ -735,7 +629,8 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
     return FALSE;
   if ((rec->cpus = st_perf_events_online_cpus (&rec->n_cpus, error)) == NULL)
     return FALSE;
-  if (rec->command != NULL && !start_child (rec, error))
+  if (rec->command != NULL
+      && (rec->child = st_record_child_start (rec->command, error)) == NULL)
     return FALSE;
   if (!open_events (rec, error))
     return FALSE;
@@ -764,7 +659,7 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
     return FALSE;
   if (!spec.enable_on_exec)
     set_events (rec, PERF_EVENT_IOC_ENABLE);
-  if (rec->command != NULL && !release_child (rec, error))
+  if (rec->child != NULL && !st_record_child_release (rec->child, error))
     return FALSE;
   /* SANDBOX: the events are open, their rings mapped and the command
      started: the least-privilege sandbox (src/sandbox.h) is entered
@@ -782,31 +677,6 @@ st_record_write_mounts (StRecord *rec, StWriter *w)
 {
   if (rec->mounts != NULL)
     st_proc_scan_write_frames (w, rec->mounts);
-}
-
-/* Ends the command if a signal ended the recording first (as perf does)
-   and waits for it.  */
-static void
-reap_child (StRecord *rec)
-{
-  int status = 0;
-
-  if (rec->child <= 0 || g_atomic_int_get (&rec->child_done))
-    return;
-  if (rec->go_fd >= 0)
-    {
-      close (rec->go_fd);   /* it never ran: it exits */
-      rec->go_fd = -1;
-    }
-  else if (waitpid (rec->child, &status, WNOHANG) == rec->child)
-    goto done;
-  else
-    kill (rec->child, SIGTERM);
-  while (waitpid (rec->child, &status, 0) < 0 && errno == EINTR)
-    ;
-done:
-  rec->child_status = status;
-  g_atomic_int_set (&rec->child_done, 1);
 }
 
 static void
@@ -851,8 +721,9 @@ print_cpu (const StRecord *rec, uint64_t samples, FILE *out)
   fprintf (out, "stacktrace: CPU: %.1f ms for the recording (%.1f us per "
            "sample)", cpu_ms (&self),
            samples > 0 ? cpu_ms (&self) * 1e3 / (double) samples : 0.0);
-  if (rec->child > 0)
-    fprintf (out, ", %.1f ms for %s", cpu_ms (&children), rec->command[0]);
+  if (rec->child != NULL)
+    fprintf (out, ", %.1f ms for %s", cpu_ms (&children),
+             st_record_child_name (rec->child));
   fputc ('\n', out);
 }
 
@@ -864,7 +735,8 @@ st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
 
   if (rec->source != NULL)
     st_ring_source_stop (rec->source);
-  reap_child (rec);
+  if (rec->child != NULL)
+    st_record_child_end (rec->child);
   set_events (rec, PERF_EVENT_IOC_DISABLE);
   if (rec->source == NULL)
     return;
@@ -876,14 +748,8 @@ st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
              "fit and %" G_GUINT64_FORMAT " pass(es) were given up (%"
              G_GUINT64_FORMAT " bytes); the first: %s\n", c.misfits,
              c.ring_problems, c.dropped_bytes, problem);
-  if (rec->child > 0 && WIFSIGNALED (rec->child_status)
-      && WTERMSIG (rec->child_status) != SIGTERM)
-    fprintf (out, "stacktrace: %s was killed by SIG%s\n", rec->command[0],
-             sigabbrev_np (WTERMSIG (rec->child_status)));
-  else if (rec->child > 0 && WIFEXITED (rec->child_status)
-           && WEXITSTATUS (rec->child_status) != 0)
-    fprintf (out, "stacktrace: %s exited with status %d\n", rec->command[0],
-             WEXITSTATUS (rec->child_status));
+  if (rec->child != NULL)
+    st_record_child_report (rec->child, out);
   if (quiet)
     return;
   fprintf (out, "stacktrace: recorded %s with %u event(s), %s at %"
@@ -922,16 +788,12 @@ st_record_free (StRecord *rec)
     return;
   if (rec->source != NULL)
     st_ring_source_stop (rec->source);
-  reap_child (rec);
+  st_record_child_free (rec->child);
   if (current == rec)
     current = NULL;
   st_ring_source_free (rec->source);
   for (guint i = 0; i < rec->fds->len; i++)
     close (g_array_index (rec->fds, int, i));
-  if (rec->go_fd >= 0)
-    close (rec->go_fd);
-  if (rec->exec_fd >= 0)
-    close (rec->exec_fd);
   if (rec->mounts != NULL)
     g_byte_array_free (rec->mounts, TRUE);
   g_array_free (rec->pids, TRUE);
