@@ -22,6 +22,7 @@
 #include "live-unwinder.h"
 #include "options.h"
 #include "pipeline.h"
+#include "record.h"
 
 /* open(), again after a signal that did not ask to stop (SIGUSR1).
    Opening a FIFO blocks until the other end is opened too; SIGINT or
@@ -207,15 +208,21 @@ main (int argc, char **argv)
   StOptions opts = { 0 };
   g_autoptr (GError) error = NULL;
   StLiveUnwinder *unwinder = NULL;
+  StRecord *record = NULL;
+  /* --record first: its --stack-size is the live unwinder's too.  */
+  gboolean recording = st_record_wanted (argc, argv);
 
   setlocale (LC_ALL, "");
-  if ((st_live_unwinder_wanted (argc, argv)
-       && (unwinder = st_live_unwinder_parse (&argc, &argv, &error)) == NULL)
+  if ((recording
+       && (record = st_record_parse (&argc, &argv, &error)) == NULL)
+      || (!recording && st_live_unwinder_wanted (argc, argv)
+          && (unwinder = st_live_unwinder_parse (&argc, &argv, &error)) == NULL)
       || !st_options_parse (&opts, &argc, &argv, &error))
     {
       fprintf (stderr, "stacktrace: %s\nTry 'stacktrace --help'.\n",
                error->message);
       st_live_unwinder_free (unwinder);
+      st_record_free (record);
       st_options_clear (&opts);
       return 2;
     }
@@ -228,6 +235,14 @@ main (int argc, char **argv)
       gboolean usage = error->domain == G_OPTION_ERROR;
       fprintf (stderr, "stacktrace: %s\n", error->message);
       st_live_unwinder_free (unwinder);
+      st_options_clear (&opts);
+      return usage ? 2 : 1;
+    }
+  if (record != NULL && !st_record_start (record, &opts, stop_requested, &error))
+    {
+      gboolean usage = error->domain == G_OPTION_ERROR;
+      fprintf (stderr, "stacktrace: %s\n", error->message);
+      st_record_free (record);
       st_options_clear (&opts);
       return usage ? 2 : 1;
     }
@@ -291,6 +306,8 @@ main (int argc, char **argv)
         }
       if (unwinder != NULL)
         st_live_unwinder_write_mounts (unwinder, writer);
+      if (record != NULL)
+        st_record_write_mounts (record, writer);
     }
   if (opts.chains != NULL && (chains = fopen (opts.chains, "we")) == NULL)
     {
@@ -394,6 +411,9 @@ out:
   if (unwinder != NULL)
     st_live_unwinder_finish (unwinder, stderr, opts.quiet);
   st_live_unwinder_free (unwinder);
+  if (record != NULL)
+    st_record_finish (record, stderr, opts.quiet);
+  st_record_free (record);
   st_live_free (live);
   if (out_fd > STDERR_FILENO && out_fd != opts.output_fd)
     close (out_fd);

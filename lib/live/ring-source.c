@@ -86,6 +86,7 @@ struct StRingSource
   gboolean joined;
   int abandon;                 /* atomic: the reader is gone */
   gboolean (*stopping) (void);
+  int poll_ms;                 /* the timer between passes */
 
   int64_t opened_at;           /* CLOCK_MONOTONIC before any ring was
                                   mapped: no record is older */
@@ -116,7 +117,9 @@ map_ring (Ring *r, guint max_pages, GError **error)
   long page = sysconf (_SC_PAGESIZE);
   int err = 0;
 
-  for (guint pages = max_pages; pages >= MIN_PAGES; pages /= 2)
+  /* (Fewer than MIN_PAGES only when asked for: --mmap-pages.)  */
+  for (guint pages = max_pages; pages >= MIN (MIN_PAGES, max_pages) && pages > 0;
+       pages /= 2)
     {
       size_t len = (size_t) (pages + 1) * (size_t) page;
       void *map = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -158,6 +161,17 @@ StRingSource *
 st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
                     uint32_t stack_size, GError **error)
 {
+  StPerfEventAttr attr;
+
+  st_sysprof_layout_attr (&attr, stack_size);
+  return st_ring_source_new_full (fds, n_fds, event_fd, &attr, 0, error);
+}
+
+StRingSource *
+st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
+                         const StPerfEventAttr *attr, guint pages,
+                         GError **error)
+{
   StRingSource *s = g_new0 (StRingSource, 1);
   int stream[2];
   struct timespec ts;
@@ -168,6 +182,7 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
   s->opened_at = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
   s->read_fd = s->write_fd = s->wake[0] = s->wake[1] = -1;
   s->event_fd = event_fd;
+  s->poll_ms = ST_RING_SOURCE_POLL_MS;
   s->rings = g_new0 (Ring, n_fds);
   s->ids = g_new0 (uint64_t, MAX (n_fds, 1));
   s->record = g_malloc (ST_PERF_RING_RECORD_MAX);
@@ -187,7 +202,9 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
                        r->cpu, g_strerror (errno));
           goto fail;
         }
-      if (!map_ring (r, first_pages (n_fds, sysconf (_SC_PAGESIZE)), error))
+      if (!map_ring (r, pages > 0 ? pages
+                                  : first_pages (n_fds, sysconf (_SC_PAGESIZE)),
+                     error))
         goto fail;
       s->counts.ring_pages = (uint32_t) (r->ring.size / (uint64_t) sysconf (_SC_PAGESIZE));
     }
@@ -204,7 +221,7 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
     if (fcntl (s->write_fd, F_SETPIPE_SZ, size) >= 0)
       break;
 
-  st_sysprof_layout_attr (&s->attr, stack_size);
+  s->attr = *attr;
   st_sysprof_layout_checked (&s->checked, &s->attr);
   s->out = st_output_new (s->write_fd);
   st_record_queue_init (&s->queue);
@@ -519,7 +536,7 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
   pfd[n].fd = s->queue.bytes > 0 ? s->write_fd : -1;
   pfd[n].events = POLLOUT;
   pfd[n++].revents = 0;
-  if (poll (pfd, n, ST_RING_SOURCE_POLL_MS) < 0 && errno != EINTR)
+  if (poll (pfd, n, s->poll_ms) < 0 && errno != EINTR)
     return TRUE;
   /* A per-task event whose task ended hangs up for good: its ring is
      still read every pass, but poll() would return at once forever.  */
@@ -574,6 +591,12 @@ run (void *data)
   close (s->write_fd);
   s->write_fd = -1;
   return NULL;
+}
+
+void
+st_ring_source_set_poll_ms (StRingSource *s, int ms)
+{
+  s->poll_ms = ms;
 }
 
 int

@@ -71,6 +71,15 @@ typedef struct
 StRingSource *st_ring_source_new (const StRingFd *fds, guint n_fds,
                                   int event_fd, uint32_t stack_size,
                                   GError **error);
+/* The same for rings whose events were opened with ATTR (a layout
+   sysprof-layout.h accepts: Sysprof's, or with PERIOD too, as
+   stacktrace --record opens them), of PAGES data pages each (a power
+   of two; 0: the bounds above).  A ring the kernel refuses at that size
+   is tried at half, down to 8 pages.  */
+StRingSource *st_ring_source_new_full (const StRingFd *fds, guint n_fds,
+                                       int event_fd,
+                                       const StPerfEventAttr *attr,
+                                       guint pages, GError **error);
 void st_ring_source_free (StRingSource *s);
 
 /* Before _start: the stream's writer (records added now come right
@@ -97,6 +106,11 @@ GHashTable *st_ring_source_known_pids (StRingSource *s);
    a sample of a process the walk describes, taken between the mapping
    and then, would be unwound without the walk's mappings.  */
 int64_t st_ring_source_opened_at (const StRingSource *s);
+
+/* Before _start: the timer between passes, ST_RING_SOURCE_POLL_MS by
+   default.  A longer one costs less CPU per second (every pass wakes
+   both threads) where rings that hold longer allow it.  */
+void st_ring_source_set_poll_ms (StRingSource *s, int ms);
 
 /* Starts the thread.  Returns the fd the stream is read from (owned by
    the source), or -1 with ERROR set.  STOPPING (may be NULL) is asked

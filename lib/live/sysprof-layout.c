@@ -138,12 +138,17 @@ st_sysprof_layout_stack_at (const StPerfAttr *a, const uint8_t *rec,
                             size_t prefix_len, size_t size, size_t *at)
 {
   StPerfEventHeader header;
-  /* IDENTIFIER, IP, TID, TIME: then CALLCHAIN's count.  */
+  /* IDENTIFIER, IP, TID, TIME (and PERIOD: --record's): then
+     CALLCHAIN's count.  */
   size_t pos = sizeof header + 4 * 8;
   uint64_t nr, abi, stack_size;
 
-  if (a->sample_type != ST_SYSPROF_SAMPLE_TYPE || prefix_len > size
-      || prefix_len < pos + 8)
+  if ((a->sample_type & ~(uint64_t) ST_PERF_SAMPLE_PERIOD)
+      != ST_SYSPROF_SAMPLE_TYPE)
+    return FALSE;
+  if (a->sample_type & ST_PERF_SAMPLE_PERIOD)
+    pos += 8;
+  if (prefix_len > size || prefix_len < pos + 8)
     return FALSE;
   memcpy (&header, rec, sizeof header);
   if (header.type != ST_PERF_RECORD_SAMPLE)

@@ -58,7 +58,8 @@ size_t st_sysprof_layout_cut_stack (uint8_t *rec, size_t size,
    the fields before a sample's stack copy, whatever its call chain.  */
 #define ST_SYSPROF_SAMPLE_PREFIX 2048
 
-/* For a reader that copies a record in parts: where the stack copy of
+/* For a reader that copies a record in parts (the layout above, or
+   with ST_PERF_SAMPLE_PERIOD added: stacktrace --record's): where the stack copy of
    the sample REC begins, from its first PREFIX_LEN bytes (the record is
    SIZE bytes).  TRUE only when the stack copy (more than none, at most
    the attribute's size) and its dyn_size are what ends the record, as

@@ -1,0 +1,812 @@
+/* stacktrace --record; see record.h.  The options are taken out of
+   argv before stacktrace's own are parsed, as the live unwinder's are,
+   so -o, --stats-file, -v and the rest work beside them.
+
+   Events are opened per CPU: the kernel refuses to map the ring of an
+   inherited event that follows one task on every CPU (cpu == -1), and
+   inherit is what makes the children of a recorded process recorded too.
+   So: -a, one event per online CPU for every process (pid -1); a
+   command, one per CPU for the child, inherited, enabled by the kernel
+   at its exec (enable_on_exec: nothing of stacktrace's own code in the
+   child is recorded); -p, one per CPU for each thread of each process,
+   inherited, the events of a CPU writing to the ring of its first
+   (PERF_EVENT_IOC_SET_OUTPUT, which perf does too): one ring per CPU
+   whatever the number of threads.  */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "live/perf-events.h"
+#include "live/proc-scan.h"
+#include "live/ring-source.h"
+#include "record-child.h"
+#include "record.h"
+#include "util/domain.h"
+
+/* The kernel's largest user stack copy (a record's size is 16 bits).  */
+#define STACK_SIZE_MAX 65528
+/* How often -p asks whether its processes are still there.  */
+#define ALIVE_CHECK_NS (100 * 1000000ll)
+/* The ring reader's timer between passes: a quarter of the time a ring
+   takes to fill at the rate, from 10 ms (the Sysprof mode's) to 100 ms.
+   Every pass wakes both threads and flushes the output; the kernel
+   still wakes the reader when a ring is half full.  */
+#define POLL_MS_MIN 10
+#define POLL_MS_MAX 100
+
+struct StRecord
+{
+  gboolean record;
+  gboolean all_cpus;
+  char *pids_arg;
+  char *event;
+  char *freq_arg;
+  char *period_arg;
+  int stack_size;
+  int mmap_pages;
+  char **command;              /* after "--", or NULL */
+  gboolean output_format_given;
+  char **argv;                 /* what is left for stacktrace's options
+                                  (owned) ... */
+  char **argv_view;            /* ... and the array handed out, which
+                                  stacktrace's parser rearranges */
+
+  GArray *pids;                /* int: -p */
+  uint64_t freq, period;
+  StPerfEventAttr attr;
+  uint64_t fallbacks;          /* ST_PERF_EVENTS_FLAG_* given up */
+  int *cpus;
+  guint n_cpus;
+  GArray *fds;                 /* int: every event */
+  GArray *fd_cpu;              /* guint: its index in cpus */
+  GArray *rings;               /* StRingFd: the events whose ring is read */
+  guint pages;                 /* asked for */
+
+  StRecordChild *child;        /* the command, or NULL */
+
+  StRingSource *source;
+  GByteArray *mounts;
+  StProcScanCounts scan;
+  double scan_ms;
+  int64_t next_alive_check;
+  gboolean (*signal_stopping) (void);
+};
+
+/* The recording the ring thread's stop question is about (there is one
+   per process: the question takes no data).  */
+static StRecord *current;
+
+static int64_t
+monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The index of the first "--" in ARGV, or ARGC.  */
+static int
+double_dash (int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--") == 0)
+      return i;
+  return argc;
+}
+
+gboolean
+st_record_wanted (int argc, char **argv)
+{
+  int end = double_dash (argc, argv);
+
+  for (int i = 1; i < end; i++)
+    if (strcmp (argv[i], "--record") == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+parse_u64 (const char *option, const char *value, uint64_t *out,
+           GError **error)
+{
+  char *end;
+  guint64 n;
+
+  errno = 0;
+  n = g_ascii_isdigit (value[0]) ? g_ascii_strtoull (value, &end, 10) : 0;
+  if (!g_ascii_isdigit (value[0]) || errno != 0 || *end != '\0' || n == 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s needs a number > 0 (got '%s')", option, value);
+      return FALSE;
+    }
+  *out = n;
+  return TRUE;
+}
+
+static gboolean
+parse_pids (StRecord *rec, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (rec->pids_arg, ",", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      uint64_t pid;
+
+      if (!parse_u64 ("-p", parts[i], &pid, error))
+        return FALSE;
+      if (pid > G_MAXINT32)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "-p: no process can have the pid %s", parts[i]);
+          return FALSE;
+        }
+      int p = (int) pid;
+      g_array_append_val (rec->pids, p);
+    }
+  return TRUE;
+}
+
+static gboolean
+check_options (StRecord *rec, GError **error)
+{
+  uint64_t max_rate;
+  g_autofree char *text = NULL;
+
+  if (rec->freq_arg != NULL && rec->period_arg != NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "give -F HZ or -c PERIOD, not both");
+      return FALSE;
+    }
+  if ((rec->freq_arg != NULL && !parse_u64 ("-F", rec->freq_arg, &rec->freq,
+                                            error))
+      || (rec->period_arg != NULL
+          && !parse_u64 ("-c", rec->period_arg, &rec->period, error))
+      || (rec->pids_arg != NULL && !parse_pids (rec, error)))
+    return FALSE;
+  if (rec->freq == 0 && rec->period == 0)
+    rec->freq = ST_PERF_EVENTS_DEFAULT_FREQ;
+  if (rec->freq > 0
+      && g_file_get_contents ("/proc/sys/kernel/perf_event_max_sample_rate",
+                              &text, NULL, NULL)
+      && (max_rate = g_ascii_strtoull (text, NULL, 10)) > 0
+      && rec->freq > max_rate)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "-F %" G_GUINT64_FORMAT ": above the kernel's limit, "
+                   "kernel.perf_event_max_sample_rate = %" G_GUINT64_FORMAT,
+                   rec->freq, max_rate);
+      return FALSE;
+    }
+  if (rec->stack_size < 8 || rec->stack_size > STACK_SIZE_MAX
+      || rec->stack_size % 8 != 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--stack-size needs a multiple of 8 from 8 to %d bytes "
+                   "(got %d)", STACK_SIZE_MAX, rec->stack_size);
+      return FALSE;
+    }
+  if (rec->mmap_pages < 0
+      || (rec->mmap_pages & (rec->mmap_pages - 1)) != 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--mmap-pages needs a power of two (got %d)",
+                   rec->mmap_pages);
+      return FALSE;
+    }
+  if (rec->all_cpus && rec->pids->len > 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "give -a or -p, not both");
+      return FALSE;
+    }
+  if (!rec->all_cpus && rec->pids->len == 0 && rec->command == NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "--record needs what to record: -a, -p PID[,PID] or a "
+                   "command after --");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+StRecord *
+st_record_parse (int *argc, char ***argv, GError **error)
+{
+  StRecord *rec = g_new0 (StRecord, 1);
+  int end = double_dash (*argc, *argv);
+  int n;
+  GOptionEntry entries[] = {
+    { "record", 0, 0, G_OPTION_ARG_NONE, &rec->record,
+      "Open the perf events and unwind as they come", NULL },
+    { "all-cpus", 'a', 0, G_OPTION_ARG_NONE, &rec->all_cpus,
+      "Record the whole system", NULL },
+    { "pid", 'p', 0, G_OPTION_ARG_STRING, &rec->pids_arg,
+      "Record these processes and their new children", "PID[,PID]" },
+    { "freq", 'F', 0, G_OPTION_ARG_STRING, &rec->freq_arg,
+      "Samples per second (default 999)", "HZ" },
+    { "count", 'c', 0, G_OPTION_ARG_STRING, &rec->period_arg,
+      "One sample every PERIOD events", "PERIOD" },
+    { "event", 'e', 0, G_OPTION_ARG_STRING, &rec->event,
+      "cpu-clock (default), task-clock, cycles, instructions", "EVENT" },
+    { "stack-size", 0, 0, G_OPTION_ARG_INT, &rec->stack_size,
+      "Bytes of user stack copied per sample (default 8192)", "N" },
+    { "mmap-pages", 0, 0, G_OPTION_ARG_INT, &rec->mmap_pages,
+      "Data pages per CPU ring (a power of two)", "N" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  GOptionGroup *group = g_option_group_new ("record", "--record options",
+                                            "Show the --record options",
+                                            rec, NULL);
+
+  rec->stack_size = ST_PERF_EVENTS_DEFAULT_STACK;
+  rec->pids = g_array_new (FALSE, FALSE, sizeof (int));
+  rec->fds = g_array_new (FALSE, FALSE, sizeof (int));
+  rec->fd_cpu = g_array_new (FALSE, FALSE, sizeof (guint));
+  rec->rings = g_array_new (FALSE, FALSE, sizeof (StRingFd));
+  if (end + 1 < *argc)
+    {
+      rec->command = g_new0 (char *, *argc - end);
+      for (int i = end + 1; i < *argc; i++)
+        rec->command[i - end - 1] = g_strdup ((*argv)[i]);
+    }
+  else if (end < *argc)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "no command after --");
+      goto fail;
+    }
+  for (int i = 1; i < end; i++)
+    if (strcmp ((*argv)[i], "--output-format") == 0
+        || g_str_has_prefix ((*argv)[i], "--output-format="))
+      rec->output_format_given = TRUE;
+  /* Parsed on a copy of what comes before "--": GOption would take the
+     command's own options for ours.  */
+  rec->argv = g_new0 (char *, end + 1);
+  for (int i = 0; i < end; i++)
+    rec->argv[i] = g_strdup ((*argv)[i]);
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (ctx, group);
+  g_option_context_set_ignore_unknown_options (ctx, TRUE);
+  g_option_context_set_help_enabled (ctx, FALSE);
+  /* (The strv form frees what it takes out.)  */
+  if (!g_option_context_parse_strv (ctx, &rec->argv, error)
+      || !check_options (rec, error))
+    goto fail;
+  n = (int) g_strv_length (rec->argv);
+  rec->argv_view = g_memdup2 (rec->argv, sizeof (char *) * (gsize) (n + 1));
+  *argc = n;
+  *argv = rec->argv_view;
+  return rec;
+
+fail:
+  st_record_free (rec);
+  return NULL;
+}
+
+static gboolean
+open_one (StRecord *rec, int pid, guint cpu_index, gboolean owner,
+          GError **error)
+{
+  int fd = st_perf_events_open (&rec->attr, pid, rec->cpus[cpu_index],
+                                &rec->fallbacks, error);
+
+  if (fd < 0)
+    return FALSE;
+  g_array_append_val (rec->fds, fd);
+  g_array_append_val (rec->fd_cpu, cpu_index);
+  if (owner)
+    {
+      StRingFd r = { fd, rec->cpus[cpu_index] };
+      g_array_append_val (rec->rings, r);
+    }
+  return TRUE;
+}
+
+/* The threads of process PID, for -p.  */
+static GArray *
+threads_of (int pid, GError **error)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/task", pid);
+  GDir *dir = g_dir_open (path, 0, NULL);
+  GArray *tids = g_array_new (FALSE, FALSE, sizeof (int));
+  const char *name;
+
+  if (dir == NULL)
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_IO, "-p %d: no such process",
+                   pid);
+      g_array_free (tids, TRUE);
+      return NULL;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      int tid = atoi (name);
+      if (tid > 0)
+        g_array_append_val (tids, tid);
+    }
+  g_dir_close (dir);
+  return tids;
+}
+
+/* -p: every thread on every CPU; the first event of each CPU owns its
+   ring, the others are pointed at it once it is mapped.  A thread that
+   ends meanwhile is skipped.  */
+static gboolean
+open_processes (StRecord *rec, GError **error)
+{
+  for (guint p = 0; p < rec->pids->len; p++)
+    {
+      int pid = g_array_index (rec->pids, int, p);
+      g_autoptr (GArray) tids = threads_of (pid, error);
+      guint opened = 0;
+
+      if (tids == NULL)
+        return FALSE;
+      for (guint t = 0; t < tids->len; t++)
+        {
+          int tid = g_array_index (tids, int, t);
+          g_autoptr (GError) local = NULL;
+          guint c;
+
+          for (c = 0; c < rec->n_cpus; c++)
+            if (!open_one (rec, tid, c, rec->rings->len < rec->n_cpus,
+                           &local))
+              break;
+          if (c == rec->n_cpus)
+            opened++;
+          else if (!g_error_matches (local, ST_ERROR, ST_ERROR_IO)
+                   || kill (tid, 0) == 0)
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return FALSE;
+            }
+        }
+      if (opened == 0)
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_IO,
+                       "-p %d: no such process", pid);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+open_events (StRecord *rec, GError **error)
+{
+  if (rec->pids->len > 0)
+    return open_processes (rec, error);
+  for (guint c = 0; c < rec->n_cpus; c++)
+    if (!open_one (rec, rec->all_cpus ? -1 : st_record_child_pid (rec->child),
+                   c, TRUE, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* -p's events beyond the first of each CPU write to that one's ring.  */
+static gboolean
+share_rings (StRecord *rec, GError **error)
+{
+  for (guint i = rec->rings->len; i < rec->fds->len; i++)
+    {
+      int fd = g_array_index (rec->fds, int, i);
+      int owner = g_array_index (rec->rings, StRingFd,
+                                 g_array_index (rec->fd_cpu, guint, i)).fd;
+
+      if (ioctl (fd, PERF_EVENT_IOC_SET_OUTPUT, owner) != 0)
+        {
+          g_set_error (error, ST_ERROR, ST_ERROR_IO,
+                       "cannot point a perf event at its CPU's ring: %s",
+                       g_strerror (errno));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+set_events (StRecord *rec, unsigned long request)
+{
+  for (guint i = 0; i < rec->fds->len; i++)
+    ioctl (g_array_index (rec->fds, int, i), request, 0);
+}
+
+/* Whether process PID still runs (not gone, not a zombie).  */
+static gboolean
+process_alive (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *text = NULL;
+  const char *paren;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  paren = strrchr (text, ')');
+  return paren == NULL || (paren[1] == ' ' && paren[2] != 'Z'
+                           && paren[2] != 'X');
+}
+
+/* Asked by the ring thread every pass: a stop signal, the command's
+   end, or (-p without a command) the end of every process followed.
+   Stopping disables the events first, so the last pass reads all.  */
+static gboolean
+record_stopping (void)
+{
+  StRecord *rec = current;
+  gboolean stop = rec->signal_stopping != NULL && rec->signal_stopping ();
+
+  if (rec->child != NULL)
+    stop = st_record_child_exited (rec->child) || stop;
+  else if (!stop && rec->pids->len > 0
+           && monotonic_ns () >= rec->next_alive_check)
+    {
+      rec->next_alive_check = monotonic_ns () + ALIVE_CHECK_NS;
+      stop = TRUE;
+      for (guint i = 0; i < rec->pids->len && stop; i++)
+        stop = !process_alive (g_array_index (rec->pids, int, i));
+    }
+  if (stop)
+    set_events (rec, PERF_EVENT_IOC_DISABLE);
+  return stop;
+}
+
+static void
+scan_to_writer (const uint8_t *record, size_t len, void *data)
+{
+  st_perf_writer_record (data, record, len);
+}
+
+/* A COMM record for each thread of process PID, named as perf names it
+   (/proc/PID/task/TID/comm; the walk of /proc names a process by its
+   command line, as Sysprof does), so perf report shows the threads of
+   the processes that were running by name.  WITH_MAIN: the main thread
+   too (perf.data output: one name for the whole process, as perf's).  */
+static void
+name_threads (StPerfWriter *w, uint32_t pid, uint64_t id, int64_t time,
+              gboolean with_main)
+{
+  g_autofree char *dir_path = g_strdup_printf ("/proc/%u/task", pid);
+  GDir *dir = g_dir_open (dir_path, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      uint32_t tid = (uint32_t) strtoul (name, NULL, 10);
+      g_autofree char *path = g_strdup_printf ("%s/%s/comm", dir_path, name);
+      g_autofree char *comm = NULL;
+      uint8_t rec[sizeof (StPerfComm) + 24 + 24];
+      StPerfComm c = { .header = { ST_PERF_RECORD_COMM, ST_PERF_MISC_USER,
+                                   0 },
+                       .pid = pid, .tid = tid };
+      uint64_t t = (uint64_t) time;
+      size_t len;
+
+      if (tid == 0 || (tid == pid && !with_main)
+          || !g_file_get_contents (path, &comm, NULL, NULL))
+        continue;
+      g_strchomp (comm);
+      memset (rec, 0, sizeof rec);
+      /* The name in 16 bytes with its NUL (the kernel's limit), then the
+         trailer TID, TIME, IDENTIFIER.  */
+      len = sizeof c + 16;
+      c.header.size = (uint16_t) (len + 24);
+      memcpy (rec, &c, sizeof c);
+      strncpy ((char *) rec + sizeof c, comm, 15);
+      memcpy (rec + len, &pid, 4);
+      memcpy (rec + len + 4, &tid, 4);
+      memcpy (rec + len + 8, &t, 8);
+      memcpy (rec + len + 16, &id, 8);
+      st_perf_writer_record (w, rec, len + 24);
+    }
+  g_dir_close (dir);
+}
+
+/* What the kernel will not say about the processes that exist: -a, the
+   whole of /proc (and the mount tables, for a capture); -p, those
+   processes; a command has not run yet (its exec is recorded).  */
+static void
+scan_processes (StRecord *rec, gboolean perf_output)
+{
+  int64_t now = monotonic_ns ();
+  StPerfWriter *w = st_ring_source_writer (rec->source);
+  uint64_t id = st_ring_source_id (rec->source);
+  int64_t at = st_ring_source_opened_at (rec->source);
+  GHashTable *known = st_ring_source_known_pids (rec->source);
+
+  if (rec->all_cpus)
+    {
+      rec->mounts = g_byte_array_new ();
+      st_proc_scan ("/proc", w, id, at, rec->mounts, known, &rec->scan);
+    }
+  else
+    for (guint i = 0; i < rec->pids->len; i++)
+      {
+        int pid = g_array_index (rec->pids, int, i);
+
+        if (st_proc_scan_one ("/proc", (uint32_t) pid, scan_to_writer, w, id,
+                              at, &rec->scan))
+          {
+            rec->scan.processes++;
+            g_hash_table_insert (known, GUINT_TO_POINTER (pid), NULL);
+          }
+      }
+  if (rec->all_cpus || rec->pids->len > 0)
+    {
+      GHashTableIter it;
+      gpointer key;
+
+      g_hash_table_iter_init (&it, known);
+      while (g_hash_table_iter_next (&it, &key, NULL))
+        name_threads (w, GPOINTER_TO_UINT (key), id, at, perf_output);
+    }
+  rec->scan_ms = (double) (monotonic_ns () - now) / 1e6;
+}
+
+/* Data pages per ring: --mmap-pages, or half a second at the rate, all
+   rings within the ring source's budget.  */
+static guint
+ring_pages (const StRecord *rec)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  uint64_t rate = rec->freq;
+  guint pages;
+
+  if (rec->mmap_pages > 0)
+    return (guint) rec->mmap_pages;
+  /* -c of a clock event: nanoseconds per sample.  */
+  if (rate == 0 && rec->attr.type == ST_PERF_TYPE_SOFTWARE)
+    rate = MAX (1000000000ull / rec->period, 1);
+  pages = st_perf_events_ring_pages (rate, (uint32_t) rec->stack_size, page);
+  while (pages > 8
+         && (uint64_t) pages * (uint64_t) page * MAX (rec->n_cpus, 1)
+            > ST_RING_SOURCE_BUDGET)
+    pages /= 2;
+  return pages;
+}
+
+static int
+poll_ms (const StRecord *rec)
+{
+  uint64_t rate = rec->freq;
+  double fill_ms;
+
+  if (rate == 0 && rec->attr.type == ST_PERF_TYPE_SOFTWARE)
+    rate = MAX (1000000000ull / rec->period, 1);
+  if (rate == 0)
+    return POLL_MS_MIN;   /* a hardware event's period: rate unknown */
+  fill_ms = (double) rec->pages * (double) sysconf (_SC_PAGESIZE) * 1e3
+            / ((double) rate * (double) (rec->stack_size + 768));
+  return (int) CLAMP (fill_ms / 4, POLL_MS_MIN, POLL_MS_MAX);
+}
+
+gboolean
+st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
+                 GError **error)
+{
+  StPerfEventsSpec spec = {
+    .event = rec->event,
+    .freq = rec->freq,
+    .period = rec->period,
+    .stack_size = (uint32_t) rec->stack_size,
+    .inherit = !rec->all_cpus,
+    .enable_on_exec = !rec->all_cpus && rec->pids->len == 0,
+  };
+  int stream_fd;
+
+  if (opts->input != NULL || opts->input_fd >= 0
+      || opts->format != ST_FORMAT_AUTO)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "--record reads its own perf events: no input "
+                   "(-i, --input-fd, -f)");
+      return FALSE;
+    }
+  /* Refused before anything runs, not after the command started.  */
+  if (opts->output == NULL && opts->output_fd < 0 && opts->mode != ST_MODE_NONE
+      && isatty (STDOUT_FILENO))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "--record writes its output to standard output, a "
+                   "terminal here: give -o PATH (e.g. -o out.data)");
+      return FALSE;
+    }
+  if (!st_perf_events_attr (&rec->attr, &spec, error))
+    return FALSE;
+  if ((rec->cpus = st_perf_events_online_cpus (&rec->n_cpus, error)) == NULL)
+    return FALSE;
+  if (rec->command != NULL
+      && (rec->child = st_record_child_start (rec->command, error)) == NULL)
+    return FALSE;
+  if (!open_events (rec, error))
+    return FALSE;
+  rec->pages = ring_pages (rec);
+  if (rec->mmap_pages > 0
+      && (uint64_t) rec->mmap_pages * (uint64_t) sysconf (_SC_PAGESIZE)
+         < (uint64_t) rec->stack_size + 1024)
+    fprintf (stderr, "stacktrace: a ring of %d page(s) cannot hold a sample "
+             "of %d bytes of stack: the kernel will drop them (LOST); give "
+             "--mmap-pages more\n", rec->mmap_pages, rec->stack_size);
+  rec->source = st_ring_source_new_full ((const StRingFd *) rec->rings->data,
+                                         rec->rings->len, -1, &rec->attr,
+                                         rec->pages, error);
+  if (rec->source == NULL || !share_rings (rec, error))
+    return FALSE;
+  if (!rec->output_format_given)
+    opts->output_format = opts->output != NULL
+                          && g_str_has_suffix (opts->output, ".syscap")
+                          ? ST_FORMAT_SYSPROF : ST_FORMAT_PERF;
+  scan_processes (rec, opts->output_format == ST_FORMAT_PERF);
+  current = rec;
+  rec->signal_stopping = stopping;
+  st_ring_source_set_poll_ms (rec->source, poll_ms (rec));
+  stream_fd = st_ring_source_start (rec->source, record_stopping, error);
+  if (stream_fd < 0)
+    return FALSE;
+  if (!spec.enable_on_exec)
+    set_events (rec, PERF_EVENT_IOC_ENABLE);
+  if (rec->child != NULL && !st_record_child_release (rec->child, error))
+    return FALSE;
+  /* SANDBOX: the events are open, their rings mapped and the command
+     started: the least-privilege sandbox (src/sandbox.h) is entered
+     here.  What still runs after it: the ring thread (reads the rings,
+     reads /proc/PID of processes the walk missed, waitpid, ioctl
+     DISABLE), the pipeline (opens mapped files, debuginfod) and the
+     output already named on the command line.  */
+  opts->input_fd = stream_fd;
+  opts->format = ST_FORMAT_PERF;
+  return TRUE;
+}
+
+void
+st_record_write_mounts (StRecord *rec, StWriter *w)
+{
+  if (rec->mounts != NULL)
+    st_proc_scan_write_frames (w, rec->mounts);
+}
+
+static void
+print_lost (const StRecord *rec, const StRingSourceCounts *c, FILE *out)
+{
+  long page = sysconf (_SC_PAGESIZE);
+
+  if (c->lost_records == 0)
+    return;
+  fprintf (out, "stacktrace: the kernel dropped %" G_GUINT64_FORMAT
+           " sample(s) or record(s) (%" G_GUINT64_FORMAT " LOST records, "
+           "written to the output): the rings (%u pages, %u KiB per CPU) "
+           "filled faster than they were read",
+           c->lost_events, c->lost_records, c->ring_pages,
+           (unsigned) ((uint64_t) c->ring_pages * (uint64_t) page / 1024));
+  if ((uint64_t) c->ring_pages * (uint64_t) page
+      < (uint64_t) rec->stack_size + 1024)
+    fprintf (out, "; a sample of %d bytes of stack does not fit one at all",
+             rec->stack_size);
+  fprintf (out, "; give more --mmap-pages (%u or more), or a lower -F or "
+           "--stack-size\n", c->ring_pages * 4 > 2048 ? 2048
+                                                     : c->ring_pages * 4);
+}
+
+static double
+cpu_ms (const struct rusage *ru)
+{
+  return (double) (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e3
+         + (double) (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e3;
+}
+
+/* What the recording cost: stacktrace's CPU (every thread: the rings,
+   the unwinding, the output) per sample, and the command's.  */
+static void
+print_cpu (const StRecord *rec, uint64_t samples, FILE *out)
+{
+  struct rusage self, children;
+
+  if (getrusage (RUSAGE_SELF, &self) != 0
+      || getrusage (RUSAGE_CHILDREN, &children) != 0)
+    return;
+  fprintf (out, "stacktrace: CPU: %.1f ms for the recording (%.1f us per "
+           "sample)", cpu_ms (&self),
+           samples > 0 ? cpu_ms (&self) * 1e3 / (double) samples : 0.0);
+  if (rec->child != NULL)
+    fprintf (out, ", %.1f ms for %s", cpu_ms (&children),
+             st_record_child_name (rec->child));
+  fputc ('\n', out);
+}
+
+void
+st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
+{
+  StRingSourceCounts c;
+  const char *problem;
+
+  if (rec->source != NULL)
+    st_ring_source_stop (rec->source);
+  if (rec->child != NULL)
+    st_record_child_end (rec->child);
+  set_events (rec, PERF_EVENT_IOC_DISABLE);
+  if (rec->source == NULL)
+    return;
+  st_ring_source_counts (rec->source, &c);
+  print_lost (rec, &c, out);
+  problem = st_ring_source_first_problem (rec->source);
+  if (problem != NULL)
+    fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " ring record(s) did not "
+             "fit and %" G_GUINT64_FORMAT " pass(es) were given up (%"
+             G_GUINT64_FORMAT " bytes); the first: %s\n", c.misfits,
+             c.ring_problems, c.dropped_bytes, problem);
+  if (rec->child != NULL)
+    st_record_child_report (rec->child, out);
+  if (quiet)
+    return;
+  fprintf (out, "stacktrace: recorded %s with %u event(s), %s at %"
+           G_GUINT64_FORMAT "%s, %d bytes of stack%s%s; %u ring(s) of %u "
+           "pages; %" G_GUINT64_FORMAT " records (%" G_GUINT64_FORMAT
+           " samples) in %" G_GUINT64_FORMAT " passes, at most %.1f MiB "
+           "waiting for the unwinder, samples cut to their filled stack "
+           "(%.1f of %.1f MiB passed on); %u processes and %u mappings "
+           "from /proc at start (%.1f ms)\n",
+           rec->all_cpus ? "the system" : rec->pids->len > 0 ? "-p"
+                                                             : rec->command[0],
+           rec->fds->len, rec->event != NULL ? rec->event : "cpu-clock",
+           rec->freq > 0 ? rec->freq : rec->period,
+           rec->freq > 0 ? " Hz" : " events per sample", rec->stack_size,
+           (rec->fallbacks & ST_PERF_EVENTS_FLAG_BUILD_ID)
+           ? ", no build-ids from the kernel (before Linux 5.12)" : "",
+           (rec->fallbacks & ST_PERF_EVENTS_FLAG_EXCLUDE_KERNEL)
+           ? ", user space only (kernel.perf_event_paranoid)" : "",
+           rec->rings->len, c.ring_pages, c.records, c.samples, c.passes,
+           (double) c.queue_peak / (1 << 20),
+           (double) c.stack_bytes_kept / (1 << 20),
+           (double) c.stack_bytes / (1 << 20), rec->scan.processes,
+           rec->scan.maps, rec->scan_ms);
+  if (c.late_scans > 0)
+    fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
+             "started before the events were enabled read from /proc at "
+             "their first sample or mapping (%" G_GUINT64_FORMAT
+             " mappings)\n", c.late_scans, c.late_maps);
+  print_cpu (rec, c.samples, out);
+}
+
+void
+st_record_free (StRecord *rec)
+{
+  if (rec == NULL)
+    return;
+  if (rec->source != NULL)
+    st_ring_source_stop (rec->source);
+  st_record_child_free (rec->child);
+  if (current == rec)
+    current = NULL;
+  st_ring_source_free (rec->source);
+  for (guint i = 0; i < rec->fds->len; i++)
+    close (g_array_index (rec->fds, int, i));
+  if (rec->mounts != NULL)
+    g_byte_array_free (rec->mounts, TRUE);
+  g_array_free (rec->pids, TRUE);
+  g_array_free (rec->fds, TRUE);
+  g_array_free (rec->fd_cpu, TRUE);
+  g_array_free (rec->rings, TRUE);
+  g_free (rec->cpus);
+  g_free (rec->pids_arg);
+  g_free (rec->event);
+  g_free (rec->freq_arg);
+  g_free (rec->period_arg);
+  g_strfreev (rec->command);
+  g_strfreev (rec->argv);
+  g_free (rec->argv_view);
+  g_free (rec);
+}

@@ -1,0 +1,46 @@
+/* stacktrace --record: the perf events opened by stacktrace itself, as
+   `perf record --call-graph=dwarf` would, and unwound as they come.
+   The command line (-a, -p PID[,PID], -- CMD ARGS, -F, -c, -e,
+   --stack-size, --mmap-pages), the targets (one event per online CPU,
+   for the whole system or for the processes followed, with inherit),
+   the command we start and wait for, and the stop.  The attribute and
+   perf_event_open are lib/live/perf-events.h's; the rings, the walk of
+   /proc and the stream the ordinary pipeline reads are the live
+   unwinder's (lib/live/ring-source.h, proc-scan.h).  */
+#ifndef ST_RECORD_H
+#define ST_RECORD_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "format/writer.h"
+#include "options.h"
+
+typedef struct StRecord StRecord;
+
+/* Whether ARGV asks for --record (before a "--").  */
+gboolean st_record_wanted (int argc, char **argv);
+
+/* Takes --record's options and the command after "--" out of ARGV (the
+   rest are stacktrace's own).  NULL with ERROR set on a usage error.  */
+StRecord *st_record_parse (int *argc, char ***argv, GError **error);
+
+/* Opens the events, maps their rings, walks /proc, starts the ring
+   reader and the command, and points OPTS at the stream (input) with
+   the output format --record writes by default (perf.data, or a
+   capture for a .syscap name).  STOPPING says when a signal asked to
+   stop.  FALSE with ERROR set (G_OPTION_ERROR for a usage error).  */
+gboolean st_record_start (StRecord *rec, StOptions *opts,
+                          gboolean (*stopping) (void), GError **error);
+
+/* The mount tables of the walk of /proc (-a), first in a capture.  */
+void st_record_write_mounts (StRecord *rec, StWriter *w);
+
+/* Stops the ring reader (after the stream's reader is freed), ends and
+   waits for the command, and prints what the recording gave to OUT:
+   the kernel's losses always (they do not change the exit status, as
+   with perf record), the rest unless QUIET.  */
+void st_record_finish (StRecord *rec, FILE *out, gboolean quiet);
+void st_record_free (StRecord *rec);
+
+#endif /* ST_RECORD_H */
