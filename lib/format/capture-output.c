@@ -177,13 +177,14 @@ file_backed (const char *filename)
 }
 
 /* Sysprof names a process by its first PROCESS frame: perf's placeholder
-   for the child of `perf record -- prog` must not be it.  Its exec COMM
-   gets the full command line when perf's CMDLINE says it.  */
+   for the child of `perf record -- prog` must not be it.  The name is
+   the kernel's comm, as Sysprof's own unwinder writes it: a command
+   line (perf's CMDLINE) would name the workload apart from its other
+   processes, and may hold secrets.  */
 static gboolean
 convert_comm (CaptureOutput *o, const StEvent *ev)
 {
   const char *comm = ev->process.comm;
-  g_autofree char *command = NULL;
 
   if (!ev->process.exec && g_strcmp0 (comm, PERF_EXEC_COMM) == 0)
     {
@@ -192,12 +193,8 @@ convert_comm (CaptureOutput *o, const StEvent *ev)
       return TRUE;
     }
   if (ev->process.exec && ev->pid == o->workload_pid)
-    {
-      command = st_perf_recording_command (&o->recording, comm);
-      o->workload_pid = 0;
-    }
-  st_capture_writer_process (o->writer, ev->cpu, ev->pid, ev->time,
-                             command != NULL ? command : comm);
+    o->workload_pid = 0;
+  st_capture_writer_process (o->writer, ev->cpu, ev->pid, ev->time, comm);
   return TRUE;
 }
 

@@ -14,7 +14,9 @@
 #     (under script(1), skipped without it), a single argument is the
 #     input; quickstart.sh prints a command with -o;
 #   - messages: -m none, an unwound capture, the priming line, a
-#     truncated perf.data, random bytes, a directory.
+#     truncated perf.data, random bytes, a directory;
+#   - names (with perf): a threaded program's samples, through a capture
+#     and back, all carry its comm (not ":TID", not a command line).
 # Waits on events (files, process states), never on sleeps.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
@@ -233,5 +235,37 @@ grep -F -q "random.bin: offset 0: neither a Sysprof capture nor perf.data: the f
   || { cat random.err; fail "random bytes: the message does not say what was seen"; }
 grep -F -q -- "--format" random.err && fail "random bytes: --format suggested"
 [ -e random.syscap ] && fail "random bytes: an output was created"
+
+echo "== names: the comm, every thread named"
+# Pipe mode: perf 6.1 in file mode reads build-ids back at the end, and
+# aborts where the kernel marks MMAP2 records as carrying one they do
+# not (while another session on the machine asks for build-ids).
+prog=$(prog_path threads)
+[ -x "$prog" ] || die "test program $prog not built"
+if command -v perf >/dev/null 2>&1 \
+   && perf record -q -e cpu-clock -c 500000 --call-graph=dwarf -o - \
+        -- "$prog" 300 >threads.pipe 2>threads.record.log \
+   && [ -s threads.pipe ]; then
+  "$STACKTRACE" -m passthru -i threads.pipe -o threads.syscap 2>threads.err \
+    || { cat threads.err; fail "perf.data to a capture failed"; }
+  n_orig=$(sed -n 's/^stacktrace: \([0-9]*\) raw-stack samples passed through.*/\1/p' threads.err)
+  "$STACKTRACE" -q -m passthru -i threads.syscap -o back.data \
+    || fail "the capture back to perf.data failed"
+  perf script -i back.data -F comm 2>/dev/null | sort | uniq -c > names.back
+  echo "perf script -F comm, through a capture (of ${n_orig:-?} samples):"
+  cat names.back
+  # Every sample named as recorded ("threads"), none ":TID", no
+  # command line (the argument 300 would be in it).
+  grep -F -q ":" names.back && fail "threads lost their name (:TID)"
+  awk '$2 != "threads" { bad++ } END { exit bad > 0 }' names.back \
+    || fail "samples of the capture converted back are not all named threads"
+  n_back=$(awk '{ n += $1 } END { print n + 0 }' names.back)
+  [ "$n_back" -gt 0 ] && [ "$n_back" -eq "${n_orig:-0}" ] \
+    || fail "$n_back of ${n_orig:-?} samples through the capture"
+  grep -a -F -q "threads 300" threads.syscap \
+    && fail "the capture names the process by its command line"
+else
+  echo "perf cannot record here: names through perf not checked"
+fi
 
 finish
