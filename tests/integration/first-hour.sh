@@ -13,6 +13,7 @@
 #   - perf's defaults: ./perf.data when standard input is a terminal
 #     (under script(1), skipped without it), a single argument is the
 #     input; quickstart.sh prints a command with -o;
+#   - the success rate as LOG lines in a capture (Sysprof 48's Logs);
 #   - messages: -m none, an unwound capture, the priming line, a
 #     truncated perf.data, random bytes, a directory;
 #   - names (with perf): a threaded program's samples, through a capture
@@ -212,6 +213,16 @@ grep -F -q "nothing written (-m none)" none.err || { cat none.err; fail "-m none
 grep -F -q -- "--call-graph=dwarf" unwound.err \
   && { cat unwound.err; fail "an unwound capture is told to record with --call-graph=dwarf"; }
 grep -F -q "already unwound" unwound.err || { cat unwound.err; fail "an unwound capture: no message"; }
+# The success rate where Sysprof 48 shows it: a LOG line, the last one
+# the total.
+grep -a -F -q "Unwinding: 299 of 299 samples unwound to the root (100.0% success), 0 truncated, 0 failed" unwound.syscap \
+  || fail "the unwound capture has no LOG line with the total"
+"$STACKTRACE" -q -i "$fx/fixture.syscap" --symfs "$fx" --truncate-stack 64 \
+  -o cut.syscap || fail "unwinding cut stacks failed"
+grep -a -F "Unwinding: " cut.syscap >/dev/null \
+  || fail "the capture of cut stacks has no LOG line"
+grep -a -F -q "samples unwound to the root (100.0% success), 299 truncated" cut.syscap \
+  && fail "100.0% success while samples were truncated"
 # Through a pipe (priming defer) nothing held back by the cap and
 # nothing unprimed: no priming line, but with -v.
 cat "$fx/fixture.syscap" | "$STACKTRACE" --symfs "$fx" -o pipe.syscap 2>pipe.err \
