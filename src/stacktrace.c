@@ -191,7 +191,7 @@ end_output_file (StOutputFile *file, gboolean written, gboolean verbose)
 {
   g_autoptr (GError) error = NULL;
 
-  if (file == NULL)
+  if (file == NULL || st_output_file_in_place (file))
     return TRUE;
   if (!written && !st_output_file_is_new (file))
     {
@@ -383,8 +383,8 @@ main (int argc, char **argv)
   int out_fd = -1;
   gboolean outputs_written = FALSE;
 
-  if (opts.mode != ST_MODE_NONE && opts.output == NULL && opts.output_fd < 0
-      && isatty (STDOUT_FILENO))
+  if (opts.mode != ST_MODE_NONE && opts.output == NULL
+      && isatty (opts.output_fd >= 0 ? opts.output_fd : STDOUT_FILENO))
     {
       fprintf (stderr, "stacktrace: refusing to write binary output to "
                "a terminal; use -o PATH (or -m none to only check the "

@@ -145,6 +145,17 @@ ln -s keep.data link.data
   || fail "writing through a symbolic link failed"
 [ -L link.data ] || fail "the symbolic link was replaced by a file"
 
+# A FIFO is written in place (no temporary file, the FIFO stays).
+mkfifo out.fifo
+cat out.fifo > fifo.copy &
+cat_pid=$!
+"$STACKTRACE" -q -i "$fx/fixture.syscap" --symfs "$fx" -o out.fifo \
+  || fail "writing to a FIFO failed"
+wait $cat_pid
+[ -p out.fifo ] || fail "the FIFO output was replaced by a file"
+[ "$(magic fifo.copy)" = capture ] || fail "nothing came through the FIFO"
+ls -a | grep -F -q ".out.fifo." && fail "a temporary file for a FIFO output"
+
 echo "== stopped by SIGTERM: the output goes into place"
 mkfifo in.fifo
 "$STACKTRACE" -q -i in.fifo -o term.syscap --symfs "$fx" &
