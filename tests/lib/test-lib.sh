@@ -705,8 +705,11 @@ perf_script ()
 # regular expressions).
 check_names_path ()
 {
-  awk -F '\t' -v leaf="$3" -v path="$4" -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
+  # The regular expressions through the environment: -v would process
+  # their backslashes as string escapes (gawk turns "\(" into "(").
+  cnp_leaf=$3 cnp_path=$4 awk -F '\t' -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
     -v label="$1" '
+    BEGIN { leaf = ENVIRON["cnp_leaf"]; path = ENVIRON["cnp_path"] }
     { split ($5, s, ";") }
     s[1] ~ "^(" leaf ")$" {
       n++
