@@ -221,7 +221,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx =
-    g_option_context_new ("- unwind raw user-stack samples into callchains");
+    g_option_context_new ("[INPUT] - unwind raw user-stack samples into "
+                          "callchains");
 
   opts->input_fd = opts->output_fd = -1;
   opts->format = ST_FORMAT_AUTO;
