@@ -11,8 +11,10 @@ out=${TMPDIR:-/tmp}/stacktrace-quickstart.syscap
 "$top/run-tests.sh" --normal --build-only
 
 echo
-echo "=== stacktrace -i tests/data/fixture/fixture.syscap --symfs tests/data/fixture --summary ==="
+# The command as run, to be pasted as it is.
+cmd="$top/build/src/stacktrace -i $fixture/fixture.syscap --symfs $fixture -o $out --force --summary"
+echo "=== $cmd ==="
 "$top/build/src/stacktrace" -i "$fixture/fixture.syscap" --symfs "$fixture" \
-  -o "$out" --summary
+  -o "$out" --force --summary
 echo
 echo "The unwound capture is $out."

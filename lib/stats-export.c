@@ -191,7 +191,8 @@ put_top_offenders (Emitter *e, const StStats *stats)
       put_u64 (e, "not_unwound", not_unwound (c));
       put_u64 (e, "truncated", c->truncated);
       put_u64 (e, "failed", c->failed);
-      put_percent (e, "success_rate_percent", st_unwind_success_rate (c));
+      put_percent (e, "success_rate_percent",
+                   st_unwind_success_shown (c, 2));
       end (e, FALSE);
     }
   end (e, TRUE);
@@ -312,7 +313,7 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
   put_u64 (&e, "stitch_refused", t->stitch_refused);
   end (&e, FALSE);
   put_u64 (&e, "unprimed", t->unprimed);
-  put_percent (&e, "success_rate_percent", st_unwind_success_rate (t));
+  put_percent (&e, "success_rate_percent", st_unwind_success_shown (t, 2));
   put_u64 (&e, "user_frames", t->frames);
   put_u64 (&e, "frames_by_frame_pointer_step", t->fp_frames);
   put_u64 (&e, "sampled_frames_by_code", t->code_frames);

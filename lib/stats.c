@@ -21,6 +21,7 @@ struct StStats
   uint64_t n_no_counterpart;
   uint64_t data_left_out;      /* of those: samples, maps, comms */
   uint64_t lost_by_recorder;   /* records the recorder said it lost */
+  uint64_t with_chain;         /* samples that have a call chain */
   uint64_t joined;             /* kernel parts joined to their raw stack */
   uint64_t damage[ST_DAMAGE_N];        /* damaged spots, per action */
   uint64_t damage_bytes[ST_DAMAGE_N];
@@ -72,6 +73,10 @@ st_stats_event (StStats *s, const StEvent *ev, gboolean written)
     s->by_kind_in[ev->kind]++;
   if (ev->kind == ST_EVENT_LOST)
     s->lost_by_recorder += ev->lost.count;
+  /* A chain beyond the sampled address: unwound already (by the
+     kernel's frame-pointer walk, or by a live unwinder).  */
+  if (ev->kind == ST_EVENT_SAMPLE && ev->sample.n_ips > 1)
+    s->with_chain++;
   if (written)
     s->events_out++;
 }
@@ -343,13 +348,28 @@ st_unwind_success_rate (const StUnwindCounters *c)
   return c->samples ? 100.0 * (double) c->complete / (double) c->samples : 100.0;
 }
 
+double
+st_unwind_success_shown (const StUnwindCounters *c, unsigned decimals)
+{
+  double rate = st_unwind_success_rate (c);
+  double unit = 1.0;
+
+  for (unsigned i = 0; i < decimals; i++)
+    unit /= 10.0;
+  /* Printed with DECIMALS digits, 99.96 % would read 100.0 % while a
+     sample was lost: the figure below 100 is shown instead.  */
+  if (c->complete < c->samples && rate >= 100.0 - unit / 2.0)
+    return 100.0 - unit;
+  return rate;
+}
+
 static void
 print_counters (FILE *out, const char *label, const StUnwindCounters *c)
 {
   fprintf (out, "stacktrace: %s: %" PRIu64 " samples, %" PRIu64
            " unwound to the root, %" PRIu64 " truncated, %" PRIu64
            " failed (%.1f%% success)", label, c->samples, c->complete,
-           c->truncated, c->failed, st_unwind_success_rate (c));
+           c->truncated, c->failed, st_unwind_success_shown (c, 1));
   if (c->stitched > 0)
     fprintf (out, "; %" PRIu64 " reached the root by stitching", c->stitched);
   fputc ('\n', out);
@@ -373,11 +393,17 @@ print_sources (FILE *out, const StUnwindCounters *c)
   fputc ('\n', out);
 }
 
-/* With workers only: what they did, and what samples did meanwhile.  */
+/* With workers only, and then with -v or when priming cost something:
+   the cap held the input back, or samples went out unprimed (a wait
+   for modules at the start of a live run is the normal course).  What
+   the workers did, and what samples did meanwhile.  */
 static void
-print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t)
+print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t,
+               gboolean verbose)
 {
   if (p->threads == 0)
+    return;
+  if (!verbose && p->stalls == 0 && p->forced == 0 && t->unprimed == 0)
     return;
   fprintf (out, "stacktrace: priming (%s): %" PRIu64 " module(s) prepared "
            "on %u worker thread(s)", p->mode, p->modules_prepared,
@@ -441,9 +467,16 @@ print_total (const StStats *s, const StUnwindCounters *t, FILE *out)
 {
   uint64_t raw = s->by_kind_in[ST_EVENT_STACK_USER];
 
-  if (raw == 0 && t->samples == 0)
+  if (raw == 0 && t->samples == 0 && s->with_chain > 0)
+    fprintf (out, "stacktrace: no raw-stack samples in this input: its %"
+             PRIu64 " sample(s) with a call chain are already unwound, and "
+             "were passed through\n", s->with_chain);
+  else if (raw == 0 && t->samples == 0)
     fprintf (out, "stacktrace: no raw-stack samples in this input: record "
              "with --call-graph=dwarf\n");
+  else if (t->samples == 0 && s->events_out == 0)
+    fprintf (out, "stacktrace: %" PRIu64 " raw-stack samples read; none "
+             "unwound, nothing written (-m none)\n", raw);
   else if (t->samples == 0)
     fprintf (out, "stacktrace: %" PRIu64 " raw-stack samples passed through "
              "(not unwound)\n", raw);
@@ -488,7 +521,7 @@ st_stats_print (const StStats *s, FILE *out, gboolean verbose)
     fprintf (out, "stacktrace: %" PRIu64 " sampled frame(s) without CFI "
              "unwound by their code (at a function's entry or exit)\n",
              t->code_frames);
-  print_priming (out, &s->priming, t);
+  print_priming (out, &s->priming, t, verbose);
   if (s->files != NULL)
     st_file_report_print (s->files, out, verbose);
   if (t->samples > 0)

@@ -116,6 +116,11 @@ uint64_t st_stats_events_out (const StStats *s);
 
 /* Share of samples unwound to the root, 0..100 (100 when none).  */
 double st_unwind_success_rate (const StUnwindCounters *c);
+/* The same for printing with DECIMALS digits after the point: never
+   rounding up to 100 while a sample was not unwound to the root (then
+   99.9 with one decimal).  */
+double st_unwind_success_shown (const StUnwindCounters *c,
+                                unsigned decimals);
 
 /* Prints the summary.  VERBOSE adds a line per process (and every
    module's file) and the input's records that have no counterpart in

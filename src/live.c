@@ -27,6 +27,7 @@ struct StLive
   int64_t start_us;          /* monotonic */
   int64_t last_write_us;
   gboolean write_failed;     /* warned once */
+  gboolean stats_enabled;    /* the input was recognized */
   int64_t drain_start_us;    /* when draining began; 0: not draining */
   uint64_t drain_offset;     /* the input offset then */
   gboolean grace_expired;
@@ -172,7 +173,7 @@ write_snapshot (StLive *l, const char *state)
   };
 
   l->last_write_us = now;
-  if (l->stats_file == NULL)
+  if (l->stats_file == NULL || !l->stats_enabled)
     return;
   if (l->pipeline != NULL)
     st_debuginfod_get_stats (st_pipeline_debuginfod (l->pipeline),
@@ -183,7 +184,7 @@ write_snapshot (StLive *l, const char *state)
   /* A temporary file in the same directory, renamed over the old one: a
      reader sees the previous snapshot or this one, never a mix.  */
   if (!g_file_set_contents_full (l->stats_file, text, -1,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600,
                                  &error))
     {
       if (!l->write_failed)
@@ -206,8 +207,14 @@ st_live_new (const char *stats_file, StStatsFormat format, gboolean verbose)
   l->verbose = verbose;
   l->empty = st_stats_new ();
   l->start_us = g_get_monotonic_time ();
-  write_snapshot (l, "running");
   return l;
+}
+
+void
+st_live_start_stats (StLive *l)
+{
+  l->stats_enabled = TRUE;
+  write_snapshot (l, "running");
 }
 
 void

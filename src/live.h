@@ -22,9 +22,13 @@
 
 typedef struct StLive StLive;
 
-/* STATS_FILE may be NULL (no snapshots).  Writes a first snapshot.  */
+/* STATS_FILE may be NULL (no snapshots).  Nothing is written before
+   st_live_start_stats.  */
 StLive *st_live_new (const char *stats_file, StStatsFormat format,
                      gboolean verbose);
+/* Writes the stats file from now on (the first snapshot at once): once
+   the input is recognized, as no output is created before.  */
+void st_live_start_stats (StLive *l);
 void st_live_free (StLive *live);
 
 /* SIGINT and SIGTERM ask to stop after the current frame (a second one

@@ -175,9 +175,13 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   int input_fd = G_MININT, output_fd = G_MININT;
   GOptionEntry entries[] = {
     { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opts->input,
-      "Read from PATH (file or FIFO; default: stdin)", "PATH" },
+      "Read from PATH (file or FIFO; default: stdin, or ./perf.data when "
+      "stdin is a terminal)", "PATH" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opts->output,
-      "Write to PATH (default: stdout)", "PATH" },
+      "Write to PATH (default: stdout); an existing file is kept as "
+      "PATH.old", "PATH" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &opts->force,
+      "Replace existing output files without keeping PATH.old", NULL },
     { "input-fd", 0, 0, G_OPTION_ARG_INT, &input_fd,
       "Read from inherited file descriptor N", "N" },
     { "output-fd", 0, 0, G_OPTION_ARG_INT, &output_fd,
@@ -185,7 +189,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
       "Input format: auto (default), sysprof, perf", "FMT" },
     { "output-format", 0, 0, G_OPTION_ARG_STRING, &output_format,
-      "Output format: sysprof (default) or perf", "FMT" },
+      "Output format: sysprof or perf (default: by the -o suffix .syscap "
+      "or .data, else the input's)", "FMT" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       "none, passthru or naive (default)", "MODE" },
     { "engine", 0, 0, G_OPTION_ARG_STRING, &engine,
@@ -233,11 +238,12 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx =
-    g_option_context_new ("- unwind raw user-stack samples into callchains");
+    g_option_context_new ("[INPUT] - unwind raw user-stack samples into "
+                          "callchains");
 
   opts->input_fd = opts->output_fd = -1;
   opts->format = ST_FORMAT_AUTO;
-  opts->output_format = ST_FORMAT_SYSPROF;
+  opts->output_format = ST_FORMAT_AUTO;
   opts->mode = ST_MODE_UNWIND;
   opts->engine = ST_ENGINE_FAST;
 
@@ -250,10 +256,17 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       printf ("stacktrace %s\n", PACKAGE_VERSION);
       exit (0);
     }
-  if (*argc > 1)
+  /* As perf report: a single argument names the input file.  */
+  if (*argc == 2 && opts->input == NULL && input_fd == G_MININT
+      && g_strcmp0 ((*argv)[1], "--") != 0)
+    opts->input = g_strdup ((*argv)[1]);
+  else if (*argc > 1)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "unexpected argument '%s'", (*argv)[1]);
+                   "unexpected argument '%s'%s", (*argv)[*argc > 2 ? 2 : 1],
+                   *argc > 2 ? " (only one input file: give the output "
+                   "with -o PATH)"
+                   : " (the input is already given by -i or --input-fd)");
       return FALSE;
     }
   if ((format && !parse_format (format, &opts->format, TRUE, error))

@@ -10,18 +10,19 @@
 
 typedef struct
 {
-  char *input;            /* NULL: stdin */
+  char *input;            /* NULL: stdin (or perf.data: see main) */
   char *output;           /* NULL: stdout */
   int input_fd;           /* -1: unset */
   int output_fd;          /* -1: unset */
   StFormat format;
-  StFormat output_format;
+  StFormat output_format; /* AUTO: by the -o name, else the input's */
   StMode mode;
   StEngine engine;
   char *symfs;
   char *buildid_dir;
   gboolean no_host_files;
   char *chains;
+  gboolean force;         /* replace outputs without keeping PATH.old */
   gboolean summary;
   gboolean no_demangle;
   gboolean verbose;

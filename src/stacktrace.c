@@ -21,6 +21,7 @@
 #include "live.h"
 #include "live-unwinder.h"
 #include "options.h"
+#include "output-file.h"
 #include "pipeline.h"
 #include "record.h"
 
@@ -42,7 +43,7 @@ open_interruptibly (const char *path, int flags)
           return -1;
         }
     }
-  while ((fd = open (path, flags, 0644)) < 0 && errno == EINTR);
+  while ((fd = open (path, flags, 0600)) < 0 && errno == EINTR);
   return fd;
 }
 
@@ -73,15 +74,143 @@ open_input (const StOptions *o)
   return open_interruptibly (o->input, O_RDONLY | O_CLOEXEC);
 }
 
+/* The output's descriptor: inherited, standard output, the path itself
+   (a FIFO waits here for its reader), or FILE's temporary file.  */
 static int
-open_output (const StOptions *o)
+open_output (const StOptions *o, StOutputFile *file, GError **error)
 {
   if (o->output_fd >= 0)
     return o->output_fd;
-  if (o->output == NULL || strcmp (o->output, "-") == 0)
+  if (file == NULL)
     return STDOUT_FILENO;
-  return open_interruptibly (o->output,
-                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
+  if (!st_output_file_in_place (file))
+    return st_output_file_create (file, error);
+  int fd = open_interruptibly (o->output, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+                 "cannot open output %s: %s", o->output, g_strerror (errno));
+  return fd;
+}
+
+/* The chains file, opened as the output is.  */
+static FILE *
+open_chains (const StOptions *o, StOutputFile *file, GError **error)
+{
+  FILE *f;
+  int fd;
+
+  if (st_output_file_in_place (file))
+    fd = open_interruptibly (o->chains, O_WRONLY | O_CLOEXEC);
+  else
+    fd = st_output_file_create (file, error);
+  if (fd < 0)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+                     "cannot open %s: %s", o->chains, g_strerror (errno));
+      return NULL;
+    }
+  if ((f = fdopen (fd, "w")) == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+                   "cannot open %s: %s", o->chains, g_strerror (errno));
+      close (fd);
+    }
+  return f;
+}
+
+/* Every output path checked before anything is opened or created: a
+   mistyped --chains must not cost the -o file its content.  NULL with
+   the message printed when one is unusable.  */
+static gboolean
+check_outputs (const StOptions *o, StOutputFile **out, StOutputFile **chains)
+{
+  g_autoptr (GError) error = NULL;
+
+  *out = *chains = NULL;
+  if (o->mode != ST_MODE_NONE && o->output_fd < 0 && o->output != NULL
+      && strcmp (o->output, "-") != 0
+      && (*out = st_output_file_check ("output", o->output, o->force,
+                                       &error)) == NULL)
+    goto fail;
+  if (o->chains != NULL
+      && (*chains = st_output_file_check ("chains file", o->chains, o->force,
+                                          &error)) == NULL)
+    goto fail;
+  if (o->stats_file != NULL)
+    {
+      /* Rewritten by a rename each time (live.c): only checked here.  */
+      StOutputFile *stats = st_output_file_check ("stats file", o->stats_file,
+                                                  TRUE, &error);
+      if (stats == NULL)
+        goto fail;
+      st_output_file_free (stats);
+    }
+  return TRUE;
+
+fail:
+  fprintf (stderr, "stacktrace: %s; nothing was written\n", error->message);
+  g_clear_pointer (out, st_output_file_free);
+  g_clear_pointer (chains, st_output_file_free);
+  return FALSE;
+}
+
+/* The output format when --output-format is not given: by the -o
+   name's suffix as perf users name their files, else the input's (a
+   filter's output is what came in, unwound).  WHY says which.  */
+static StFormat
+choose_output_format (const StOptions *o, const StReader *reader,
+                      const char **why)
+{
+  if (o->output_format != ST_FORMAT_AUTO)
+    {
+      *why = "--output-format";
+      return o->output_format;
+    }
+  if (o->output != NULL && g_str_has_suffix (o->output, ".data"))
+    {
+      *why = "the -o name ends in .data";
+      return ST_FORMAT_PERF;
+    }
+  if (o->output != NULL && g_str_has_suffix (o->output, ".syscap"))
+    {
+      *why = "the -o name ends in .syscap";
+      return ST_FORMAT_SYSPROF;
+    }
+  *why = "the input's format";
+  return st_reader_format (reader) == ST_FORMAT_PERF ? ST_FORMAT_PERF
+                                                     : ST_FORMAT_SYSPROF;
+}
+
+/* Ends FILE: into place when the run wrote it whole (WRITTEN), else
+   removed, the path keeping what it had; but a write that failed on
+   the way (a full disk) over no earlier file leaves what was written,
+   which the writer has kept readable (perf.data's header says how
+   much): it costs the user nothing.  FALSE when the rename failed.  */
+static gboolean
+end_output_file (StOutputFile *file, gboolean written, gboolean verbose)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (file == NULL || st_output_file_in_place (file))
+    return TRUE;
+  if (!written && !st_output_file_is_new (file))
+    {
+      st_output_file_discard (file);
+      fprintf (stderr, "stacktrace: %s keeps what it had: this run did "
+               "not complete its output\n",
+               st_output_file_path (file));
+      return TRUE;
+    }
+  if (!st_output_file_commit (file, &error))
+    {
+      fprintf (stderr, "stacktrace: %s\n", error->message);
+      return FALSE;
+    }
+  if (verbose && st_output_file_kept (file) != NULL)
+    fprintf (stderr, "stacktrace: the previous file was kept as %s\n",
+             st_output_file_kept (file));
+  return TRUE;
 }
 
 static gboolean
@@ -238,30 +367,63 @@ main (int argc, char **argv)
       st_options_clear (&opts);
       return usage ? 2 : 1;
     }
-  if (record != NULL && !st_record_start (record, &opts, stop_requested, &error))
+
+  /* As perf report: no input named and a terminal on standard input
+     (nothing could come from there) reads ./perf.data.  */
+  if (unwinder == NULL && record == NULL && opts.input == NULL
+      && opts.input_fd < 0 && isatty (STDIN_FILENO))
     {
-      gboolean usage = error->domain == G_OPTION_ERROR;
-      fprintf (stderr, "stacktrace: %s\n", error->message);
-      st_record_free (record);
-      st_options_clear (&opts);
-      return usage ? 2 : 1;
+      opts.input = g_strdup ("perf.data");
+      fprintf (stderr, "stacktrace: standard input is a terminal: reading "
+               "./perf.data (-i PATH reads another file)\n");
     }
 
   int status = 1;
   const char *state = "failed";
-  StLive *live = st_live_new (opts.stats_file, opts.stats_format,
-                              opts.verbose);
+  StOutputFile *out_file = NULL, *chains_file = NULL;
+  StLive *live = NULL;
   FILE *chains = NULL;
   StReader *reader = NULL;
   StWriter *writer = NULL;
   StPipeline *pipeline = NULL;
-  int in_fd = open_input (&opts);
+  int in_fd = -1;
   int out_fd = -1;
+  gboolean outputs_written = FALSE;
 
+  if (opts.mode != ST_MODE_NONE && opts.output == NULL
+      && isatty (opts.output_fd >= 0 ? opts.output_fd : STDOUT_FILENO))
+    {
+      fprintf (stderr, "stacktrace: refusing to write binary output to "
+               "a terminal; use -o PATH (or -m none to only check the "
+               "input)\n");
+      goto out;
+    }
+  if (!check_outputs (&opts, &out_file, &chains_file))
+    goto out;
+  /* The events opened and the command started only once the outputs
+     are known to be writable.  */
+  if (record != NULL && !st_record_start (record, &opts, stop_requested,
+                                          &error))
+    {
+      fprintf (stderr, "stacktrace: %s\n", error->message);
+      if (error->domain == G_OPTION_ERROR)
+        status = 2;
+      goto out;
+    }
+  live = st_live_new (opts.stats_file, opts.stats_format, opts.verbose);
+  in_fd = open_input (&opts);
   if (in_fd < 0)
     {
       if (report_open_failure ("input", opts.input))
         status = 0, state = "stopped";
+      goto out;
+    }
+  struct stat in_st;
+  if (fstat (in_fd, &in_st) == 0 && S_ISDIR (in_st.st_mode))
+    {
+      fprintf (stderr, "stacktrace: the input %s is a directory; give a "
+               "perf.data file or a Sysprof capture\n",
+               opts.input != NULL ? opts.input : "descriptor");
       goto out;
     }
   st_live_set_drain (live, input_can_drain (in_fd));
@@ -277,27 +439,36 @@ main (int argc, char **argv)
           state = "stopped";
         }
       else
-        fprintf (stderr, "stacktrace: %s\n", error->message);
+        fprintf (stderr, "stacktrace: %s%s%s\n",
+                 opts.input != NULL && strcmp (opts.input, "-") != 0
+                 ? opts.input : "", opts.input != NULL
+                 && strcmp (opts.input, "-") != 0 ? ": " : "",
+                 error->message);
       goto out;
     }
+  st_live_start_stats (live);
+  const char *format_why = NULL;
+  StFormat output_format = choose_output_format (&opts, reader, &format_why);
+  if (opts.verbose && opts.mode != ST_MODE_NONE)
+    fprintf (stderr, "stacktrace: writing %s (%s)\n",
+             output_format == ST_FORMAT_PERF ? "perf.data"
+             : "a Sysprof capture", format_why);
   if (opts.mode != ST_MODE_NONE)
     {
-      if (isatty (opts.output_fd >= 0 ? opts.output_fd : STDOUT_FILENO)
-          && opts.output == NULL)
-        {
-          fprintf (stderr, "stacktrace: refusing to write binary output to "
-                   "a terminal; use -o PATH\n");
-          goto out;
-        }
       if (output_is_input (&opts, in_fd))
         goto out;
-      if ((out_fd = open_output (&opts)) < 0)
+      if ((out_fd = open_output (&opts, out_file, &error)) < 0)
         {
-          if (report_open_failure ("output", opts.output))
-            status = 0, state = "stopped";
+          if (errno == EINTR && st_live_stop_signal () != 0)
+            {
+              report_open_failure ("output", opts.output);
+              status = 0, state = "stopped";
+            }
+          else
+            fprintf (stderr, "stacktrace: %s\n", error->message);
           goto out;
         }
-      writer = st_writer_new (out_fd, opts.output_format, reader,
+      writer = st_writer_new (out_fd, output_format, reader,
                               opts.mode == ST_MODE_UNWIND, &error);
       if (writer == NULL)
         {
@@ -309,17 +480,17 @@ main (int argc, char **argv)
       if (record != NULL)
         st_record_write_mounts (record, writer);
     }
-  if (opts.chains != NULL && (chains = fopen (opts.chains, "we")) == NULL)
+  if (chains_file != NULL
+      && (chains = open_chains (&opts, chains_file, &error)) == NULL)
     {
-      fprintf (stderr, "stacktrace: cannot open %s: %s\n", opts.chains,
-               strerror (errno));
+      fprintf (stderr, "stacktrace: %s\n", error->message);
       goto out;
     }
 
   StPipelineOptions popts = {
     .mode = opts.mode,
     .engine = opts.engine,
-    .output_format = opts.output_format,
+    .output_format = output_format,
     .symfs = opts.symfs,
     .buildid_dir = opts.buildid_dir,
     .given_files_only = opts.no_host_files,
@@ -345,7 +516,11 @@ main (int argc, char **argv)
   if (unwinder != NULL)
     st_live_set_output_gone (live, st_live_unwinder_output_gone, unwinder);
   gboolean ok = st_pipeline_run (pipeline, &error);
+  gboolean named_input = opts.input != NULL && strcmp (opts.input, "-") != 0;
   gboolean client_gone = FALSE;
+  /* The outputs go into place unless writing them failed: damaged or
+     cut input, a stop by a signal, still leave every valid frame.  */
+  outputs_written = writer == NULL || !st_writer_failed (writer);
   if (st_pipeline_output_abandoned (pipeline)
       || (!ok && unwinder != NULL
           && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE)))
@@ -365,10 +540,11 @@ main (int argc, char **argv)
     {
       /* Every valid frame was written, but a script must know.  */
       const StStats *stats = st_pipeline_stats (pipeline);
-      fprintf (stderr, "stacktrace: the input was damaged in %" G_GUINT64_FORMAT
-               " place(s), the first at offset %" G_GUINT64_FORMAT "; every "
-               "valid frame was written\n", st_stats_damaged (stats),
-               st_stats_first_damage (stats));
+      fprintf (stderr, "stacktrace: the input was damaged in %"
+               G_GUINT64_FORMAT " place(s), the first at offset %"
+               G_GUINT64_FORMAT "%s%s; every valid frame was written\n",
+               st_stats_damaged (stats), st_stats_first_damage (stats),
+               named_input ? " of " : "", named_input ? opts.input : "");
       ok = FALSE;
     }
   uint64_t drain_from = 0;
@@ -390,21 +566,37 @@ main (int argc, char **argv)
     print_resources (stderr);
   if (opts.summary)
     st_callgraph_print (st_pipeline_callgraph (pipeline), stderr, 1.0);
+  gboolean chains_written = TRUE;
   if (chains != NULL && fclose (chains) != 0)
     {
       fprintf (stderr, "stacktrace: writing %s failed\n", opts.chains);
-      ok = FALSE;
+      ok = chains_written = FALSE;
     }
   chains = NULL;
+  /* Ended before the outputs are renamed into place: a reader that
+     waits for the name sees them whole.  */
+  st_writer_free (writer);
+  writer = NULL;
+  if (out_fd > STDERR_FILENO && out_fd != opts.output_fd && close (out_fd) != 0)
+    outputs_written = FALSE;
+  out_fd = -1;
+  if (!end_output_file (out_file, outputs_written, opts.verbose)
+      || !end_output_file (chains_file, outputs_written && chains_written,
+                           opts.verbose))
+    ok = FALSE;
   status = ok ? 0 : 1;
   state = !ok ? "failed"
           : st_pipeline_stopped (pipeline) || drained || client_gone ? "stopped"
           : "finished";
 
 out:
-  st_live_finish (live, state);
+  if (live != NULL)
+    st_live_finish (live, state);
   if (chains != NULL)
     fclose (chains);
+  /* Not written through: the paths keep what they had.  */
+  st_output_file_free (out_file);
+  st_output_file_free (chains_file);
   st_pipeline_free (pipeline);
   st_writer_free (writer);
   st_reader_free (reader);

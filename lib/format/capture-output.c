@@ -23,6 +23,10 @@
 
 /* Sysprof shows LOG severities as GLogLevelFlags.  */
 #define LOST_SEVERITY G_LOG_LEVEL_CRITICAL
+/* The unwinding summary's LOG frames: Sysprof 48 shows the counters in
+   no view of its window, but lists LOG frames under Logs.  */
+#define SUMMARY_SEVERITY G_LOG_LEVEL_MESSAGE
+#define SUMMARY_DOMAIN "stacktrace"
 
 /* Our counters' ids: far above the small sequential ids Sysprof's writer
    hands out (from 1), so a capture that has counters of its own keeps
@@ -177,13 +181,14 @@ file_backed (const char *filename)
 }
 
 /* Sysprof names a process by its first PROCESS frame: perf's placeholder
-   for the child of `perf record -- prog` must not be it.  Its exec COMM
-   gets the full command line when perf's CMDLINE says it.  */
+   for the child of `perf record -- prog` must not be it.  The name is
+   the kernel's comm, as Sysprof's own unwinder writes it: a command
+   line (perf's CMDLINE) would name the workload apart from its other
+   processes, and may hold secrets.  */
 static gboolean
 convert_comm (CaptureOutput *o, const StEvent *ev)
 {
   const char *comm = ev->process.comm;
-  g_autofree char *command = NULL;
 
   if (!ev->process.exec && g_strcmp0 (comm, PERF_EXEC_COMM) == 0)
     {
@@ -192,12 +197,8 @@ convert_comm (CaptureOutput *o, const StEvent *ev)
       return TRUE;
     }
   if (ev->process.exec && ev->pid == o->workload_pid)
-    {
-      command = st_perf_recording_command (&o->recording, comm);
-      o->workload_pid = 0;
-    }
-  st_capture_writer_process (o->writer, ev->cpu, ev->pid, ev->time,
-                             command != NULL ? command : comm);
+    o->workload_pid = 0;
+  st_capture_writer_process (o->writer, ev->cpu, ev->pid, ev->time, comm);
   return TRUE;
 }
 
@@ -342,8 +343,36 @@ counter_bits (const StProgressCounters *c, CounterIndex i)
   return bits;
 }
 
+/* The success rate as printed with one decimal: 99.96 % must not read
+   100.0 % while a sample failed (as the statistics print it).  */
+static double
+success_shown (const StProgressCounters *c)
+{
+  double rate = c->samples ? 100.0 * (double) c->complete
+                             / (double) c->samples
+                           : 100.0;
+
+  return c->complete < c->samples && rate >= 99.95 ? 99.9 : rate;
+}
+
+/* The counters as one line in a LOG frame, which Sysprof 48's Logs
+   section lists (its window graphs no counters of ours).  */
+static void
+log_summary (CaptureOutput *o, int64_t time, const StProgressCounters *c)
+{
+  g_autofree char *msg = g_strdup_printf (
+    "Unwinding: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " samples "
+    "unwound to the root (%.1f%% success), %" G_GUINT64_FORMAT
+    " truncated, %" G_GUINT64_FORMAT " failed", c->complete, c->samples,
+    success_shown (c), c->truncated, c->failed);
+
+  st_capture_writer_log (o->writer, -1, -1, time, SUMMARY_SEVERITY,
+                         SUMMARY_DOMAIN, msg);
+}
+
 /* Sysprof shows counters as graphs over time, grouped by category: one
-   CTRDEF with the first values, then a CTRSET per call.  */
+   CTRDEF with the first values, then a CTRSET per call; each also as a
+   LOG line.  */
 static void
 capture_counters (void *impl, int64_t time, const StProgressCounters *c)
 {
@@ -377,10 +406,11 @@ capture_counters (void *impl, int64_t time, const StProgressCounters *c)
       st_capture_writer_define_counters (o->writer, -1, -1, time, defs,
                                          N_COUNTERS);
       o->counters_defined = TRUE;
-      return;
     }
-  st_capture_writer_set_counters (o->writer, -1, -1, time, ids, values,
-                                  N_COUNTERS);
+  else
+    st_capture_writer_set_counters (o->writer, -1, -1, time, ids, values,
+                                    N_COUNTERS);
+  log_summary (o, time, c);
 }
 
 static gboolean

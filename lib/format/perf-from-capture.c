@@ -18,6 +18,10 @@
 /* The sample id of the synthesized attribute.  */
 #define CAPTURE_ATTR_ID 1
 
+/* Threads whose name was written, at most: past it the table starts
+   again (a thread then gets its COMM once more: no harm).  */
+#define NAMED_THREADS_MAX 65536
+
 typedef struct
 {
   StPerfWriter *writer;
@@ -27,6 +31,10 @@ typedef struct
   uint64_t n_records;
   GHashTable *build_ids;        /* "HEX\tfilename", file mode */
   StUnwoundChain chain;
+  /* A capture names processes only: perf names each thread (COMM with
+     the thread's tid), and shows a thread without one as ":TID".  */
+  GHashTable *process_names;    /* pid -> comm */
+  GHashTable *thread_names;     /* tid -> the comm written for it */
 } StPerfFromCapture;
 
 /* The attribute of converted samples.  A capture does not say which event
@@ -104,6 +112,32 @@ chain_ip (const uint64_t *ips, size_t n, uint16_t *misc)
   return 0;
 }
 
+/* Before the first sample of a thread that is not its process's main
+   thread (or after its process changed names): a COMM naming it as
+   its process is named, as perf's own records do.  */
+static void
+name_thread (StPerfFromCapture *o, const StEvent *ev)
+{
+  const char *comm, *written;
+
+  if (ev->tid == ev->pid || ev->tid <= 0)
+    return;
+  comm = g_hash_table_lookup (o->process_names, GINT_TO_POINTER (ev->pid));
+  if (comm == NULL)
+    return;
+  written = g_hash_table_lookup (o->thread_names, GINT_TO_POINTER (ev->tid));
+  if (written != NULL && strcmp (written, comm) == 0)
+    return;
+  if (g_hash_table_size (o->thread_names) >= NAMED_THREADS_MAX)
+    g_hash_table_remove_all (o->thread_names);
+  StPerfSampleId sid = sample_id (ev);
+  st_perf_writer_comm (o->writer, FALSE, (uint32_t) ev->pid,
+                       (uint32_t) ev->tid, comm, &sid);
+  g_hash_table_insert (o->thread_names, GINT_TO_POINTER (ev->tid),
+                       g_strdup (comm));
+  counted (o);
+}
+
 static void
 capture_sample (StPerfFromCapture *o, const StEvent *ev, const uint64_t *ips,
                 size_t n_ips)
@@ -116,6 +150,7 @@ capture_sample (StPerfFromCapture *o, const StEvent *ev, const uint64_t *ips,
   };
   uint16_t misc;
 
+  name_thread (o, ev);
   f.ip = chain_ip (ips, n_ips, &misc);
   st_perf_writer_sample (o->writer, o->sample_type, misc, &f);
   counted (o);
@@ -139,6 +174,8 @@ capture_raw_stack (StPerfFromCapture *o, const StEvent *ev)
   };
   uint16_t misc = ST_PERF_MISC_USER;
 
+  name_thread (o, ev);
+
   if (ev->stack.regs != NULL)
     memcpy (regs, ev->stack.regs,
             MIN (ev->stack.n_regs, G_N_ELEMENTS (regs)) * sizeof (uint64_t));
@@ -151,27 +188,28 @@ capture_raw_stack (StPerfFromCapture *o, const StEvent *ev)
   counted (o);
 }
 
-/* Sysprof keeps a command line, perf a command name: the name of the
-   program when the string looks like a path or a command line, else the
-   string (a thread or kernel task name), at most 15 bytes as in the
-   kernel.  */
+/* Sysprof may keep a command line, perf keeps the kernel's command
+   name: the program's file name when the string is a command line (it
+   has a space: "./work_fp 2", "/usr/bin/python3 -m x") or a path ("/",
+   "./" first), else the string itself (a thread or kernel task name,
+   "kworker/0:1"), at most 15 bytes as in the kernel.  */
 static char *
 comm_of (const char *cmdline)
 {
-  char *comm;
+  const char *start = cmdline;
+  const char *end = cmdline + strlen (cmdline);
 
-  if (cmdline[0] == '/' || strlen (cmdline) > 15)
+  if (strchr (cmdline, ' ') != NULL || cmdline[0] == '/'
+      || g_str_has_prefix (cmdline, "./") || g_str_has_prefix (cmdline, "../"))
     {
-      const char *end = cmdline + strcspn (cmdline, " ");
-      const char *start = end;
-
+      end = cmdline + strcspn (cmdline, " ");
+      start = end;
       while (start > cmdline && start[-1] != '/')
         start--;
-      comm = g_strndup (start, MIN ((size_t) (end - start), 15));
+      if (start == end)       /* "/" or "dir/": keep what there is */
+        start = cmdline;
     }
-  else
-    comm = g_strdup (cmdline);
-  return comm;
+  return g_strndup (start, MIN ((size_t) (end - start), 15));
 }
 
 static void
@@ -276,7 +314,8 @@ from_capture_event (void *impl, const StEvent *ev)
 
         st_perf_writer_comm (o->writer, ev->process.exec, (uint32_t) ev->pid,
                              (uint32_t) ev->pid, comm, &sid);
-        g_free (comm);
+        g_hash_table_insert (o->process_names, GINT_TO_POINTER (ev->pid),
+                             comm);
         counted (o);
         return TRUE;
       }
@@ -321,6 +360,10 @@ st_perf_from_capture_new (StOutput *out, gboolean unwinding)
 
   o->writer = st_perf_writer_new (out, file_mode);
   o->unwinding = unwinding;
+  o->process_names = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                            NULL, g_free);
+  o->thread_names = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                           NULL, g_free);
   o->raw_stacks = !o->unwinding;
   if (file_mode)
     o->build_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -370,6 +413,8 @@ from_capture_free (void *impl)
   if (o->build_ids != NULL)
     g_hash_table_destroy (o->build_ids);
   st_unwound_chain_clear (&o->chain);
+  g_hash_table_destroy (o->process_names);
+  g_hash_table_destroy (o->thread_names);
   g_free (o);
 }
 

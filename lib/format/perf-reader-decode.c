@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util/domain.h"
@@ -153,6 +154,71 @@ chain_has_address (const uint8_t *ips, uint64_t n)
   return FALSE;
 }
 
+/* Entries of ID_INDEX records kept at most (one per event and CPU).  */
+#define ID_INDEX_MAX 65536
+
+/* PERF_RECORD_ID_INDEX: the CPU of each sample id, for samples that do
+   not carry PERF_SAMPLE_CPU (Sysprof's live unwinder's rings: the CPU
+   is which ring the record came from).  */
+static int
+decode_id_index (StPerfReader *r, const uint8_t *p, size_t size,
+                 uint64_t off, GError **error)
+{
+  uint64_t nr;
+
+  if (size < sizeof (StPerfEventHeader) + 8)
+    return bad_record (error, ST_ERROR_FORMAT, off, ST_PERF_RECORD_ID_INDEX,
+                       size, "too short to hold its entry count");
+  nr = st_perf_get_u64 (p + sizeof (StPerfEventHeader));
+  if (nr > (size - sizeof (StPerfEventHeader) - 8)
+           / sizeof (StPerfIdIndexEntry))
+    return bad_record (error, ST_ERROR_FORMAT, off, ST_PERF_RECORD_ID_INDEX,
+                       size, "%" G_GUINT64_FORMAT " entries do not fit", nr);
+  if (r->cpu_by_id == NULL)
+    r->cpu_by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                          g_free, NULL);
+  for (uint64_t i = 0; i < nr; i++)
+    {
+      const uint8_t *e = p + sizeof (StPerfEventHeader) + 8
+                         + i * sizeof (StPerfIdIndexEntry);
+      uint64_t cpu = st_perf_get_u64 (e + offsetof (StPerfIdIndexEntry, cpu));
+
+      if (g_hash_table_size (r->cpu_by_id) >= ID_INDEX_MAX)
+        break;
+      if (cpu >= (uint64_t) G_MAXINT32)
+        continue;   /* (u64)-1: a per-thread event, no CPU */
+      uint64_t *id = g_new (uint64_t, 1);
+      *id = st_perf_get_u64 (e + offsetof (StPerfIdIndexEntry, id));
+      g_hash_table_insert (r->cpu_by_id, id, GSIZE_TO_POINTER (cpu + 1));
+    }
+  return 1;
+}
+
+/* The CPU of sample REC by its id and the ID_INDEX, or -1.  */
+static int32_t
+cpu_by_index (const StPerfReader *r, const StPerfAttr *a, const uint8_t *rec,
+              size_t size)
+{
+  uint64_t st = a->sample_type, id;
+  size_t pos;
+
+  if (r->cpu_by_id == NULL)
+    return -1;
+  if (st & ST_PERF_SAMPLE_IDENTIFIER)
+    pos = 8;
+  else if (st & ST_PERF_SAMPLE_ID)
+    pos = 8 + 8 * st_popcount64 (st & (ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_TID
+                                       | ST_PERF_SAMPLE_TIME
+                                       | ST_PERF_SAMPLE_ADDR));
+  else
+    return -1;
+  if (pos + 8 > size)
+    return -1;
+  id = st_perf_get_u64 (rec + pos);
+  gpointer cpu = g_hash_table_lookup (r->cpu_by_id, &id);
+  return cpu != NULL ? (int32_t) (GPOINTER_TO_SIZE (cpu) - 1) : -1;
+}
+
 static int
 decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
                StEvent *ev, GError **error)
@@ -210,6 +276,8 @@ decode_sample (StPerfReader *r, const uint8_t *rec, size_t size,
     ev->time = (int64_t) s.time;
   if (st & ST_PERF_SAMPLE_CPU)
     ev->cpu = (int32_t) s.cpu;
+  else
+    ev->cpu = cpu_by_index (r, a, rec, size);
 
   if ((st & ST_PERF_SAMPLE_REGS_USER) && s.abi != 0 && s.dyn_size > 0)
     {
@@ -452,6 +520,8 @@ st_perf_reader_decode_record (StPerfReader *r, const uint8_t *p,
                                         p + sizeof (StPerfFeatureRecord),
                                         size - sizeof (StPerfFeatureRecord));
       return 1;
+    case ST_PERF_RECORD_ID_INDEX:
+      return decode_id_index (r, p, size, off, error);
     case ST_PERF_RECORD_HEADER_BUILD_ID:
       {
         const char *why = st_perf_reader_add_build_id (r, p, size);

@@ -360,7 +360,18 @@ read_features (StPerfReader *r, GError **error)
     n += st_popcount64 (h->adds_features[w]);
   if (n == 0)
     return TRUE;
-  if (table_off < h->data.offset || table_off > fsize
+  if (table_off >= h->data.offset && table_off > fsize)
+    {
+      /* The data section itself runs past the end: the file was cut
+         (a copy or a recording that did not finish).  */
+      bad_header (error, ST_ERROR_TRUNCATED,
+                  "the file is truncated: it ends at %" G_GUINT64_FORMAT
+                  " bytes, but its data section ends at offset %"
+                  G_GUINT64_FORMAT " and %d feature section(s) follow",
+                  fsize, table_off, n);
+      return FALSE;
+    }
+  if (table_off < h->data.offset
       || (uint64_t) n * sizeof *table > fsize - table_off)
     {
       bad_header (error, ST_ERROR_FORMAT,

@@ -36,6 +36,7 @@ struct StPerfReader
   size_t decomp_pending;      /* the same for a decompressed record */
   GPtrArray *attrs;           /* StPerfAttr * */
   GHashTable *by_id;          /* uint64_t * (into attr ids) -> StPerfAttr * */
+  GHashTable *cpu_by_id;      /* uint64_t * -> CPU + 1, from ID_INDEX */
   GHashTable *build_ids;      /* file name -> BuildId * */
   uint8_t *features[ST_PERF_FEATURE_BITS];
   uint64_t feature_size[ST_PERF_FEATURE_BITS];

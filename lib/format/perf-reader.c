@@ -116,6 +116,8 @@ st_perf_reader_free (StPerfReader *r)
   if (r == NULL)
     return;
   g_hash_table_destroy (r->by_id);
+  if (r->cpu_by_id != NULL)
+    g_hash_table_destroy (r->cpu_by_id);
   g_hash_table_destroy (r->build_ids);
   g_ptr_array_free (r->attrs, TRUE);
   for (int i = 0; i < ST_PERF_FEATURE_BITS; i++)

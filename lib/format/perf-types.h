@@ -70,6 +70,18 @@ typedef struct __attribute__ ((packed))
 } StPerfEventHeader;
 static_assert (sizeof (StPerfEventHeader) == 8, "event header");
 
+/* One entry of PERF_RECORD_ID_INDEX (after the header and a u64 count):
+   which CPU (and thread) an event's sample id belongs to, so a sample
+   without PERF_SAMPLE_CPU still has its CPU.  */
+typedef struct __attribute__ ((packed))
+{
+  uint64_t id;
+  uint64_t idx;
+  uint64_t cpu;
+  uint64_t tid;
+} StPerfIdIndexEntry;
+static_assert (sizeof (StPerfIdIndexEntry) == 32, "id index entry");
+
 typedef enum
 {
   ST_PERF_RECORD_MMAP               = 1,

@@ -39,9 +39,21 @@ detect (StInput *in, GError **error)
   if (magic == ST_CAPTURE_MAGIC || magic == GUINT32_SWAP_LE_BE (ST_CAPTURE_MAGIC))
     return ST_FORMAT_SYSPROF;
 
+  /* Say what was there: a text file, a compressed archive, an ELF
+     file are told apart at a glance.  */
+  GString *seen = g_string_new (NULL);
+  for (int i = 0; i < 8; i++)
+    g_string_append_printf (seen, "%s%02x", i > 0 ? " " : "", p[i]);
+  g_string_append (seen, " \"");
+  for (int i = 0; i < 8; i++)
+    g_string_append_c (seen, g_ascii_isprint (p[i]) ? (char) p[i] : '.');
+  g_string_append_c (seen, '"');
   g_set_error (error, ST_ERROR, ST_ERROR_FORMAT,
-               "offset 0: unknown input format (neither a Sysprof capture "
-               "nor perf.data); use --format to force one");
+               "offset 0: neither a Sysprof capture nor perf.data: the "
+               "first bytes are %s, where perf.data begins with "
+               "\"PERFILE2\" and a capture with its magic %08x",
+               seen->str, ST_CAPTURE_MAGIC);
+  g_string_free (seen, TRUE);
   return ST_FORMAT_AUTO;
 }
 

@@ -12,8 +12,6 @@
 #include "format/perf-types.h"
 #include "live/proc-scan.h"
 
-/* The longest command line kept as a process's name.  */
-#define CMDLINE_MAX 1024
 /* Data bytes per FILE_CHUNK frame (Sysprof's writer uses pages too).  */
 #define CHUNK_DATA 4096
 #define TRAILER_SIZE 24
@@ -153,28 +151,6 @@ st_proc_scan_file_chunks (GByteArray *chunks, const char *path,
   return TRUE;
 }
 
-/* The name Sysprof gives a process found at start: its command line,
-   arguments joined by spaces (at most CMDLINE_MAX bytes), or the comm of
-   a process without one (a kernel thread).  */
-static char *
-process_name (const char *proc_root, uint32_t pid, const char *comm)
-{
-  g_autofree char *path = g_strdup_printf ("%s/%u/cmdline", proc_root, pid);
-  g_autofree char *args = NULL;
-  gsize len = 0;
-
-  if (!g_file_get_contents (path, &args, &len, NULL) || len == 0)
-    return g_strdup (comm);
-  len = MIN (len, (gsize) CMDLINE_MAX);
-  args[len] = '\0';
-  while (len > 0 && args[len - 1] == '\0')
-    len--;
-  for (gsize i = 0; i < len; i++)
-    if (args[i] == '\0')
-      args[i] = ' ';
-  return g_strndup (args, len);
-}
-
 /* The COMM and MMAP2 records of process PID, and its mountinfo when
    CHUNKS is given; FALSE when it is gone.  */
 static gboolean
@@ -190,8 +166,11 @@ scan_process (const char *proc_root, uint32_t pid, const Sink *out,
   if (!g_file_get_contents (comm_path, &comm, NULL, NULL))
     return FALSE;
   g_strchomp (comm);
-  g_autofree char *name = process_name (proc_root, pid, comm);
-  synth_comm (out, b, pid, name, now, id);
+  /* The kernel's name, as the real live unwinder and perf give it: a
+     command line can be long and hold secrets (a whole environment
+     passed as an argument), and one program would appear under two
+     names, its processes started later being named by their comm.  */
+  synth_comm (out, b, pid, comm, now, id);
   counts->processes++;
   if (g_file_get_contents (maps_path, &maps, NULL, NULL))
     {

@@ -111,6 +111,31 @@ first_pages (guint n_rings, long page)
   return pages;
 }
 
+/* Sysprof's events do not sample PERF_SAMPLE_CPU: each ring is one
+   CPU's (--perf-fd=FD:CPU), and an ID_INDEX record gives the reader
+   the CPU of each ring's sample id, as perf's own does.  */
+static void
+write_id_index (StRingSource *s)
+{
+  size_t len = sizeof (StPerfEventHeader) + 8
+               + s->n_rings * sizeof (StPerfIdIndexEntry);
+  g_autofree uint8_t *rec = g_malloc0 (len);
+  StPerfEventHeader h = { ST_PERF_RECORD_ID_INDEX, 0, (uint16_t) len };
+  uint64_t nr = s->n_rings;
+
+  if (s->n_rings == 0 || len > G_MAXUINT16)
+    return;
+  memcpy (rec, &h, sizeof h);
+  memcpy (rec + sizeof h, &nr, sizeof nr);
+  for (guint i = 0; i < s->n_rings; i++)
+    {
+      StPerfIdIndexEntry e = { s->ids[i], 0, (uint64_t) s->rings[i].cpu,
+                               (uint64_t) -1 };
+      memcpy (rec + sizeof h + 8 + i * sizeof e, &e, sizeof e);
+    }
+  st_perf_writer_record (s->writer, rec, len);
+}
+
 static gboolean
 map_ring (Ring *r, guint max_pages, GError **error)
 {
@@ -229,6 +254,7 @@ st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
   s->writer = st_perf_writer_new (s->out, FALSE);
   st_perf_writer_attr (s->writer, (const uint8_t *) &s->attr,
                        sizeof s->attr, s->ids, n_fds);
+  write_id_index (s);
   st_perf_writer_set_trailer (s->writer, s->attr.sample_type);
   return s;
 

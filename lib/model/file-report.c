@@ -117,6 +117,15 @@ st_file_report_no_unwind_data (StFileReport *r, const char *key,
   e->samples++;
 }
 
+/* A mapped file that is not ELF and no sample stopped in: data a
+   process mapped (/etc/ld.so.cache, locale archives, fonts), never
+   code, so not a file the unwinder missed.  */
+static gboolean
+is_data_file (const StFileEntry *e)
+{
+  return e->problem == ST_FILE_NOT_ELF && e->samples == 0;
+}
+
 void
 st_file_report_totals (const StFileReport *r, StFileReportTotals *t)
 {
@@ -129,7 +138,9 @@ st_file_report_totals (const StFileReport *r, StFileReportTotals *t)
     {
       const StFileEntry *e = value;
       t->modules++;
-      if (e->problem != ST_FILE_OK)
+      if (is_data_file (e))
+        t->data_files++;
+      else if (e->problem != ST_FILE_OK)
         {
           t->unusable++;
           t->unusable_samples += e->samples;
@@ -175,7 +186,8 @@ entries (const StFileReport *r, gboolean unusable_only, GCompareFunc order)
 
   g_hash_table_iter_init (&it, r->by_key);
   while (g_hash_table_iter_next (&it, NULL, &value))
-    if (!unusable_only || ((StFileEntry *) value)->problem != ST_FILE_OK)
+    if (!unusable_only || (((StFileEntry *) value)->problem != ST_FILE_OK
+                           && !is_data_file (value)))
       g_ptr_array_add (list, value);
   g_ptr_array_sort (list, order);
   return list;
@@ -205,9 +217,10 @@ st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
       GPtrArray *all = st_file_report_all (r);
       fprintf (out, "stacktrace: files: %" PRIu64 " module(s): %" PRIu64
                " verified by build-id, %" PRIu64 " by inode, %" PRIu64
-               " unverified, %" PRIu64 " unusable\n", t.modules,
+               " unverified, %" PRIu64 " unusable, %" PRIu64 " mapped data "
+               "(not ELF, never sampled)\n", t.modules,
                t.verified_build_id, t.verified_inode, t.unverified,
-               t.unusable);
+               t.unusable, t.data_files);
       for (guint i = 0; i < all->len; i++)
         {
           const StFileEntry *e = all->pdata[i];
@@ -220,6 +233,9 @@ st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
                        st_file_source_name (e->source),
                        st_file_verification_name (e->verification));
             }
+          else if (is_data_file (e))
+            fprintf (out, "stacktrace:   %s: mapped data (not ELF, never "
+                     "sampled)\n", name);
           else
             fprintf (out, "stacktrace:   %s: unusable (%s)\n", name,
                      st_file_problem_name (e->problem));

@@ -35,6 +35,9 @@ typedef struct
   uint64_t verified_inode;
   uint64_t unverified;
   uint64_t unusable;
+  uint64_t data_files;        /* not ELF, never sampled: mapped data
+                                 (/etc/ld.so.cache), not counted as
+                                 unusable */
   uint64_t unusable_samples;  /* samples that stopped in unusable files */
   uint64_t not_listed;        /* modules beyond ST_FILE_REPORT_MAX */
 } StFileReportTotals;

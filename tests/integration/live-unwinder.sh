@@ -7,7 +7,8 @@
 #  1. Called sysprof-live-unwinder, events on the workload only: every
 #     sample in st_lib_leaf with the whole path to _start, the samples
 #     and lost events make up the workload's CPU time, every event the
-#     kernel's LOST records count is in a LOG frame, exit 0.
+#     kernel's LOST records count is in a LOG frame, every sample has
+#     its ring's CPU (not -1), exit 0.
 #  2. Called stacktrace, system-wide: the same.
 #  3. The client closes the capture early: exit 0, not by SIGPIPE.
 #  5. The client reads as Sysprof 48's does (one frame per wake-up, what
@@ -41,6 +42,37 @@ run_client () {
   log_lost=$(sed -n 's/^live-client:.*; \([0-9]*\) events lost (LOG frames).*/\1/p' "$tmp/$name.out")
   [ -n "$ring_lost" ] && [ "$ring_lost" = "$log_lost" ] \
     || fail "$name: the rings lost ${ring_lost:-?} events, the capture's LOG frames say ${log_lost:-?}"
+  # Every sample carries the CPU of its ring (--perf-fd=FD:CPU), not -1.
+  cpus=$(sample_cpus "$tmp/$name.syscap")
+  echo "$name: samples by CPU: $cpus"
+  case " $cpus " in
+    *" -1:"*|"  ") fail "$name: samples without their CPU ($cpus)" ;;
+  esac
+}
+
+# sample_cpus CAPTURE: "CPU:COUNT ..." of the SAMPLE frames (type 2; the
+# i16 cpu at byte 2 of each frame).
+sample_cpus ()
+{
+  od -An -v -tu1 "$1" | awk '
+    { for (i = 1; i <= NF; i++) b[n++] = $i }
+    END {
+      off = 256
+      while (off + 24 <= n) {
+        len = b[off] + 256 * b[off + 1]
+        if (len < 24 || off + len > n)
+          break
+        if (b[off + 16] == 2) {
+          cpu = b[off + 2] + 256 * b[off + 3]
+          if (cpu >= 32768)
+            cpu -= 65536
+          c[cpu]++
+        }
+        off += len
+      }
+      for (k in c)
+        printf "%s:%d ", k, c[k]
+    }'
 }
 
 # 1.

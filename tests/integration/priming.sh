@@ -27,7 +27,7 @@ modes ()
   for e in fast dwfl; do
     for m in sync defer drop; do
       l=$label-$e-$m
-      if ! cat "$input" | run_st "$l" --engine "$e" --priming "$m" "$@" \
+      if ! cat "$input" | run_st "$l" -v --engine "$e" --priming "$m" "$@" \
              -o "$tmp/$l.out" --chains "$tmp/$l.chains" \
              --stats-file "$tmp/$l.stats" >/dev/null; then
         fail "$l: stacktrace failed"
@@ -82,11 +82,11 @@ fx=$TESTS_DATA/fixture
 [ -f "$fx/fixture.syscap" ] || die "fixture missing"
 modes fixture "$fx/fixture.syscap" --symfs "$fx"
 # Defaults: a pipe is live (defer), a regular file is batch (sync).
-cat "$fx/fixture.syscap" | run_st default-pipe --symfs "$fx" \
+cat "$fx/fixture.syscap" | run_st default-pipe -v --symfs "$fx" \
   -o "$tmp/default-pipe.out" >/dev/null || fail "default-pipe: failed"
 grep -q '^stacktrace: priming (defer)' "$tmp/default-pipe.err" \
   || fail "a pipe input is not primed with defer by default"
-run_st default-file --symfs "$fx" -i "$fx/fixture.syscap" \
+run_st default-file -v --symfs "$fx" -i "$fx/fixture.syscap" \
   -o "$tmp/default-file.out" >/dev/null || fail "default-file: failed"
 grep -q '^stacktrace: priming' "$tmp/default-file.err" \
   && fail "a regular file input is primed on workers by default"
@@ -108,21 +108,31 @@ cut=$(head -c 262144 "$fx/fixture.syscap" | od -An -v -tu1 | awk '
     exit 1
   }') || die "no STACK_USER frame near the start of the fixture"
 mkfifo "$tmp/live.fifo" || die "mkfifo failed"
-"$STACKTRACE" -i "$tmp/live.fifo" --symfs "$fx" -o "$tmp/live.out" \
+"$STACKTRACE" -v -i "$tmp/live.fifo" --symfs "$fx" -o "$tmp/live.out" \
   --chains "$tmp/live.chains" 2>"$tmp/live.err" &
 live_pid=$!
 exec 3>"$tmp/live.fifo"
 head -c "$cut" "$fx/fixture.syscap" >&3
+# The chains file is written under a temporary name until the end
+# (.live.chains.XXXXXX, renamed then).
+live_chains_now ()
+{
+  for f in "$tmp"/.live.chains.*; do
+    [ -s "$f" ] && return 0
+  done
+  return 1
+}
 tries=0
-while [ ! -s "$tmp/live.chains" ] && [ "$tries" -lt 200 ]; do
+while ! live_chains_now && [ "$tries" -lt 200 ]; do
   sleep 0.1
   tries=$((tries + 1))
 done
-[ -s "$tmp/live.chains" ] \
+live_chains_now \
   || fail "live: a sample that waited for its module was not written while the input stalled"
 tail -c +"$((cut + 1))" "$fx/fixture.syscap" >&3
 exec 3>&-
 wait "$live_pid" || fail "live: stacktrace failed"
+[ -s "$tmp/live.chains" ] || fail "live: the chains file was not renamed into place"
 # Whether the sample waited depends on who was first, the worker
 # preparing the module or the main thread reaching the sample (on a
 # loaded machine either may be): at most one wait, and say which.

@@ -43,7 +43,8 @@ pipe_out ()
   mkfifo "$tmp/$po_label.fifo" || die "mkfifo failed"
   cat "$tmp/$po_label.fifo" >"$tmp/$po_label.syscap" &
   po_cat=$!
-  run_st "$po_label" "$@" -o "$tmp/$po_label.fifo"
+  # A FIFO has no suffix: the format is said (else the input's).
+  run_st "$po_label" "$@" --output-format sysprof -o "$tmp/$po_label.fifo"
   po_status=$?
   wait "$po_cat" || po_status=1
   return "$po_status"

@@ -318,13 +318,21 @@ split_frames (const GByteArray *capture)
   return frames;
 }
 
+/* Counters, and the LOG line that follows each set of them ("Unwinding:
+   ...", domain stacktrace): written at times that depend on the run.  */
 static gboolean
 is_counter (const Frame *f)
 {
-  return f->type == ST_CAPTURE_CTRDEF || f->type == ST_CAPTURE_CTRSET;
+  const StCaptureLog *log = (const StCaptureLog *) f->data;
+
+  if (f->type == ST_CAPTURE_CTRDEF || f->type == ST_CAPTURE_CTRSET)
+    return TRUE;
+  return f->type == ST_CAPTURE_LOG && f->len > sizeof *log + 11
+         && strncmp (log->domain, "stacktrace", sizeof log->domain) == 0
+         && memcmp (log->message, "Unwinding: ", 11) == 0;
 }
 
-/* Every frame of LIVE but counters equals the frame at the same place in
+/* Every frame of LIVE but counters (and their LOG lines) equals the frame at the same place in
    the batch output (counters left out of both): the live run wrote a
    prefix of what the batch run wrote.  Returns how many.  */
 static guint

@@ -213,8 +213,9 @@ record_migrated ()
 }
 
 # run_st LABEL ARGS...: run stacktrace, keep its stderr in $tmp/LABEL.err,
-# print its statistics line (the total, or with -m passthru/none the
-# raw-stack samples passed through, or that there were none); returns
+# print its statistics line (the total, or with -m passthru the raw-stack
+# samples passed through, with -m none those read, or that there were
+# none); returns
 # its exit status, or 1 when the statistics line is missing.
 run_st ()
 {
@@ -227,7 +228,7 @@ run_st ()
     tail -n 20 "$tmp/$rs_label.err"
     return "$rs_status"
   fi
-  if ! grep -E '^stacktrace: (total:|[0-9]+ raw-stack samples passed through|no raw-stack samples)' \
+  if ! grep -E '^stacktrace: (total:|[0-9]+ raw-stack samples (passed through|read)|no raw-stack samples)' \
          "$tmp/$rs_label.err" | sed "s/^/$rs_label: /" | grep .; then
     echo "$rs_label: no 'stacktrace: total:' statistics line on stderr"
     return 1

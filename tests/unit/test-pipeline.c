@@ -37,6 +37,7 @@
 #define SAMPLE 2
 #define CTRDEF 8
 #define CTRSET 9
+#define LOG 12
 #define STACK_USER 18
 
 /* --- the capture format, by hand ------------------------------------------ */
@@ -338,7 +339,8 @@ test_truncate_stack (void)
   run_clear (&r);
 }
 
-/* Counter frames (CTRDEF, CTRSET) only when asked, and only then.  */
+/* Counter frames (CTRDEF, CTRSET, each with its LOG line) only when
+   asked, and only then.  */
 static void
 test_counters (void)
 {
@@ -346,12 +348,13 @@ test_counters (void)
   Run plain = run_fixture (&opts);
   opts.counters = TRUE;
   Run counted = run_fixture (&opts);
-  guint defs = 0, sets = 0, samples = 0;
+  guint defs = 0, sets = 0, samples = 0, logs = 0;
 
   for (guint i = 0; i < plain.frames->len; i++)
     {
       g_assert_cmpuint (frame (plain.frames, i)->type, !=, CTRDEF);
       g_assert_cmpuint (frame (plain.frames, i)->type, !=, CTRSET);
+      g_assert_cmpuint (frame (plain.frames, i)->type, !=, LOG);
     }
   for (guint i = 0; i < counted.frames->len; i++)
     {
@@ -359,14 +362,18 @@ test_counters (void)
       defs += f->type == CTRDEF;
       sets += f->type == CTRSET;
       samples += f->type == SAMPLE;
+      logs += f->type == LOG;
       /* Defined before they are set.  */
       if (f->type == CTRSET)
         g_assert_cmpuint (defs, >, 0);
     }
   g_assert_cmpuint (defs, >=, 1);
   g_assert_cmpuint (sets, >=, 1);
+  /* Sysprof 48 shows LOG frames (its Logs), not counters: one per set.  */
+  g_assert_cmpuint (logs, ==, defs + sets);
   /* Added, nothing else changed: the same samples.  */
-  g_assert_cmpuint (counted.frames->len, ==, plain.frames->len + defs + sets);
+  g_assert_cmpuint (counted.frames->len, ==,
+                    plain.frames->len + defs + sets + logs);
   g_assert_cmpuint (samples, ==, 299);
   run_clear (&plain);
   run_clear (&counted);

@@ -155,6 +155,34 @@ test_success_rate (void)
   c.samples = UINT64_MAX;
   c.complete = UINT64_MAX;
   g_assert_cmpfloat (st_unwind_success_rate (&c), ==, 100.0);
+
+  /* Printed: never rounded up to 100 while a sample failed.  */
+  c.samples = 10000;
+  c.complete = 9999;
+  g_autofree char *one = g_strdup_printf ("%.1f",
+                                          st_unwind_success_shown (&c, 1));
+  g_assert_cmpstr (one, ==, "99.9");
+  g_autofree char *two = g_strdup_printf ("%.2f",
+                                          st_unwind_success_shown (&c, 2));
+  g_assert_cmpstr (two, ==, "99.99");
+  c.samples = 300000;
+  c.complete = 299999;
+  g_autofree char *two_more = g_strdup_printf ("%.2f",
+                                               st_unwind_success_shown (&c, 2));
+  g_assert_cmpstr (two_more, ==, "99.99");
+  /* Elsewhere rounded as usual.  */
+  c.complete = 20000;
+  c.samples = 30000;
+  g_autofree char *thirds = g_strdup_printf ("%.1f",
+                                             st_unwind_success_shown (&c, 1));
+  g_assert_cmpstr (thirds, ==, "66.7");
+  c.complete = c.samples;
+  g_assert_cmpfloat (st_unwind_success_shown (&c, 1), ==, 100.0);
+  c.samples = UINT64_MAX;
+  c.complete = UINT64_MAX - 1;
+  g_autofree char *huge = g_strdup_printf ("%.1f",
+                                           st_unwind_success_shown (&c, 1));
+  g_assert_cmpstr (huge, ==, "99.9");
 }
 
 /* Past ST_STATS_MAX_PROCESSES processes, the least recently active

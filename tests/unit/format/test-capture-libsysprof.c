@@ -380,6 +380,17 @@ test_libsysprof_reads_counters (void)
   g_assert_cmpint (def->counters[0].value.v64, ==, 10);
   g_assert_cmpint (def->counters[1].value.v64, ==, 8);
 
+  /* Each set also as a line in Sysprof's Logs (its window graphs no
+     counters of ours).  */
+  g_assert_true (sysprof_capture_reader_peek_type (r, &type));
+  g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_LOG);
+  const SysprofCaptureLog *log = sysprof_capture_reader_read_log (r);
+  g_assert_nonnull (log);
+  g_assert_cmpint (log->frame.time, ==, 5000);
+  g_assert_cmpstr (log->domain, ==, "stacktrace");
+  g_assert_cmpstr (log->message, ==, "Unwinding: 8 of 10 samples unwound to "
+                   "the root (80.0% success), 1 truncated, 1 failed");
+
   g_assert_true (sysprof_capture_reader_peek_type (r, &type));
   g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_CTRSET);
   const SysprofCaptureCounterSet *set =
@@ -398,6 +409,12 @@ test_libsysprof_reads_counters (void)
   g_assert_cmpint (g->values[4].v64, ==, 0);
   g_assert_cmpint (g->values[5].v64, ==, 3);
   g_assert_cmpint (g->values[6].v64, ==, 0);
+  g_assert_true (sysprof_capture_reader_peek_type (r, &type));
+  g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_LOG);
+  log = sysprof_capture_reader_read_log (r);
+  g_assert_nonnull (log);
+  g_assert_cmpstr (log->message, ==, "Unwinding: 39 of 40 samples unwound "
+                   "to the root (97.5% success), 1 truncated, 0 failed");
   g_assert_false (sysprof_capture_reader_peek_type (r, &type));
 
   sysprof_capture_reader_unref (r);

@@ -3,7 +3,8 @@
    without unwinding, to a file and a pipe: one cpu-clock attribute,
    processes, mappings (build-ids into the table), raw stacks with their
    kernel parts joined (x86_64 and i386 registers) or, unwinding failed,
-   their kernel part and the USER marker, forks, exits, lost events; the
+   their kernel part and the USER marker, threads named as their
+   process, forks, exits, lost events; the
    frames with no counterpart counted by name.  The capture is built byte
    by byte (tests/lib/capture-bytes), the output read back with our own
    perf reader (tests/lib/perf-stream).  */
@@ -132,6 +133,15 @@ check_from_capture (const Result *res, gboolean raw_stacks)
   g_assert_cmpint (e->kind, ==, ST_EVENT_MAP);
   g_assert_cmpmem (e->build_id, e->build_id_len, bid_lib, 20);
   g_assert_cmpint (e->time, ==, 1020);
+
+  /* A thread other than the main one is named as its process before
+     its first sample (perf shows ":TID" for a thread without COMM).  */
+  e = ev_at (res, i++);
+  g_assert_cmpint (e->kind, ==, ST_EVENT_PROCESS);
+  g_assert_cmpstr (e->str, ==, "prog");
+  g_assert_cmpint (e->pid, ==, CPID);
+  g_assert_cmpint (e->tid, ==, CPID + 1);
+  g_assert_cmpint (e->time, ==, 1100);
 
   e = ev_at (res, i++);
   if (raw_stacks)

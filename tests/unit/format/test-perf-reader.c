@@ -393,6 +393,69 @@ test_pipe_mode (void)
   g_byte_array_free (d, TRUE);
 }
 
+/* Samples without PERF_SAMPLE_CPU (Sysprof's events, one ring per CPU)
+   take their CPU from an ID_INDEX record by their sample id; an id it
+   does not list, or a per-thread entry (cpu -1), stays at -1.  */
+static void
+test_id_index (void)
+{
+  AttrSpec sysprof = {
+    .sample_type = ST_PERF_SAMPLE_IDENTIFIER | ST_PERF_SAMPLE_IP
+                   | ST_PERF_SAMPLE_TID | ST_PERF_SAMPLE_TIME
+                   | ST_PERF_SAMPLE_CALLCHAIN,
+    .flags = ST_PERF_ATTR_FLAG_SAMPLE_ID_ALL,
+  };
+  uint64_t ids[] = { 11, 12, 13 };
+  AttrEntry attrs[] = { { &sysprof, ids, 3 } };
+  uint64_t chain[] = { ST_CONTEXT_USER, 0x401000 };
+  SampleSpec s = { .id = 12, .pid = 5, .tid = 6, .time = 10,
+                   .chain = chain, .n_chain = 2 };
+  GByteArray *d = g_byte_array_new ();
+  guint at = begin_record (d, ST_PERF_RECORD_ID_INDEX, 0);
+
+  put_u64 (d, 2);
+  put_u64 (d, 11), put_u64 (d, 0), put_u64 (d, 0), put_u64 (d, -1);
+  put_u64 (d, 12), put_u64 (d, 1), put_u64 (d, 7), put_u64 (d, -1);
+  put_u64 (d, 13), put_u64 (d, 2), put_u64 (d, -1), put_u64 (d, 6);
+  end_record (d, at);
+  put_sample (d, &sysprof, &s);
+  s.id = 11;
+  put_sample (d, &sysprof, &s);
+  s.id = 13;
+  put_sample (d, &sysprof, &s);
+
+  GByteArray *bytes = make_pipe (attrs, 1, d);
+  Result *res = read_bytes (bytes, TRUE);
+  guint k = 1;    /* the HEADER_ATTR record */
+
+  g_assert_no_error (res->error);
+  g_assert_cmpuint (res->evs->len, ==, k + 4);
+  g_assert_cmpint (ev_at (res, k)->kind, ==, ST_EVENT_OTHER);
+  g_assert_cmpuint (ev_at (res, k)->raw_type, ==, ST_PERF_RECORD_ID_INDEX);
+  g_assert_cmpint (ev_at (res, k + 1)->kind, ==, ST_EVENT_SAMPLE);
+  g_assert_cmpint (ev_at (res, k + 1)->cpu, ==, 7);
+  g_assert_cmpint (ev_at (res, k + 2)->cpu, ==, 0);
+  /* The third entry was not listed (count 2): no CPU.  */
+  g_assert_cmpint (ev_at (res, k + 3)->cpu, ==, -1);
+  result_free (res);
+  g_byte_array_free (bytes, TRUE);
+  g_byte_array_free (d, TRUE);
+
+  /* A count the record cannot hold: damage, not a read past it.  */
+  d = g_byte_array_new ();
+  at = begin_record (d, ST_PERF_RECORD_ID_INDEX, 0);
+  put_u64 (d, 1000);
+  put_u64 (d, 11), put_u64 (d, 0), put_u64 (d, 0), put_u64 (d, -1);
+  end_record (d, at);
+  bytes = make_pipe (attrs, 1, d);
+  res = read_bytes (bytes, TRUE);
+  g_assert_nonnull (res->error);
+  g_assert_nonnull (strstr (res->error->message, "1000 entries do not fit"));
+  result_free (res);
+  g_byte_array_free (bytes, TRUE);
+  g_byte_array_free (d, TRUE);
+}
+
 /* Two attrs told apart by IDENTIFIER (samples first, others last).  */
 static void
 test_two_attrs (void)
@@ -1132,5 +1195,6 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-reader/bad-headers", test_bad_headers);
   g_test_add_func ("/perf-reader/recovery", test_recovery);
   g_test_add_func ("/perf-reader/real-recording", test_real_recording);
+  g_test_add_func ("/perf-reader/id-index", test_id_index);
   return g_test_run ();
 }

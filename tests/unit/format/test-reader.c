@@ -230,14 +230,19 @@ static void
 test_unknown (void)
 {
   static const uint8_t elf[16] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+  /* The message says what was seen, and does not send the user to
+     --format (which only moves the error to the forced reader).  */
+#define UNKNOWN(SEEN)                                                     \
+  "offset 0: neither a Sysprof capture nor perf.data: the first bytes "  \
+  "are " SEEN ", where perf.data begins with \"PERFILE2\" and a capture " \
+  "with its magic fdca975e"
   static const char *const unknown =
-    "offset 0: unknown input format (neither a Sysprof capture nor "
-    "perf.data); use --format to force one";
+    UNKNOWN ("00 00 00 00 5e 97 ca fd \"....^...\"");
 
   assert_open_fails (elf, sizeof elf, ST_FORMAT_AUTO, ST_ERROR_FORMAT,
-                     unknown);
+                     UNKNOWN ("7f 45 4c 46 02 01 01 00 \".ELF....\""));
   assert_open_fails ("PERFILE1xxxxxxxx", 16, ST_FORMAT_AUTO, ST_ERROR_FORMAT,
-                     unknown);
+                     UNKNOWN ("50 45 52 46 49 4c 45 31 \"PERFILE1\""));
   /* The capture magic is a u32 at 0, not anywhere else.  */
   {
     GByteArray *shifted = g_byte_array_new ();

@@ -294,7 +294,7 @@ test_print (void)
   g_autofree char *verbose = printed (r, TRUE);
   g_assert_true (g_str_has_prefix (verbose,
     "stacktrace: files: 5 module(s): 1 verified by build-id, 0 by inode, "
-    "0 unverified, 4 unusable\n"
+    "0 unverified, 4 unusable, 0 mapped data (not ELF, never sampled)\n"
     "stacktrace:   /dev/zero: unusable (not a regular file)\n"
     "stacktrace:   /opt/b: unusable (missing)\n"
     "stacktrace:   /unsampled: unusable (missing)\n"
@@ -317,6 +317,44 @@ test_print (void)
   add_bad (r, "f:4", "/unsampled", ST_FILE_MISSING, "missing", FALSE);
   g_autofree char *still = printed (r, FALSE);
   g_assert_cmpstr (still, ==, "");
+  st_file_report_free (r);
+}
+
+/* A data file a process maps (/etc/ld.so.cache) is not ELF and no
+   sample stops in it: not counted or listed as unusable, named as data
+   with -v.  Sampled, a non-ELF file is a loss like any other.  */
+static void
+test_data_files (void)
+{
+  StFileReport *r = st_file_report_new ();
+  StFileReportTotals t;
+
+  add_bad (r, "f:1", "/etc/ld.so.cache", ST_FILE_NOT_ELF,
+           "/etc/ld.so.cache: not an ELF file", FALSE);
+  add_ok (r, "b:2", "/usr/bin/prog", ST_FILE_VERIFIED_BUILD_ID);
+  st_file_report_totals (r, &t);
+  g_assert_cmpuint (t.modules, ==, 2);
+  g_assert_cmpuint (t.unusable, ==, 0);
+  g_assert_cmpuint (t.data_files, ==, 1);
+  GPtrArray *bad = st_file_report_unusable (r);
+  g_assert_cmpuint (bad->len, ==, 0);
+  g_ptr_array_unref (bad);
+  g_autofree char *quiet = printed (r, FALSE);
+  g_assert_cmpstr (quiet, ==, "");
+  g_autofree char *verbose = printed (r, TRUE);
+  g_assert_cmpstr (verbose, ==,
+    "stacktrace: files: 2 module(s): 1 verified by build-id, 0 by inode, "
+    "0 unverified, 0 unusable, 1 mapped data (not ELF, never sampled)\n"
+    "stacktrace:   /etc/ld.so.cache: mapped data (not ELF, never sampled)\n"
+    "stacktrace:   /usr/bin/prog: /usr/bin/prog (recorded-path, build-id)\n");
+  g_assert_null (strstr (verbose, "--symfs"));
+
+  cost (r, "f:1", 1);
+  st_file_report_totals (r, &t);
+  g_assert_cmpuint (t.unusable, ==, 1);
+  g_assert_cmpuint (t.data_files, ==, 0);
+  g_autofree char *sampled = printed (r, FALSE);
+  g_assert_nonnull (strstr (sampled, "/etc/ld.so.cache: not ELF, 1 sample(s)"));
   st_file_report_free (r);
 }
 
@@ -392,6 +430,7 @@ main (int argc, char **argv)
   g_test_add_func ("/file-report/totals-and-bound", test_totals_and_bound);
   g_test_add_func ("/file-report/print", test_print);
   g_test_add_func ("/file-report/print-bound", test_print_bound);
+  g_test_add_func ("/file-report/data-files", test_data_files);
   g_test_add_func ("/file-report/untrusted-names", test_untrusted_names);
   return g_test_run ();
 }
