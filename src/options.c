@@ -201,6 +201,10 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "When modules are prepared: sync, drop or defer", "MODE" },
     { "priming-cap", 0, 0, G_OPTION_ARG_STRING, &priming_cap,
       "With defer: hold at most SIZE (default 16M)", "SIZE" },
+    { "sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->sandbox,
+      "Restrict this process once started (default as root)", NULL },
+    { "no-sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->no_sandbox,
+      "Never restrict it (a debugging aid)", NULL },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples", NULL },
     { "no-demangle", 0, 0, G_OPTION_ARG_NONE, &opts->no_demangle,
@@ -270,6 +274,12 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "give a path or a file descriptor, not both");
+      return FALSE;
+    }
+  if (opts->sandbox && opts->no_sandbox)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "give --sandbox or --no-sandbox, not both");
       return FALSE;
     }
   if (opts->counters_interval < 0)

@@ -20,8 +20,10 @@
 #include "format/writer.h"
 #include "live.h"
 #include "live-unwinder.h"
+#include "model/debuginfod-library.h"
 #include "options.h"
 #include "pipeline.h"
+#include "sandbox.h"
 
 /* open(), again after a signal that did not ask to stop (SIGUSR1).
    Opening a FIFO blocks until the other end is opened too; SIGINT or
@@ -193,6 +195,82 @@ print_resources (FILE *out)
              "count them)\n");
 }
 
+/* Whether the run goes into the sandbox once started: as the live
+   unwinder (a recorder spawns it as root) and whenever it runs as root,
+   or on request; never with --no-sandbox.  */
+static gboolean
+sandbox_wanted (const StOptions *o, gboolean live_unwinder)
+{
+  if (o->no_sandbox)
+    return FALSE;
+  return o->sandbox || live_unwinder || geteuid () == 0;
+}
+
+/* Where libdebuginfod keeps what it downloads (its own order: the
+   variable, an old-style cache in HOME, the XDG cache).  */
+static char *
+debuginfod_cache_dir (void)
+{
+  const char *env = g_getenv (DEBUGINFOD_CACHE_PATH_ENV_VAR);
+  g_autofree char *old = g_build_filename (g_get_home_dir (),
+                                           ".debuginfod_client_cache", NULL);
+
+  if (env != NULL && env[0] != '\0')
+    return g_strdup (env);
+  if (g_file_test (old, G_FILE_TEST_IS_DIR))
+    return g_steal_pointer (&old);
+  return g_build_filename (g_get_user_cache_dir (), "debuginfod_client",
+                           NULL);
+}
+
+/* Enters the sandbox with what this run still needs: debuginfod's
+   network and cache when it is on; the stats file kept open.  FALSE
+   when a layer failed half-way (reported): the run must stop.  */
+static gboolean
+enter_sandbox (const StOptions *o, StLive *live)
+{
+  g_autoptr (GError) error = NULL;
+  const char *urls = g_getenv (DEBUGINFOD_URLS_ENV_VAR);
+  gboolean debuginfod = !o->no_debuginfod && urls != NULL
+                        && urls[strspn (urls, " \t")] != '\0';
+  g_autofree char *cache = NULL;
+
+  if (debuginfod)
+    {
+      /* Loaded now: a library mapped later is executable memory.  */
+      st_debuginfod_library (NULL);
+      cache = debuginfod_cache_dir ();
+      g_mkdir_with_parents (cache, 0700);
+    }
+  if (!st_live_keep_stats_file (live, &error))
+    {
+      fprintf (stderr, "stacktrace: warning: %s\n", error->message);
+      g_clear_error (&error);
+    }
+  StSandboxPolicy policy = {
+    .network = debuginfod,
+    .writable_dir = cache,
+    .quiet = o->quiet,
+  };
+  if (st_sandbox_enter (&policy, NULL, &error))
+    return TRUE;
+  fprintf (stderr, "stacktrace: %s\n", error->message);
+  return FALSE;
+}
+
+/* --chains PATH, opened for writing; FALSE when it cannot be (said).  */
+static gboolean
+open_chains (const StOptions *o, FILE **chains)
+{
+  if (o->chains == NULL || *chains != NULL)
+    return TRUE;
+  if ((*chains = fopen (o->chains, "we")) != NULL)
+    return TRUE;
+  fprintf (stderr, "stacktrace: cannot open %s: %s\n", o->chains,
+           strerror (errno));
+  return FALSE;
+}
+
 /* For the live unwinder's ring reader: SIGINT or SIGTERM ends the run
    as the recorder's eventfd does.  */
 static gboolean
@@ -207,6 +285,7 @@ main (int argc, char **argv)
   StOptions opts = { 0 };
   g_autoptr (GError) error = NULL;
   StLiveUnwinder *unwinder = NULL;
+  FILE *chains = NULL;
 
   setlocale (LC_ALL, "");
   if ((st_live_unwinder_wanted (argc, argv)
@@ -222,11 +301,25 @@ main (int argc, char **argv)
   /* A reader that goes away is reported as a write error, not a signal.  */
   signal (SIGPIPE, SIG_IGN);
   st_live_install_signals ();
+  StLive *live = st_live_new (opts.stats_file, opts.stats_format,
+                              opts.verbose);
+  gboolean sandbox = sandbox_wanted (&opts, unwinder != NULL);
+  /* The live unwinder's sandbox comes before its first thread, once
+     the rings are mapped and /proc walked (sandbox.h).  */
   if (unwinder != NULL
-      && !st_live_unwinder_start (unwinder, &opts, stop_requested, &error))
+      && (!st_live_unwinder_open (unwinder, &opts, &error)
+          || (sandbox && (!open_chains (&opts, &chains)
+                          || !enter_sandbox (&opts, live)))
+          || !st_live_unwinder_start (unwinder, &opts, stop_requested,
+                                      &error)))
     {
-      gboolean usage = error->domain == G_OPTION_ERROR;
-      fprintf (stderr, "stacktrace: %s\n", error->message);
+      gboolean usage = error != NULL && error->domain == G_OPTION_ERROR;
+      if (error != NULL)
+        fprintf (stderr, "stacktrace: %s\n", error->message);
+      st_live_finish (live, "failed");
+      st_live_free (live);
+      if (chains != NULL)
+        fclose (chains);
       st_live_unwinder_free (unwinder);
       st_options_clear (&opts);
       return usage ? 2 : 1;
@@ -234,9 +327,6 @@ main (int argc, char **argv)
 
   int status = 1;
   const char *state = "failed";
-  StLive *live = st_live_new (opts.stats_file, opts.stats_format,
-                              opts.verbose);
-  FILE *chains = NULL;
   StReader *reader = NULL;
   StWriter *writer = NULL;
   StPipeline *pipeline = NULL;
@@ -292,12 +382,12 @@ main (int argc, char **argv)
       if (unwinder != NULL)
         st_live_unwinder_write_mounts (unwinder, writer);
     }
-  if (opts.chains != NULL && (chains = fopen (opts.chains, "we")) == NULL)
-    {
-      fprintf (stderr, "stacktrace: cannot open %s: %s\n", opts.chains,
-               strerror (errno));
-      goto out;
-    }
+  if (!open_chains (&opts, &chains))
+    goto out;
+  /* Every output is open: the sandbox of a run from a file or a pipe,
+     before the first thread (the pipeline's workers).  */
+  if (unwinder == NULL && sandbox && !enter_sandbox (&opts, live))
+    goto out;
 
   StPipelineOptions popts = {
     .mode = opts.mode,

@@ -1,0 +1,45 @@
+/* Least privilege for the rest of the run, once everything that needs
+   more is done (descriptors received, rings mapped, /proc walked,
+   outputs opened): no new privileges, capabilities cut to reading other
+   processes' files, the file system read-only (Landlock), and a seccomp
+   allow list.  A process-wide, irreversible side effect: the command's,
+   never the library's.  doc/ROBUSTNESS, "Privileges", says what is
+   allowed and why.  */
+#ifndef ST_SANDBOX_H
+#define ST_SANDBOX_H
+
+#include <glib.h>
+
+typedef struct
+{
+  /* debuginfod is on: its network calls are allowed (sockets for
+     IPv4, IPv6, UNIX and netlink, connect, send, receive, socket
+     options) and the files it writes, beneath WRITABLE_DIR only.  */
+  gboolean network;
+  const char *writable_dir;    /* NULL: nothing writable */
+  /* The layers that are unavailable, each once; and, unless QUIET, one
+     line saying what is in place.  NULL: standard error.  */
+  void (*log) (const char *message, void *data);
+  void *log_data;
+  gboolean quiet;
+} StSandboxPolicy;
+
+/* What is in place after st_sandbox_enter.  */
+typedef struct
+{
+  gboolean no_new_privs;
+  gboolean capabilities;       /* the sets cut to the two kept */
+  gboolean bounding_set;       /* the bounding set cut as well */
+  int landlock_abi;            /* 0: no Landlock */
+  gboolean seccomp;
+} StSandboxState;
+
+/* Enters the sandbox, for every thread: call it before any thread is
+   started (capabilities and Landlock are per thread).  A layer the
+   kernel or the process's privileges do not allow is logged and left
+   out; FALSE (ERROR set) only when a layer failed half-way, which
+   leaves the process in an unknown state: the caller must stop.  */
+gboolean st_sandbox_enter (const StSandboxPolicy *policy,
+                           StSandboxState *state, GError **error);
+
+#endif /* ST_SANDBOX_H */
