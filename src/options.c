@@ -144,6 +144,10 @@ static const char description[] =
   "  --capture-fd=FD        Write the capture there\n"
   "  --kallsyms=FD          Kernel symbols (accepted, not read)\n"
   "\n"
+  "As root and as the live unwinder, the process restricts itself once\n"
+  "started (no new privileges, two capabilities, read-only file system,\n"
+  "a system call filter; --no-sandbox: not, for debugging).\n"
+  "\n"
   "Exit status: 0 success, 1 input/output error or damaged input (every\n"
   "valid frame still written), 2 usage error.\n"
   "Every option in full: man stacktrace (doc/stacktrace.1).";

@@ -186,6 +186,15 @@ enter_landlock (const StSandboxPolicy *p, StSandboxState *state,
   struct landlock_ruleset_attr attr;
   int ruleset;
 
+  if (p->reads_processes)
+    {
+      if (p->network)
+        say (p, "sandbox: no Landlock in a live run (it would deny "
+             "/proc/PID/root): with debuginfod on, files can be opened for "
+             "writing (its cache); --no-debuginfod keeps the file system "
+             "read-only");
+      return TRUE;
+    }
   if (abi <= 0)
     {
       say (p, "sandbox: no Landlock in this kernel (%s): the file system "
@@ -549,10 +558,13 @@ st_sandbox_enter (const StSandboxPolicy *policy, StSandboxState *state,
                                 ? "file system read-only but for the "
                                   "debuginfod cache (Landlock)"
                                 : "file system read-only (Landlock)")
-                             : "no Landlock",
+         : policy->reads_processes ? "no Landlock (live: /proc of other "
+                                     "processes)"
+         : "no Landlock",
          s->seccomp ? (policy->network ? "system calls filtered, network "
                                          "for debuginfod"
-                                       : "system calls filtered, no network")
+                                       : "system calls filtered (files "
+                                         "opened read-only), no network")
                     : "no system call filter");
   return TRUE;
 }

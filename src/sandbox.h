@@ -17,6 +17,12 @@ typedef struct
      options) and the files it writes, beneath WRITABLE_DIR only.  */
   gboolean network;
   const char *writable_dir;    /* NULL: nothing writable */
+  /* The run reads running processes through /proc (a live stream, the
+     live unwinder): /proc/PID/root, other users' /proc/PID/maps.
+     Landlock forbids that (a sandboxed process has no ptrace access to
+     one outside its domain), so it is left out, and the file system
+     is kept read-only by the system call filter alone.  */
+  gboolean reads_processes;
   /* The layers that are unavailable, each once; and, unless QUIET, one
      line saying what is in place.  NULL: standard error.  */
   void (*log) (const char *message, void *data);

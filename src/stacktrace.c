@@ -224,10 +224,13 @@ debuginfod_cache_dir (void)
 }
 
 /* Enters the sandbox with what this run still needs: debuginfod's
-   network and cache when it is on; the stats file kept open.  FALSE
-   when a layer failed half-way (reported): the run must stop.  */
+   network and cache when it is on; the stats file kept open.  What is
+   in place is said with -v and as the live unwinder (in the recorder's
+   log); a missing layer always.  FALSE when a layer failed half-way
+   (reported): the run must stop.  */
 static gboolean
-enter_sandbox (const StOptions *o, StLive *live)
+enter_sandbox (const StOptions *o, StLive *live, gboolean live_unwinder,
+               gboolean reads_processes)
 {
   g_autoptr (GError) error = NULL;
   const char *urls = g_getenv (DEBUGINFOD_URLS_ENV_VAR);
@@ -250,7 +253,8 @@ enter_sandbox (const StOptions *o, StLive *live)
   StSandboxPolicy policy = {
     .network = debuginfod,
     .writable_dir = cache,
-    .quiet = o->quiet,
+    .reads_processes = reads_processes,
+    .quiet = o->quiet || !(o->verbose || live_unwinder),
   };
   if (st_sandbox_enter (&policy, NULL, &error))
     return TRUE;
@@ -309,7 +313,7 @@ main (int argc, char **argv)
   if (unwinder != NULL
       && (!st_live_unwinder_open (unwinder, &opts, &error)
           || (sandbox && (!open_chains (&opts, &chains)
-                          || !enter_sandbox (&opts, live)))
+                          || !enter_sandbox (&opts, live, TRUE, TRUE)))
           || !st_live_unwinder_start (unwinder, &opts, stop_requested,
                                       &error)))
     {
@@ -386,7 +390,8 @@ main (int argc, char **argv)
     goto out;
   /* Every output is open: the sandbox of a run from a file or a pipe,
      before the first thread (the pipeline's workers).  */
-  if (unwinder == NULL && sandbox && !enter_sandbox (&opts, live))
+  if (unwinder == NULL && sandbox
+      && !enter_sandbox (&opts, live, FALSE, input_is_live (in_fd)))
     goto out;
 
   StPipelineOptions popts = {
