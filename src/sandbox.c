@@ -135,6 +135,7 @@ drop_capabilities (const StSandboxPolicy *p, StSandboxState *state,
       return FALSE;
     }
   state->capabilities = TRUE;
+  state->kept = keep;
   state->bounding_set = bounding;
   if (!bounding && keep != 0)
     say (p, "sandbox: the bounding set could not be cut (no CAP_SETPCAP)");
@@ -560,6 +561,7 @@ st_sandbox_enter (const StSandboxPolicy *policy, StSandboxState *state,
   if (!policy->quiet)
     say (policy, "sandbox: no new privileges; capabilities: %s; %s; %s",
          !s->capabilities ? "kept"
+         : s->kept == 0 ? "none"
          : s->bounding_set ? "CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH at most"
          : "CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH at most (bounding set "
            "kept)",

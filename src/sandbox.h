@@ -35,6 +35,7 @@ typedef struct
 {
   gboolean no_new_privs;
   gboolean capabilities;       /* the sets cut to the two kept */
+  guint64 kept;                /* the capabilities left (a mask) */
   gboolean bounding_set;       /* the bounding set cut as well */
   int landlock_abi;            /* 0: no Landlock */
   gboolean seccomp;
