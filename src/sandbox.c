@@ -327,7 +327,7 @@ allow_without_bits (Filter *f, int nr, int k, uint32_t mask)
 }
 
 /* NR allowed only with every bit of MASK in argument K.  */
-static void
+static void G_GNUC_UNUSED
 allow_with_bits (Filter *f, int nr, int k, uint32_t mask)
 {
   emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K,
@@ -401,10 +401,12 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
     SYS_getrusage, SYS_prlimit64, SYS_getuid, SYS_geteuid, SYS_getgid,
     SYS_getegid, SYS_uname, SYS_sysinfo, SYS_getrandom,
   };
+#ifndef __SANITIZE_ADDRESS__
   static const uint32_t prctl_ops[] = {
     PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_DUMPABLE,
     PR_CAPBSET_READ,
   };
+#endif
 
   /* The architecture the numbers are for; x32 calls on x86_64 killed.  */
   emit (f, (struct sock_filter) LOAD (arch));
@@ -439,7 +441,21 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
 #else
   allow_with_bits (f, SYS_clone, 0, CLONE_THREAD);
 #endif
+#ifdef __SANITIZE_ADDRESS__
+  {
+    /* and LeakSanitizer's tracer: its parent's death, ptrace leave.  */
+    static const uint32_t lsan_prctl_ops[] = {
+      PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_DUMPABLE,
+      PR_CAPBSET_READ, PR_SET_PDEATHSIG, PR_SET_PTRACER, PR_SET_DUMPABLE,
+    };
+    allow_values (f, SYS_prctl, 0, lsan_prctl_ops,
+                  G_N_ELEMENTS (lsan_prctl_ops));
+    allow (f, SYS_getppid);
+    allow (f, SYS_getdents);
+  }
+#else
   allow_values (f, SYS_prctl, 0, prctl_ops, G_N_ELEMENTS (prctl_ops));
+#endif
   /* ioctl: isatty's TCGETS, FIONREAD on pipes.  */
   {
     static const uint32_t ioctls[] = { TCGETS, FIONREAD };
