@@ -13,6 +13,8 @@
 #     Seccomp 2, CapEff = CapPrm = CapBnd = CAP_DAC_READ_SEARCH (2) |
 #     CAP_SYS_PTRACE (19), nothing inheritable or ambient; the run
 #     passes its checks, and the stats file is kept up to date.
+#     The same with the workload in a chroot: its files are read
+#     through /proc/PID/root in the sandbox.
 #  3. File runs (the fixture capture and perf.data) with --sandbox give
 #     the same output, chains and statistics as with --no-sandbox; the
 #     stats file is written in the sandbox too.
@@ -65,6 +67,38 @@ else
     || { cat "$tmp/live.stats"; fail "live: the stats file has no final state"; }
   grep -q '^samples=[1-9]' "$tmp/live.stats" \
     || { cat "$tmp/live.stats"; fail "live: the stats file counts no sample"; }
+fi
+
+# 2b. The workload in a chroot (a container's files, read through
+# /proc/PID/root once the live unwinder is sandboxed): every sample in
+# st_lib_leaf has the whole path, as live-unwinder.sh requires.
+if [ "$(id -u)" -eq 0 ] && [ -x "$client" ] && command -v chroot >/dev/null 2>&1 \
+   && command -v ldd >/dev/null 2>&1; then
+  croot=$tmp/root
+  mkdir -p "$croot/app" || die "mkdir failed"
+  cp "$prog" "$TESTS_BUILDDIR/progs/libstcallee.so" "$croot/app/" \
+    || die "cannot copy the programs"
+  for f in $(ldd "$prog" | awk '$1 ~ /:$/ { next } $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u); do
+    case $f in */libstcallee.so) continue ;; esac
+    mkdir -p "$croot$(dirname "$f")" && cp -L "$f" "$croot$f" \
+      || die "cannot copy $f into the root"
+  done
+  chroot_cmd=$(command -v chroot)
+  if LD_LIBRARY_PATH=/app "$chroot_cmd" "$croot" /app/uses-lib 1 >"$tmp/chroot.log" 2>&1; then
+    LD_LIBRARY_PATH=/app "$client" --stacktrace "$STACKTRACE" \
+      --capture "$tmp/chroot.syscap" --st-arg -v \
+      -- "$chroot_cmd" "$croot" /app/uses-lib "${ST_PROG_MS:-500}" \
+      >"$tmp/chroot.out" 2>"$tmp/chroot.err"
+    status=$?
+    cat "$tmp/chroot.out"
+    grep -F '/app/' "$tmp/chroot.err"
+    grep -qF "stacktrace: sandbox:" "$tmp/chroot.err" \
+      || fail "chroot: the live unwinder was not sandboxed"
+    [ $status -eq 0 ] || { tail -n 20 "$tmp/chroot.err"; fail "chroot: the run failed"; }
+  else
+    cat "$tmp/chroot.log"
+    echo "cannot run a program in a chroot here: no chroot run"
+  fi
 fi
 
 # 3.
