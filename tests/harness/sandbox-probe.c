@@ -47,6 +47,7 @@ typedef enum
 
 static const char *dir;
 static gboolean network, live;
+static pid_t parent;   /* the probe: getppid is not allowed in the sandbox */
 
 /* The attempt's result, as the child's exit status: 0 worked, 1
    refused (EACCES, EPERM), 4 ENOSYS, 2 another error.  */
@@ -77,7 +78,7 @@ try_fork (void)
 static int
 try_ptrace (void)
 {
-  return result (ptrace (PTRACE_ATTACH, getppid (), NULL, NULL));
+  return result (ptrace (PTRACE_ATTACH, parent, NULL, NULL));
 }
 
 static int
@@ -330,6 +331,7 @@ main (int argc, char **argv)
       return 1;
     }
   dir = argv[i];
+  parent = getpid ();
   g_autofree char *existing = g_build_filename (dir, "existing", NULL);
   g_autofree char *cache = g_build_filename (dir, "cache", NULL);
   if (!g_file_set_contents (existing, "data\n", -1, NULL)
