@@ -704,8 +704,11 @@ perf_script ()
 # regular expressions).
 check_names_path ()
 {
-  awk -F '\t' -v leaf="$3" -v path="$4" -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
-    -v label="$1" '
+  # The patterns through the environment: -v would take their
+  # backslashes as escape sequences (gawk turns \( into a group).
+  st_leaf_re=$3 st_path_re=$4 \
+  awk -F '\t' -v min="${ST_MIN_LEAF_SAMPLES:-50}" -v label="$1" '
+    BEGIN { leaf = ENVIRON["st_leaf_re"]; path = ENVIRON["st_path_re"] }
     { split ($5, s, ";") }
     s[1] ~ "^(" leaf ")$" {
       n++
