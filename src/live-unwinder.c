@@ -164,10 +164,9 @@ monotonic_ns (void)
 }
 
 gboolean
-st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
-                        gboolean (*stopping) (void), GError **error)
+st_live_unwinder_open (StLiveUnwinder *lu, const StOptions *opts,
+                       GError **error)
 {
-  int stream_fd;
   int64_t now;
 
   if (opts->input != NULL || opts->output != NULL || opts->input_fd >= 0
@@ -196,7 +195,15 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
                 st_ring_source_opened_at (lu->source), lu->mounts,
                 st_ring_source_known_pids (lu->source), &lu->scan);
   lu->scan_ms = (double) (monotonic_ns () - now) / 1e6;
-  stream_fd = st_ring_source_start (lu->source, stopping, error);
+  return TRUE;
+}
+
+gboolean
+st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
+                        gboolean (*stopping) (void), GError **error)
+{
+  int stream_fd = st_ring_source_start (lu->source, stopping, error);
+
   if (stream_fd < 0)
     return FALSE;
   opts->input_fd = stream_fd;

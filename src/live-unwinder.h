@@ -24,10 +24,16 @@ gboolean st_live_unwinder_wanted (int argc, char **argv);
 StLiveUnwinder *st_live_unwinder_parse (int *argc, char ***argv,
                                         GError **error);
 
-/* Maps the rings, walks /proc, starts the ring reader and points OPTS
-   at its stream (input) and the capture fd (output), with what the
-   live unwinder writes: unwound samples, counters.  FALSE with ERROR
-   set.  */
+/* Maps the rings and walks /proc: what needs the privileges the
+   recorder started us with (then the sandbox may be entered).  FALSE
+   with ERROR set.  */
+gboolean st_live_unwinder_open (StLiveUnwinder *lu, const StOptions *opts,
+                                GError **error);
+
+/* Starts the ring reader and the pacer (the first threads) and points
+   OPTS at the ring stream (input) and the capture fd (output), with
+   what the live unwinder writes: unwound samples, counters.  FALSE with
+   ERROR set.  */
 gboolean st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
                                   gboolean (*stopping) (void),
                                   GError **error);

@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "live.h"
 
@@ -17,6 +19,7 @@ static volatile sig_atomic_t summary_requested;
 struct StLive
 {
   char *stats_file;
+  int stats_fd;              /* -1: written by rename (see write_in_place) */
   StStatsFormat format;
   gboolean verbose;
   StStats *empty;            /* shown until a pipeline is attached */
@@ -160,6 +163,32 @@ current_stats (const StLive *l)
   return l->pipeline != NULL ? st_pipeline_stats (l->pipeline) : l->empty;
 }
 
+/* TEXT over the stats file through the descriptor opened before the
+   sandbox: one pwrite from the start, then the file cut to its length.
+   A reader that reads during the rewrite may see a mix of the two
+   snapshots (rare: it is one write of a few KiB).  */
+static gboolean
+write_in_place (int fd, const char *text, GError **error)
+{
+  size_t len = strlen (text), done = 0;
+
+  while (done < len)
+    {
+      ssize_t n = pwrite (fd, text + done, len - done, (off_t) done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        goto fail;
+      done += (size_t) n;
+    }
+  if (ftruncate (fd, (off_t) len) == 0)
+    return TRUE;
+fail:
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+               "%s", g_strerror (errno));
+  return FALSE;
+}
+
 static void
 write_snapshot (StLive *l, const char *state)
 {
@@ -182,10 +211,12 @@ write_snapshot (StLive *l, const char *state)
   g_autofree char *text = st_stats_export (current_stats (l), &run,
                                            l->format);
   /* A temporary file in the same directory, renamed over the old one: a
-     reader sees the previous snapshot or this one, never a mix.  */
-  if (!g_file_set_contents_full (l->stats_file, text, -1,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-                                 &error))
+     reader sees the previous snapshot or this one, never a mix.  In the
+     sandbox, which creates and renames nothing, in place.  */
+  if (l->stats_fd >= 0 ? !write_in_place (l->stats_fd, text, &error)
+      : !g_file_set_contents_full (l->stats_file, text, -1,
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                   &error))
     {
       if (!l->write_failed)
         fprintf (stderr, "stacktrace: warning: cannot write the stats file: "
@@ -203,6 +234,7 @@ st_live_new (const char *stats_file, StStatsFormat format, gboolean verbose)
   StLive *l = g_new0 (StLive, 1);
 
   l->stats_file = g_strdup (stats_file);
+  l->stats_fd = -1;
   l->format = format;
   l->verbose = verbose;
   l->empty = st_stats_new ();
@@ -223,8 +255,25 @@ st_live_free (StLive *l)
   if (l == NULL)
     return;
   st_stats_free (l->empty);
+  if (l->stats_fd >= 0)
+    close (l->stats_fd);
   g_free (l->stats_file);
   g_free (l);
+}
+
+gboolean
+st_live_keep_stats_file (StLive *l, GError **error)
+{
+  if (l->stats_file == NULL || l->stats_fd >= 0)
+    return TRUE;
+  l->stats_fd = open (l->stats_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (l->stats_fd >= 0)
+    return TRUE;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+               "cannot open the stats file %s: %s; no snapshots",
+               l->stats_file, g_strerror (errno));
+  g_clear_pointer (&l->stats_file, g_free);
+  return FALSE;
 }
 
 void

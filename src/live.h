@@ -47,6 +47,12 @@ void st_live_set_drain (StLive *live, gboolean drain);
 gboolean st_live_drained (const StLive *live, uint64_t *from_offset);
 gboolean st_live_grace_expired (const StLive *live);
 
+/* From now on the stats file is rewritten in place through a
+   descriptor opened here (no temporary file created and renamed): for
+   the sandbox, which allows neither.  FALSE with ERROR set when it
+   cannot be opened: then no more snapshots are written.  */
+gboolean st_live_keep_stats_file (StLive *live, GError **error);
+
 /* What the snapshots and summaries describe from now on (before, they
    show zeros).  */
 void st_live_attach (StLive *live, StPipeline *pipeline, StReader *reader);

@@ -159,6 +159,10 @@ static const char description[] =
   "  --capture-fd=FD        Write the capture there\n"
   "  --kallsyms=FD          Kernel symbols (accepted, not read)\n"
   "\n"
+  "As root and as the live unwinder, the process restricts itself once\n"
+  "started (no new privileges, two capabilities, read-only file system,\n"
+  "a system call filter; --no-sandbox: not, for debugging).\n"
+  "\n"
   "Exit status: 0 success, 1 input/output error or damaged input (every\n"
   "valid frame still written), 2 usage error.\n"
   "Every option in full: man stacktrace (doc/stacktrace.1).";
@@ -223,6 +227,10 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "When modules are prepared: sync, drop or defer", "MODE" },
     { "priming-cap", 0, 0, G_OPTION_ARG_STRING, &priming_cap,
       "With defer: hold at most SIZE (default 16M)", "SIZE" },
+    { "sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->sandbox,
+      "Restrict this process once started (default as root)", NULL },
+    { "no-sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->no_sandbox,
+      "Never restrict it (a debugging aid)", NULL },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &opts->summary,
       "Print the call graph of the unwound samples", NULL },
     { "no-demangle", 0, 0, G_OPTION_ARG_NONE, &opts->no_demangle,
@@ -300,6 +308,12 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "give a path or a file descriptor, not both");
+      return FALSE;
+    }
+  if (opts->sandbox && opts->no_sandbox)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "give --sandbox or --no-sandbox, not both");
       return FALSE;
     }
   if (opts->counters_interval < 0)

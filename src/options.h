@@ -38,6 +38,8 @@ typedef struct
   gboolean priming_auto;  /* no --priming: by the kind of input */
   StPrimingMode priming;
   guint64 priming_cap;    /* 0: the default */
+  gboolean sandbox;       /* --sandbox: also when not root */
+  gboolean no_sandbox;    /* --no-sandbox: never (debugging) */
 } StOptions;
 
 /* Parses ARGV.  Returns FALSE with ERROR set on a usage error; exits for

@@ -39,4 +39,18 @@ const char *st_output_file_path (const StOutputFile *f);
 /* The path that was kept as the old file by the commit, or NULL.  */
 const char *st_output_file_kept (const StOutputFile *f);
 
+/* For a run that enters the sandbox, which renames and removes nothing:
+   a process forked now (before the sandbox and before any thread) that
+   carries out the commits and discards of FILES (N at most 256, NULLs
+   allowed) from then on, and removes their temporary files if the run
+   ends without a word (killed).  The files must have their temporary
+   file already (st_output_file_create).  Free it after the files: it
+   then exits.  NULL with ERROR set when it cannot be made.  */
+typedef struct StOutputCommitter StOutputCommitter;
+StOutputCommitter *st_output_committer_new (StOutputFile **files, guint n,
+                                            GError **error);
+/* Its process id (0 for NULL): the sandbox lets the run wait for it.  */
+int st_output_committer_pid (const StOutputCommitter *c);
+void st_output_committer_free (StOutputCommitter *c);
+
 #endif /* ST_OUTPUT_FILE_H */

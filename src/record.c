@@ -596,7 +596,8 @@ poll_ms (const StRecord *rec)
 
 gboolean
 st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
-                 GError **error)
+                 gboolean (*before_threads) (int child_pid, void *data),
+                 void *data, GError **error)
 {
   StPerfEventsSpec spec = {
     .event = rec->event,
@@ -654,6 +655,18 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
   current = rec;
   rec->signal_stopping = stopping;
   st_ring_source_set_poll_ms (rec->source, poll_ms (rec));
+  /* The events are open, their rings mapped, /proc walked and the
+     command forked (held): the caller's last step before the first
+     thread, the least-privilege sandbox (src/sandbox.h).  */
+  if (before_threads != NULL
+      && !before_threads (rec->child != NULL
+                          ? (int) st_record_child_pid (rec->child) : 0,
+                          data))
+    {
+      g_set_error (error, ST_ERROR, ST_ERROR_IO, "the recording did not "
+                   "start (said above)");
+      return FALSE;
+    }
   stream_fd = st_ring_source_start (rec->source, record_stopping, error);
   if (stream_fd < 0)
     return FALSE;
@@ -661,12 +674,6 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
     set_events (rec, PERF_EVENT_IOC_ENABLE);
   if (rec->child != NULL && !st_record_child_release (rec->child, error))
     return FALSE;
-  /* SANDBOX: the events are open, their rings mapped and the command
-     started: the least-privilege sandbox (src/sandbox.h) is entered
-     here.  What still runs after it: the ring thread (reads the rings,
-     reads /proc/PID of processes the walk missed, waitpid, ioctl
-     DISABLE), the pipeline (opens mapped files, debuginfod) and the
-     output already named on the command line.  */
   opts->input_fd = stream_fd;
   opts->format = ST_FORMAT_PERF;
   return TRUE;

@@ -29,9 +29,15 @@ StRecord *st_record_parse (int *argc, char ***argv, GError **error);
    reader and the command, and points OPTS at the stream (input) with
    the output format --record writes by default (perf.data, or a
    capture for a .syscap name).  STOPPING says when a signal asked to
-   stop.  FALSE with ERROR set (G_OPTION_ERROR for a usage error).  */
+   stop.  BEFORE_THREADS (may be NULL) is called with the command's pid
+   (0: none) and DATA once everything is open and before the first
+   thread starts (the sandbox); FALSE from it (having said why) ends the
+   start.  FALSE with ERROR set (G_OPTION_ERROR for a usage error).  */
 gboolean st_record_start (StRecord *rec, StOptions *opts,
-                          gboolean (*stopping) (void), GError **error);
+                          gboolean (*stopping) (void),
+                          gboolean (*before_threads) (int child_pid,
+                                                      void *data),
+                          void *data, GError **error);
 
 /* The mount tables of the walk of /proc (-a), first in a capture.  */
 void st_record_write_mounts (StRecord *rec, StWriter *w);

@@ -20,10 +20,12 @@
 #include "format/writer.h"
 #include "live.h"
 #include "live-unwinder.h"
+#include "model/debuginfod-library.h"
 #include "options.h"
 #include "output-file.h"
 #include "pipeline.h"
 #include "record.h"
+#include "sandbox.h"
 
 /* open(), again after a signal that did not ask to stop (SIGUSR1).
    Opening a FIFO blocks until the other end is opened too; SIGINT or
@@ -323,6 +325,119 @@ print_resources (FILE *out)
              "count them)\n");
 }
 
+/* Whether the run goes into the sandbox once started: as the live
+   unwinder (a recorder spawns it as root) and whenever it runs as root,
+   or on request; never with --no-sandbox.  */
+static gboolean
+sandbox_wanted (const StOptions *o, gboolean live_unwinder)
+{
+  if (o->no_sandbox)
+    return FALSE;
+  return o->sandbox || live_unwinder || geteuid () == 0;
+}
+
+/* Where libdebuginfod keeps what it downloads (its own order: the
+   variable, an old-style cache in HOME, the XDG cache).  */
+static char *
+debuginfod_cache_dir (void)
+{
+  const char *env = g_getenv (DEBUGINFOD_CACHE_PATH_ENV_VAR);
+  g_autofree char *old = g_build_filename (g_get_home_dir (),
+                                           ".debuginfod_client_cache", NULL);
+
+  if (env != NULL && env[0] != '\0')
+    return g_strdup (env);
+  if (g_file_test (old, G_FILE_TEST_IS_DIR))
+    return g_steal_pointer (&old);
+  return g_build_filename (g_get_user_cache_dir (), "debuginfod_client",
+                           NULL);
+}
+
+/* Enters the sandbox with what this run still needs: debuginfod's
+   network and cache when it is on; the stats file kept open.  What is
+   in place is said with -v and as the live unwinder (in the recorder's
+   log); a missing layer always.  FALSE when a layer failed half-way
+   (reported): the run must stop.  */
+static gboolean
+enter_sandbox (const StOptions *o, StLive *live, gboolean live_unwinder,
+               gboolean reads_processes, gboolean perf_events,
+               int command_pid, const StOutputCommitter *committer)
+{
+  g_autoptr (GError) error = NULL;
+  const char *urls = g_getenv (DEBUGINFOD_URLS_ENV_VAR);
+  gboolean debuginfod = !o->no_debuginfod && urls != NULL
+                        && urls[strspn (urls, " \t")] != '\0';
+  g_autofree char *cache = NULL;
+
+  if (debuginfod)
+    {
+      /* Loaded now: a library mapped later is executable memory.  */
+      st_debuginfod_library (NULL);
+      cache = debuginfod_cache_dir ();
+      g_mkdir_with_parents (cache, 0700);
+    }
+  if (!st_live_keep_stats_file (live, &error))
+    {
+      fprintf (stderr, "stacktrace: warning: %s\n", error->message);
+      g_clear_error (&error);
+    }
+  StSandboxPolicy policy = {
+    .network = debuginfod,
+    .writable_dir = cache,
+    .reads_processes = reads_processes,
+    .perf_events = perf_events,
+    .command_pid = command_pid,
+    .helper_pid = st_output_committer_pid (committer),
+    .quiet = o->quiet || !(o->verbose || live_unwinder),
+  };
+  if (st_sandbox_enter (&policy, NULL, &error))
+    return TRUE;
+  fprintf (stderr, "stacktrace: %s\n", error->message);
+  return FALSE;
+}
+
+
+/* The process that renames the outputs into place at the end, for a run
+   that enters the sandbox (which renames nothing), when an output is
+   written under a temporary name.  FALSE when it cannot be made
+   (said).  */
+static gboolean
+start_committer (StOutputFile *out, StOutputFile *chains,
+                 StOutputCommitter **committer)
+{
+  StOutputFile *files[] = { out, chains };
+  g_autoptr (GError) error = NULL;
+
+  if ((out == NULL || st_output_file_in_place (out))
+      && (chains == NULL || st_output_file_in_place (chains)))
+    return TRUE;
+  if ((*committer = st_output_committer_new (files, G_N_ELEMENTS (files),
+                                             &error)) != NULL)
+    return TRUE;
+  fprintf (stderr, "stacktrace: %s\n", error->message);
+  return FALSE;
+}
+
+/* --record's sandbox, entered once its events are open and its command
+   forked, before its first thread.  */
+typedef struct
+{
+  const StOptions *opts;
+  StLive *live;
+  gboolean sandbox;
+  const StOutputCommitter *committer;
+} RecordSandbox;
+
+static gboolean
+record_sandbox_enter (int command_pid, void *data)
+{
+  const RecordSandbox *r = data;
+
+  return !r->sandbox
+         || enter_sandbox (r->opts, r->live, FALSE, TRUE, TRUE, command_pid,
+                           r->committer);
+}
+
 /* For the live unwinder's ring reader: SIGINT or SIGTERM ends the run
    as the recorder's eventfd does.  */
 static gboolean
@@ -358,15 +473,6 @@ main (int argc, char **argv)
   /* A reader that goes away is reported as a write error, not a signal.  */
   signal (SIGPIPE, SIG_IGN);
   st_live_install_signals ();
-  if (unwinder != NULL
-      && !st_live_unwinder_start (unwinder, &opts, stop_requested, &error))
-    {
-      gboolean usage = error->domain == G_OPTION_ERROR;
-      fprintf (stderr, "stacktrace: %s\n", error->message);
-      st_live_unwinder_free (unwinder);
-      st_options_clear (&opts);
-      return usage ? 2 : 1;
-    }
 
   /* As perf report: no input named and a terminal on standard input
      (nothing could come from there) reads ./perf.data.  */
@@ -381,8 +487,10 @@ main (int argc, char **argv)
   int status = 1;
   const char *state = "failed";
   StOutputFile *out_file = NULL, *chains_file = NULL;
+  StOutputCommitter *committer = NULL;
   StLive *live = NULL;
   FILE *chains = NULL;
+  gboolean sandbox = sandbox_wanted (&opts, unwinder != NULL);
   StReader *reader = NULL;
   StWriter *writer = NULL;
   StPipeline *pipeline = NULL;
@@ -390,7 +498,7 @@ main (int argc, char **argv)
   int out_fd = -1;
   gboolean outputs_written = FALSE;
 
-  if (opts.mode != ST_MODE_NONE && opts.output == NULL
+  if (unwinder == NULL && opts.mode != ST_MODE_NONE && opts.output == NULL
       && isatty (opts.output_fd >= 0 ? opts.output_fd : STDOUT_FILENO))
     {
       fprintf (stderr, "stacktrace: refusing to write binary output to "
@@ -400,17 +508,55 @@ main (int argc, char **argv)
     }
   if (!check_outputs (&opts, &out_file, &chains_file))
     goto out;
+  live = st_live_new (opts.stats_file, opts.stats_format, opts.verbose);
+  /* The live unwinder and --record enter the sandbox before their first
+     thread, long before the input's header says the output's format:
+     their outputs are opened now, as the sandbox creates nothing.  */
+  if (sandbox && (unwinder != NULL || record != NULL))
+    {
+      if (out_file != NULL && opts.mode != ST_MODE_NONE
+          && (out_fd = open_output (&opts, out_file, &error)) < 0)
+        {
+          fprintf (stderr, "stacktrace: %s\n", error->message);
+          goto out;
+        }
+      if (chains_file != NULL
+          && (chains = open_chains (&opts, chains_file, &error)) == NULL)
+        {
+          fprintf (stderr, "stacktrace: %s\n", error->message);
+          goto out;
+        }
+      if (!start_committer (out_file, chains_file, &committer))
+        goto out;
+    }
+  if (unwinder != NULL
+      && (!st_live_unwinder_open (unwinder, &opts, &error)
+          || (sandbox
+              && !enter_sandbox (&opts, live, TRUE, TRUE, FALSE, 0,
+                                 committer))
+          || !st_live_unwinder_start (unwinder, &opts, stop_requested,
+                                      &error)))
+    {
+      if (error != NULL)
+        {
+          fprintf (stderr, "stacktrace: %s\n", error->message);
+          if (error->domain == G_OPTION_ERROR)
+            status = 2;
+        }
+      goto out;
+    }
   /* The events opened and the command started only once the outputs
      are known to be writable.  */
-  if (record != NULL && !st_record_start (record, &opts, stop_requested,
-                                          &error))
+  RecordSandbox record_sandbox = { &opts, live, sandbox, committer };
+  if (record != NULL
+      && !st_record_start (record, &opts, stop_requested, record_sandbox_enter,
+                           &record_sandbox, &error))
     {
       fprintf (stderr, "stacktrace: %s\n", error->message);
       if (error->domain == G_OPTION_ERROR)
         status = 2;
       goto out;
     }
-  live = st_live_new (opts.stats_file, opts.stats_format, opts.verbose);
   in_fd = open_input (&opts);
   if (in_fd < 0)
     {
@@ -457,7 +603,7 @@ main (int argc, char **argv)
     {
       if (output_is_input (&opts, in_fd))
         goto out;
-      if ((out_fd = open_output (&opts, out_file, &error)) < 0)
+      if (out_fd < 0 && (out_fd = open_output (&opts, out_file, &error)) < 0)
         {
           if (errno == EINTR && st_live_stop_signal () != 0)
             {
@@ -480,12 +626,19 @@ main (int argc, char **argv)
       if (record != NULL)
         st_record_write_mounts (record, writer);
     }
-  if (chains_file != NULL
+  if (chains_file != NULL && chains == NULL
       && (chains = open_chains (&opts, chains_file, &error)) == NULL)
     {
       fprintf (stderr, "stacktrace: %s\n", error->message);
       goto out;
     }
+  /* Every output is open: the sandbox of a run from a file or a pipe,
+     before the first thread (the pipeline's workers).  */
+  if (unwinder == NULL && record == NULL && sandbox
+      && (!start_committer (out_file, chains_file, &committer)
+          || !enter_sandbox (&opts, live, FALSE, input_is_live (in_fd),
+                             FALSE, 0, committer)))
+    goto out;
 
   StPipelineOptions popts = {
     .mode = opts.mode,
@@ -597,6 +750,7 @@ out:
   /* Not written through: the paths keep what they had.  */
   st_output_file_free (out_file);
   st_output_file_free (chains_file);
+  st_output_committer_free (committer);
   st_pipeline_free (pipeline);
   st_writer_free (writer);
   st_reader_free (reader);

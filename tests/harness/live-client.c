@@ -9,7 +9,7 @@
    libsysprof-capture.
 
    live-client [--system-wide] [--argv0 NAME] [--stack-size N]
-               [--hang-up] --stacktrace PATH --capture FILE
+               [--hang-up] [--status FILE] --stacktrace PATH --capture FILE
                [--st-arg ARG]... -- PROG [ARGS...]
 
    Without --system-wide the events follow the workload only (pid and
@@ -23,7 +23,10 @@
    read what it holds into a 64 KiB buffer and pass on one frame; at the
    stop, close the pipe and drop what the buffer holds).  With
    --late-workload the workload execs after the unwinder's walk of /proc
-   and before the events are enabled.  Prints the figures.  Exit status 0, 1 (a failure, said on
+   and before the events are enabled.  With --status FILE, the
+   unwinder's /proc/PID/status is copied to FILE once it shows the
+   seccomp filter (at most 10 s after the workload ended), before the
+   stop.  Prints the figures.  Exit status 0, 1 (a failure, said on
    stderr), 77 (perf events not allowed here).  */
 #include "config.h"
 
@@ -67,6 +70,26 @@ now_ns (void)
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* --status: PID's status once its seccomp filter is in (the last layer
+   of the sandbox; integration/sandbox.sh), else as it is after 10 s.  */
+static gboolean
+copy_status (pid_t pid, const char *to)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
+  g_autofree char *text = NULL;
+
+  for (int i = 0; i < 1000; i++)
+    {
+      g_clear_pointer (&text, g_free);
+      if (!g_file_get_contents (path, &text, NULL, NULL))
+        return FALSE;
+      if (strstr (text, "\nSeccomp:\t2\n") != NULL)
+        break;
+      g_usleep (10000);
+    }
+  return g_file_set_contents (to, text, -1, NULL);
 }
 
 static int
@@ -497,6 +520,7 @@ main (int argc, char **argv)
   gboolean system_wide = FALSE, hang_up = FALSE, muxer = FALSE;
   gboolean late = FALSE;
   const char *argv0 = NULL, *stacktrace = NULL, *capture = NULL;
+  const char *status_file = NULL;
   int stack_size = 16384;
   g_autoptr (GPtrArray) st_args = g_ptr_array_new ();
   int i;
@@ -519,6 +543,8 @@ main (int argc, char **argv)
         stacktrace = argv[++i];
       else if (strcmp (argv[i], "--capture") == 0 && i + 1 < argc)
         capture = argv[++i];
+      else if (strcmp (argv[i], "--status") == 0 && i + 1 < argc)
+        status_file = argv[++i];
       else if (strcmp (argv[i], "--st-arg") == 0 && i + 1 < argc)
         g_ptr_array_add (st_args, argv[++i]);
       else
@@ -531,7 +557,7 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "usage: live-client [--system-wide] [--argv0 NAME] "
                "[--hang-up | --sysprof48-reader] [--late-workload] "
-               "--stacktrace PATH "
+               "[--status FILE] --stacktrace PATH "
                "--capture FILE -- PROG [ARGS]\n");
       return 1;
     }
@@ -627,6 +653,11 @@ main (int argc, char **argv)
   double cpu_ms = (double) ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3
                   + (double) ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
 
+  if (status_file != NULL && !copy_status (st, status_file))
+    {
+      fprintf (stderr, "live-client: cannot copy the unwinder's status\n");
+      return 1;
+    }
   /* Stop as Sysprof does: a u64 into the eventfd.  */
   uint64_t one = 1;
   int64_t stop = now_ns ();

@@ -6,7 +6,8 @@
 #   a long-lived process (cat) runs in it;
 # - live: perf record -a -o - | stacktrace while uses-lib runs ten times
 #   for 50 ms in the chroot: >= 99 % of its samples along the known path
-#   to main, and no file of the chroot refused;
+#   to main, and no file of the chroot refused (stacktrace sandboxed,
+#   as it is as root);
 # - late: the same stream read again after every uses-lib ended (a
 #   stream read late, as when stacktrace falls behind): their files are
 #   found in the root held for the cat still running, verified by
@@ -62,6 +63,11 @@ tail -c +1 --pid=$recorder -f "$tmp/live.data" \
       2>"$tmp/live.err" || fail "live: stacktrace failed"
 wait $recorder || { cat "$tmp/live.record.log"; fail "live: perf record failed"; }
 grep '^stacktrace: total:' "$tmp/live.err" | sed 's/^/live: /'
+# As root, the run is sandboxed (doc/ROBUSTNESS, "Privileges"): the
+# chroot's files are found all the same.
+grep -F 'stacktrace: sandbox:' "$tmp/live.err" | sed 's/^/live: /'
+grep -qF 'stacktrace: sandbox: no new privileges' "$tmp/live.err" \
+  || fail "live: stacktrace was not sandboxed"
 # Our uses-lib processes (the chroot's path): the recording is of the
 # whole machine, where other programs may share its library's names.
 perf script -i "$tmp/live.data" --show-mmap-events 2>/dev/null \

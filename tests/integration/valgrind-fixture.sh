@@ -10,13 +10,15 @@ command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
 [ "${ST_SANITIZED:-0}" = 1 ] && skip "sanitizer build (checked by ASan instead)"
 fx=$TESTS_DATA/fixture
 
+# --no-sandbox: valgrind's translations are executable memory, which
+# the sandbox (on as root) forbids.
 vg ()
 {
   label=$1
   shift
   valgrind -q --error-exitcode=42 --leak-check=full \
     --errors-for-leak-kinds=definite --log-file="$tmp/$label.vg" \
-    "$STACKTRACE" "$@" 2>"$tmp/$label.err"
+    "$STACKTRACE" --no-sandbox "$@" 2>"$tmp/$label.err"
   status=$?
   tail -n 1 "$tmp/$label.err" | sed "s/^/$label: /"
   if [ $status -eq 42 ] || [ -s "$tmp/$label.vg" ]; then
