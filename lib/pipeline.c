@@ -182,7 +182,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->jvm_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->processes = st_process_table_new ();
   p->modules = st_module_cache_new_with_resolver
-    (st_file_resolver_new (options->symfs, options->buildid_dir));
+    (st_file_resolver_new_full (options->symfs, options->buildid_dir,
+                                options->perf_cache_dir));
   if (options->live)
     st_file_resolver_hold_roots (st_module_cache_resolver (p->modules));
   if (options->finder != NULL)
@@ -191,7 +192,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   else
     {
       if (options->debuginfod)
-        p->debuginfod = st_debuginfod_new ();
+        p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
       st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
                                   p->debuginfod);
     }
@@ -791,7 +792,8 @@ handle (StPipeline *p, const StEvent *ev)
     {
       p->events_untrimmed = 0;
       p->trimmed_at = g_get_monotonic_time ();
-      st_heap_trim ();
+      if (p->options.trim_heap)
+        st_heap_trim ();
     }
 }
 
@@ -818,7 +820,8 @@ input_wait (void *user)
     {
       p->trimmed_at = now;
       p->events_untrimmed = 0;
-      st_heap_trim ();
+      if (p->options.trim_heap)
+        st_heap_trim ();
     }
   if (p->writer != NULL)
     st_writer_flush (p->writer);

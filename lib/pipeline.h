@@ -42,6 +42,10 @@ typedef struct
   StEngine engine;            /* how raw stacks are unwound */
   const char *symfs;          /* may be NULL */
   const char *buildid_dir;    /* an unpacked perf archive, may be NULL */
+  const char *perf_cache_dir; /* the user's perf build-id cache
+                                 ($PERF_BUILDID_DIR or ~/.debug: the
+                                 caller reads the environment), may be
+                                 NULL */
   FILE *chains;               /* --chains output, may be NULL */
   StReportFunc report;        /* messages for the user; NULL: damage is
                                  only counted, nothing is reported */
@@ -57,6 +61,10 @@ typedef struct
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
   gboolean debuginfod;        /* fetch missing files by build-id (when
                                  DEBUGINFOD_URLS names servers) */
+  const char *debuginfod_urls;  /* the caller's $DEBUGINFOD_URLS: NULL
+                                   or blank, debuginfod is off
+                                   (libdebuginfod itself reads the
+                                   servers from the environment) */
   StModuleFinder finder;      /* files not found locally: instead of
                                  debuginfod, when not NULL (called from
                                  worker threads with priming) */
@@ -74,6 +82,12 @@ typedef struct
                                  0: ST_PRIMING_DEFAULT_CAP */
   guint priming_threads;      /* workers; 0: one per processor (at most
                                  ST_PRIMING_MAX_THREADS) */
+  gboolean trim_heap;         /* give the C library's free heap pages
+                                 back to the system (malloc_trim) when
+                                 idle and every some 100,000 events: a
+                                 process-wide act, so only when the
+                                 caller owns the process (the command
+                                 does) */
   /* Called after every event and, while the input stalls, every
      CHECK_MS (and when a signal interrupts the wait).  Returns FALSE to
      stop: the pipeline then ends as at the end of the input, after the
