@@ -10,6 +10,7 @@
 #include "priming.h"
 #include "report/callgraph-summary.h"
 #include "stats.h"
+#include "sample-unwinder.h"
 #include "unwind/unwinder.h"
 
 typedef enum
@@ -20,21 +21,7 @@ typedef enum
                          (StPipelineOptions.engine); -m naive */
 } StMode;
 
-/* What a message the library reports is about.  */
-typedef enum
-{
-  ST_REPORT_DAMAGE,   /* damaged input (the first ST_DAMAGE_MESSAGES_MAX) */
-  ST_REPORT_WARNING,  /* the run went on, differently than asked */
-  ST_REPORT_DEBUG,    /* per-sample diagnostics (StPipelineOptions.debug) */
-} StReportKind;
-
-/* The one way the library speaks to the user: MESSAGE is one line,
-   without the program's name and without a newline; the function adds
-   what its program wants (the command prints "stacktrace: MESSAGE" on
-   standard error).  Called from the thread that runs the pipeline.  The
-   library never writes to standard error itself.  */
-typedef void (*StReportFunc) (StReportKind kind, const char *message,
-                              void *user);
+/* StReportKind, StReportFunc: sample-unwinder.h.  */
 
 typedef struct
 {
