@@ -10,9 +10,10 @@
              ...;
        st_records_free (r);
 
-   A perf.data recording comes in the order of its bytes (perf orders
-   records only per round: sort by time within a round if you need to);
-   compressed records come decompressed.  Damaged parts are skipped and
+   A perf.data recording comes in time order, as perf and the command
+   process it (perf writes records in time order only per CPU: the
+   reader holds a round at a time to sort it); a capture in the order of
+   its frames.  Compressed records come decompressed.  Damaged parts are skipped and
    counted (st_records_damaged), never an error.
 
    Threads: one thread at a time per StRecords.  */

@@ -9,16 +9,39 @@
 
 #include "api/api-private.h"
 #include "format/reader.h"
+#include "reorder.h"
+
+/* perf.data: records held to put a round in time order, at most.  */
+#define REORDER_MAX_BYTES (512u << 20)
 
 struct StRecords
 {
   StReader *reader;
   int own_fd;               /* opened from a path: closed with it */
   uint64_t damaged;
+  StReorder *reorder;       /* perf.data: time order (as the command) */
+  GQueue ordered;           /* StEvent copies in time order, to hand out */
+  gboolean at_end;          /* the reader gave its last event */
   StEvent event;            /* the last read, RECORD's source */
+  StEvent *current;         /* the copy RECORD points into, or NULL */
   StRecord record;
   char *error;
 };
+
+/* In time order: a copy to hand out.  */
+static void *
+take_ordered (const StEvent *ev, gboolean force, void *user)
+{
+  StRecords *r = user;
+
+  g_queue_push_tail (&r->ordered, st_event_copy (ev));
+  return NULL;
+}
+
+static void
+ignore_emit (const StEvent *ev, void *result, void *user)
+{
+}
 
 static void
 on_damage (const StDamage *d, void *user)
@@ -43,6 +66,9 @@ st_records_free (StRecords *r)
 {
   if (r == NULL)
     return;
+  st_reorder_free (r->reorder);
+  g_queue_clear_full (&r->ordered, g_free);
+  g_free (r->current);
   st_reader_free (r->reader);
   if (r->own_fd >= 0)
     close (r->own_fd);
@@ -65,6 +91,11 @@ st_records_open_fd (StRecords *r, int fd, StFileFormat format)
     }
   StDamageHandler h = { on_damage, r };
   st_reader_set_damage_handler (r->reader, &h);
+  /* perf orders records only per CPU: they come in time order, as
+     perf and the command process them (reorder.h).  */
+  if (st_reader_format (r->reader) == ST_FORMAT_PERF)
+    r->reorder = st_reorder_new (take_ordered, ignore_emit, r,
+                                 REORDER_MAX_BYTES, FALSE);
   return ST_OK;
 }
 
@@ -96,17 +127,46 @@ st_records_next (StRecords *r, const StRecord **record)
 
   if (r == NULL || r->reader == NULL || record == NULL)
     return ST_E_INVALID;
-  /* What the last record pointed into may go now.  */
-  st_reader_release (r->reader, st_reader_offset (r->reader));
-  int rc = st_reader_next (r->reader, &r->event, &error);
-  if (rc < 0)
+  g_clear_pointer (&r->current, g_free);
+  if (r->reorder == NULL)
     {
-      st_api_set_error (&r->error, error->message);
-      return ST_E_IO;
+      /* What the last record pointed into may go now.  */
+      st_reader_release (r->reader, st_reader_offset (r->reader));
+      int rc = st_reader_next (r->reader, &r->event, &error);
+      if (rc < 0)
+        {
+          st_api_set_error (&r->error, error->message);
+          return ST_E_IO;
+        }
+      if (rc == 0)
+        return ST_END;
+      st_api_record (&r->event, &r->record);
+      *record = &r->record;
+      return ST_OK;
     }
-  if (rc == 0)
+  while (g_queue_is_empty (&r->ordered) && !r->at_end)
+    {
+      int rc = st_reader_next (r->reader, &r->event, &error);
+      if (rc < 0)
+        {
+          st_api_set_error (&r->error, error->message);
+          return ST_E_IO;
+        }
+      if (rc == 0)
+        {
+          r->at_end = TRUE;
+          st_reorder_flush (r->reorder);
+        }
+      else
+        {
+          st_reorder_push (r->reorder, &r->event);
+          /* (The window holds copies.)  */
+          st_reader_release (r->reader, st_reader_offset (r->reader));
+        }
+    }
+  if ((r->current = g_queue_pop_head (&r->ordered)) == NULL)
     return ST_END;
-  st_api_record (&r->event, &r->record);
+  st_api_record (r->current, &r->record);
   *record = &r->record;
   return ST_OK;
 }

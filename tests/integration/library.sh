@@ -4,7 +4,9 @@
 # compiles alone as C11 and C++17 with -Wall -Wextra -Werror -pedantic
 # (the sub-headers refuse to be included directly); the examples
 # (examples/), built on the public header alone, give the chains and
-# the output of the command on the fixture, capture and perf.data.
+# the output of the command on the fixture, capture and perf.data, and
+# the chains of a fresh recording whose CPUs were written out of time
+# order (when perf can record).
 # (make installcheck does the same against the installed .pc.)
 . "$TESTS_SRCDIR/lib/test-lib.sh"
 
@@ -80,5 +82,33 @@ for input in fixture.syscap fixture.data; do
   cmp -s "$tmp/cmd.out" "$tmp/conv.out" \
     || fail "$input: convert's output differs from the command's"
 done
+
+echo "== a fresh recording"
+# perf writes its per-CPU buffers one after the other: the records level
+# must hand samples out in time order, as the command processes them.
+if command -v perf >/dev/null 2>&1 \
+   && perf record -q -N -e cpu-clock --call-graph=dwarf -o "$tmp/probe.data" \
+        -- true >/dev/null 2>&1; then
+  need_progs
+  p=$(echo $ST_PROGS | awk '{ print $1 }')
+  record_migrated "$p" "$tmp/fresh.data"
+  rc=$?
+  [ $rc -eq 77 ] && { record_file "$p" "$tmp/fresh.data"; rc=$?; }
+  if [ $rc -ne 0 ]; then
+    cat "$tmp/fresh.data.record.log"
+    fail "perf record failed"
+  else
+    "$STACKTRACE" -q -i "$tmp/fresh.data" -o /dev/null \
+      --chains "$tmp/fresh-cmd.chains" || fail "fresh: stacktrace failed"
+    "$tmp/unwind-chains" "$tmp/fresh.data" > "$tmp/fresh-ex.chains" \
+      2> "$tmp/fresh-ex.err" || fail "fresh: unwind-chains failed"
+    [ -s "$tmp/fresh-cmd.chains" ] || fail "fresh: no chains"
+    cmp -s "$tmp/fresh-cmd.chains" "$tmp/fresh-ex.chains" \
+      || fail "fresh: unwind-chains differs from stacktrace --chains"
+    echo "fresh recording of $p: $(wc -l < "$tmp/fresh-ex.chains") chains compared"
+  fi
+else
+  echo "perf record does not work here: no fresh recording"
+fi
 
 finish
