@@ -22,6 +22,8 @@ struct StRecords
   StReorder *reorder;       /* perf.data: time order (as the command) */
   GQueue ordered;           /* StEvent copies in time order, to hand out */
   gboolean at_end;          /* the reader gave its last event */
+  guint since_release;      /* records handed out since the last
+                               st_reader_release */
   StEvent event;            /* the last read, RECORD's source */
   StEvent *current;         /* the copy RECORD points into, or NULL */
   StRecord record;
@@ -33,8 +35,13 @@ static void *
 take_ordered (const StEvent *ev, gboolean force, void *user)
 {
   StRecords *r = user;
+  /* What lies in a mapped input stays there (no copy of the stack).  */
+  void *copy = g_malloc (st_event_copy_size (ev, st_reader_stable,
+                                             r->reader));
 
-  g_queue_push_tail (&r->ordered, st_event_copy (ev));
+  g_queue_push_tail (&r->ordered, st_event_copy_to (ev, copy,
+                                                   st_reader_stable,
+                                                   r->reader));
   return NULL;
 }
 
@@ -94,8 +101,11 @@ st_records_open_fd (StRecords *r, int fd, StFileFormat format)
   /* perf orders records only per CPU: they come in time order, as
      perf and the command process them (reorder.h).  */
   if (st_reader_format (r->reader) == ST_FORMAT_PERF)
-    r->reorder = st_reorder_new (take_ordered, ignore_emit, r,
-                                 REORDER_MAX_BYTES, FALSE);
+    {
+      r->reorder = st_reorder_new (take_ordered, ignore_emit, r,
+                                   REORDER_MAX_BYTES, FALSE);
+      st_reorder_set_stable (r->reorder, st_reader_stable, r->reader);
+    }
   return ST_OK;
 }
 
@@ -158,14 +168,21 @@ st_records_next (StRecords *r, const StRecord **record)
           st_reorder_flush (r->reorder);
         }
       else
-        {
-          st_reorder_push (r->reorder, &r->event);
-          /* (The window holds copies.)  */
-          st_reader_release (r->reader, st_reader_offset (r->reader));
-        }
+        st_reorder_push (r->reorder, &r->event);
     }
   if ((r->current = g_queue_pop_head (&r->ordered)) == NULL)
     return ST_END;
+  /* A mapped input gives back what no held or handed-out record points
+     into (now and then: the walk of the held ones is not free).  */
+  if (++r->since_release < 256)
+    goto out;
+  r->since_release = 0;
+  uint64_t oldest = MIN (st_reorder_oldest_offset (r->reorder),
+                         r->current->offset);
+  for (GList *l = r->ordered.head; l != NULL; l = l->next)
+    oldest = MIN (oldest, ((const StEvent *) l->data)->offset);
+  st_reader_release (r->reader, oldest);
+out:
   st_api_record (r->current, &r->record);
   *record = &r->record;
   return ST_OK;
