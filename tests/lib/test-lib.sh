@@ -704,8 +704,11 @@ perf_script ()
 # regular expressions).
 check_names_path ()
 {
-  awk -F '\t' -v leaf="$3" -v path="$4" -v min="${ST_MIN_LEAF_SAMPLES:-50}" \
-    -v label="$1" '
+  # The expressions through the environment: awk -v processes escapes,
+  # and gawk drops the backslash of "\(" where mawk keeps it.
+  ST_LEAF_RE=$3 ST_PATH_RE=$4 \
+  awk -F '\t' -v min="${ST_MIN_LEAF_SAMPLES:-50}" -v label="$1" '
+    BEGIN { leaf = ENVIRON["ST_LEAF_RE"]; path = ENVIRON["ST_PATH_RE"] }
     { split ($5, s, ";") }
     s[1] ~ "^(" leaf ")$" {
       n++
