@@ -9,6 +9,7 @@
    alone, one call at a time.  */
 #include "config.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "api/api-private.h"
@@ -22,7 +23,9 @@
 
 struct StCache
 {
-  GMutex lock;
+  /* pthread rather than GMutex: ThreadSanitizer sees it (GLib's lock
+     is futex-based inside libglib).  */
+  pthread_mutex_t lock;
   char *symfs, *archive_dir, *perf_cache_dir, *debuginfod_urls;
   StEngine engine;
   guint max_modules;
@@ -49,7 +52,7 @@ st_cache_new (void)
 {
   StCache *c = g_new0 (StCache, 1);
 
-  g_mutex_init (&c->lock);
+  pthread_mutex_init (&c->lock, NULL);
   st_api_set_error (&c->error, "");
   return c;
 }
@@ -67,7 +70,7 @@ st_cache_free (StCache *c)
   g_free (c->perf_cache_dir);
   g_free (c->debuginfod_urls);
   g_free (c->error);
-  g_mutex_clear (&c->lock);
+  pthread_mutex_destroy (&c->lock);
   g_free (c);
 }
 
@@ -168,11 +171,11 @@ st_session_new (StCache *c, unsigned flags)
   st_symbolizer_set_demangle (s->symbolizer, TRUE);
   st_symbolizer_set_jit_names (s->symbolizer, s->jit_names);
   s->name = g_string_sized_new (128);
-  g_mutex_lock (&c->lock);
+  pthread_mutex_lock (&c->lock);
   s->unwinder = st_sample_unwinder_new (s->processes, modules (c), s->stats,
                                         NULL, NULL, s->jit_names, &o);
   c->sessions++;
-  g_mutex_unlock (&c->lock);
+  pthread_mutex_unlock (&c->lock);
   return s;
 }
 
@@ -183,12 +186,12 @@ st_session_free (StSession *s)
     return;
   StCache *c = s->cache;
 
-  g_mutex_lock (&c->lock);
+  pthread_mutex_lock (&c->lock);
   /* Processes hold Dwfls that reference the cached Elfs: first.  */
   st_process_table_free (s->processes);
   st_sample_unwinder_free (s->unwinder);
   c->sessions--;
-  g_mutex_unlock (&c->lock);
+  pthread_mutex_unlock (&c->lock);
   st_symbolizer_free (s->symbolizer);
   st_jit_names_free (s->jit_names);
   st_stats_free (s->stats);
@@ -205,10 +208,10 @@ st_session_add (StSession *s, const StRecord *rec)
     return ST_E_INVALID;
   if (!st_api_event (rec, &ev) || ev.kind == ST_EVENT_STACK_USER)
     return ST_OK;
-  g_mutex_lock (&s->cache->lock);
+  pthread_mutex_lock (&s->cache->lock);
   st_sample_unwinder_apply (s->unwinder, &ev);
   st_stats_event (s->stats, &ev, FALSE);
-  g_mutex_unlock (&s->cache->lock);
+  pthread_mutex_unlock (&s->cache->lock);
   return ST_OK;
 }
 
@@ -222,11 +225,11 @@ st_session_unwind (StSession *s, const StRecord *sample, uint64_t *frames,
       || (frames == NULL && max_frames > 0)
       || sample->kind != ST_RECORD_STACK_SAMPLE || !st_api_event (sample, &ev))
     return ST_E_INVALID;
-  g_mutex_lock (&s->cache->lock);
+  pthread_mutex_lock (&s->cache->lock);
   st_sample_unwinder_apply (s->unwinder, &ev);
   StUnwound *u = st_sample_unwinder_unwind (s->unwinder, &ev, FALSE);
   st_stats_event (s->stats, &ev, FALSE);
-  g_mutex_unlock (&s->cache->lock);
+  pthread_mutex_unlock (&s->cache->lock);
 
   memset (info, 0, sizeof *info);
   info->status = (StChainStatus) u->status;
@@ -246,14 +249,14 @@ st_session_symbolize (StSession *s, int32_t pid, uint64_t addr, char *buf,
 {
   if (s == NULL || (buf == NULL && size > 0))
     return ST_E_INVALID;
-  g_mutex_lock (&s->cache->lock);
+  pthread_mutex_lock (&s->cache->lock);
   StProcess *proc = st_process_table_lookup (s->processes, pid);
   Dwfl *dwfl = st_sample_unwinder_dwfl (s->unwinder, pid);
   st_symbolizer_set_process (s->symbolizer, pid,
                              proc != NULL ? proc->maps : NULL);
   g_string_truncate (s->name, 0);
   st_symbolize (s->symbolizer, dwfl, addr, s->name);
-  g_mutex_unlock (&s->cache->lock);
+  pthread_mutex_unlock (&s->cache->lock);
   if (size > 0)
     {
       size_t n = MIN (s->name->len, size - 1);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,7 +42,9 @@ struct StStream
   gint cancelled;            /* atomic */
   StPipeline *pipeline;      /* while running */
   guint since_snapshot;
-  GMutex lock;
+  /* pthread rather than GMutex: ThreadSanitizer sees it (GLib's lock
+     is futex-based inside libglib).  */
+  pthread_mutex_t lock;
   StCounters snapshot;       /* (LOCK) */
   char *error;
 };
@@ -54,7 +57,7 @@ st_stream_new (void)
   s->in_fd = s->out_fd = -1;
   s->unwind = TRUE;
   s->stitch = TRUE;
-  g_mutex_init (&s->lock);
+  pthread_mutex_init (&s->lock, NULL);
   st_api_set_error (&s->error, "");
   return s;
 }
@@ -72,7 +75,7 @@ st_stream_free (StStream *s)
   g_free (s->debuginfod_urls);
   g_free (s->chains);
   g_free (s->error);
-  g_mutex_clear (&s->lock);
+  pthread_mutex_destroy (&s->lock);
   g_free (s);
 }
 
@@ -236,9 +239,9 @@ snapshot (StStream *s)
   StCounters c;
 
   st_api_counters (st_pipeline_stats (s->pipeline), &c);
-  g_mutex_lock (&s->lock);
+  pthread_mutex_lock (&s->lock);
   s->snapshot = c;
-  g_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&s->lock);
 }
 
 /* After every event and while the input stalls: a cancel, and now and
@@ -395,9 +398,9 @@ st_stream_get_counters (StStream *s, StCounters *out)
 {
   if (s == NULL || out == NULL)
     return ST_E_INVALID;
-  g_mutex_lock (&s->lock);
+  pthread_mutex_lock (&s->lock);
   *out = s->snapshot;
-  g_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&s->lock);
   return ST_OK;
 }
 
