@@ -31,40 +31,17 @@
 #include "unwind/registers.h"
 #include "util/heap-trim.h"
 #include "util/printable.h"
-#include "unwind/unwinder.h"
-#include "unwind/stitcher.h"
+#include "sample-unwinder.h"
 #include "reorder.h"
 
 /* Bound of the events buffered to put a perf round in time order.  */
 #define ST_REORDER_MAX_BYTES (512u << 20)
 
-/* JVM processes remembered for the frame-pointer advice.  */
-#define ST_JVM_PIDS_MAX 4096
-
 /* Damage messages printed one by one; later ones are only counted.  */
 #define ST_DAMAGE_MESSAGES_MAX 20
 
-/* Threads whose known stack is kept for stitching, and the frames known
-   in all (~40 bytes each: 10 MiB).  */
 /* Events between two heap trims when the input never stalls.  */
 #define TRIM_EVERY_EVENTS (1u << 16)
-#define ST_STITCH_MAX_THREADS 4096
-#define ST_STITCH_MAX_FRAMES (256u * 1024)
-
-/* What processing a raw-stack sample leaves for its emission.  Recycled
-   through free lists of a few capacities: no allocation per sample.  */
-typedef struct Unwound Unwound;
-struct Unwound
-{
-  char *chain_line;     /* the --chains line, symbolized at its time */
-  StUnwindStatus status;
-  bool stitched;
-  bool unprimed;
-  uint32_t n_ips;
-  uint32_t size_class;  /* capacity 16 << size_class */
-  Unwound *next_free;
-  uint64_t ips[];
-};
 
 struct StPipeline
 {
@@ -75,20 +52,15 @@ struct StPipeline
   StSampleReport *sample_report;  /* --chains and the call graph; NULL
                                      when neither is asked */
   StJitNames *jit_names;      /* with SAMPLE_REPORT: names of JIT code */
-  GHashTable *jvm_pids;       /* pids that mapped libjvm.so -> whether
-                                 they were given the frame-pointer
-                                 advice */
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
-  StUnwinder *unwinder;
-  StStitcher *stitcher;       /* NULL when stitching is off */
+  StSampleUnwinder *unwinder;  /* the per-sample unwinding service */
   StCaptureMounts *mounts;    /* a capture's mount tables, to the
                                  file resolver */
 
   StKernelJoin *kernel_join;  /* a capture's held-back kernel part */
   StReorder *reorder;         /* perf input: time order for processing */
-  Unwound *unwound_free[5];   /* recycled results, by size class */
 
   gboolean stopped;           /* the check function asked to stop */
   gboolean abandoned;         /* ... as nobody reads the output now */
@@ -101,15 +73,6 @@ struct StPipeline
   StPriming *priming;         /* when modules are prepared */
   StCounterSchedule *counters;  /* NULL when the output has none */
 
-  /* The chain being unwound: one of a ring of pairs of arrays, since
-     the stitcher may still read the last chains learnt
-     (st_stitcher_learn_lent).  */
-  uint64_t *ips;
-  uint64_t *sps;
-  guint chain;                /* IPS and SPS: chain_ips[chain] ... */
-  gboolean chain_lent;        /* the stitcher may hold them */
-  uint64_t chain_ips[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
-  uint64_t chain_sps[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
 };
 
 /* Damaged input is never silent: counted, and printed up to a limit.  */
@@ -157,8 +120,6 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                  const StPipelineOptions *options)
 {
   StPipeline *p = g_new0 (StPipeline, 1);
-  p->ips = p->chain_ips[0];
-  p->sps = p->chain_sps[0];
   StDamageHandler damage = { on_damage, p };
 
   p->reader = reader;
@@ -181,10 +142,10 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                                options->demangle,
                                                p->jit_names);
     }
-  p->jvm_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->processes = st_process_table_new ();
-  StFileResolver *resolver = st_file_resolver_new (options->symfs,
-                                                   options->buildid_dir);
+  StFileResolver *resolver
+    = st_file_resolver_new_full (options->symfs, options->buildid_dir,
+                                 options->perf_cache_dir);
   if (options->given_files_only)
     st_file_resolver_set_given_only (resolver);
   p->modules = st_module_cache_new_with_resolver (resolver);
@@ -196,13 +157,12 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   else
     {
       if (options->debuginfod && !options->given_files_only)
-        p->debuginfod = st_debuginfod_new ();
+        p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
       st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
                                   p->debuginfod);
     }
   /* Downloads only for the files samples need (see unwind_fetching).  */
   st_module_cache_set_lazy_fetch (p->modules, TRUE);
-  p->unwinder = st_unwinder_new (options->engine, p->modules);
   p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
   /* After the prepare hook and the finder: workers read them.  Some
      room for one round of perf.data besides the waiting: at most half of
@@ -214,9 +174,17 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   st_stats_set_priming (p->stats, st_priming_stats (p->priming));
   st_stats_set_file_report (p->stats,
                             st_module_cache_file_report (p->modules));
-  if (options->stitch)
-    p->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS,
-                                   ST_STITCH_MAX_FRAMES);
+  StSampleUnwinderOptions uo = {
+    .engine = options->engine,
+    .stitch = options->stitch,
+    .truncate_stack = options->truncate_stack,
+    .debug = options->debug,
+    .report = options->report,
+    .report_data = options->report_data,
+  };
+  p->unwinder = st_sample_unwinder_new (p->processes, p->modules, p->stats,
+                                        p->priming, p->sample_report,
+                                        p->jit_names, &uo);
   st_reader_set_damage_handler (reader, &damage);
   return p;
 }
@@ -231,55 +199,18 @@ st_pipeline_free (StPipeline *p)
   st_debuginfod_cancel (p->debuginfod);
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
-  st_unwinder_free (p->unwinder);
+  st_sample_unwinder_free (p->unwinder);
   st_priming_free (p->priming);
   st_capture_mounts_free (p->mounts);
   st_module_cache_free (p->modules);
   st_debuginfod_free (p->debuginfod);
-  st_stitcher_free (p->stitcher);
   st_sample_report_free (p->sample_report);
   st_jit_names_free (p->jit_names);
-  g_hash_table_destroy (p->jvm_pids);
   st_stats_free (p->stats);
   st_counter_schedule_free (p->counters);
   st_kernel_join_free (p->kernel_join);
   st_reorder_free (p->reorder);
-  for (guint i = 0; i < G_N_ELEMENTS (p->unwound_free); i++)
-    while (p->unwound_free[i] != NULL)
-      {
-        Unwound *u = p->unwound_free[i];
-        p->unwound_free[i] = u->next_free;
-        g_free (u);
-      }
   g_free (p);
-}
-
-static Unwound *
-unwound_new (StPipeline *p, uint32_t n_ips)
-{
-  uint32_t k = 0;
-
-  while ((16u << k) < n_ips)
-    k++;
-  Unwound *u = p->unwound_free[k];
-  if (u != NULL)
-    p->unwound_free[k] = u->next_free;
-  else
-    {
-      u = g_malloc (sizeof *u + (16u << k) * sizeof (uint64_t));
-      u->size_class = k;
-    }
-  u->n_ips = n_ips;
-  u->chain_line = NULL;
-  return u;
-}
-
-static void
-unwound_free (StPipeline *p, Unwound *u)
-{
-  g_free (u->chain_line);
-  u->next_free = p->unwound_free[u->size_class];
-  p->unwound_free[u->size_class] = u;
 }
 
 static void
@@ -306,300 +237,14 @@ release_held (StPipeline *p)
     pass (p, held);
 }
 
-static void
-debug_line (StPipeline *p, const StProcess *proc, const StEvent *ev,
-            const StUnwindResult *r)
-{
-  g_autofree char *where = NULL;
-
-  if (r->cause == ST_CAUSE_NO_MODULE && r->n_ips > 0)
-    {
-      /* Say what the code without a module is: JIT code is no file.  */
-      uint64_t pc = r->no_module_pc != 0 ? r->no_module_pc : p->ips[0];
-      const StMap *map = st_address_space_find (proc->maps, pc);
-      where = g_strdup_printf (
-        ": 0x%" PRIx64 " %s", pc,
-        map == NULL ? "is in no recorded mapping"
-        : st_map_is_anonymous (map) ? "is JIT or other anonymous code "
-                                      "(no file, no CFI)"
-        : "is in a mapping of no usable module");
-    }
-  char *line = g_strdup_printf ("offset %" PRIu64 ": pid %d tid %d "
-                                "time %" PRId64 ": %s after %u frame(s) "
-                                "(%s)%s%s%s", ev->offset, ev->pid, ev->tid,
-                                ev->time, r->status == ST_UNWIND_FAILED
-                                ? "failed" : "truncated", r->n_ips,
-                                st_unwind_cause_name (r->cause),
-                                r->detail ? ": " : "",
-                                r->detail ? r->detail : "",
-                                where != NULL ? where : "");
-  p->options.report (ST_REPORT_DEBUG, line, p->options.report_data);
-  g_free (line);
-}
-
-/* Completes a chain cut by the end of the stack copy from what the
-   thread's stack was last seen to hold, and learns from every chain.  */
-static void
-stitch (StPipeline *p, const StProcess *proc, const StEvent *ev,
-        StUnwindResult *r)
-{
-  if (r->n_ips == 0)
-    return;
-  StStackCopy copy = { p->sps[0], ev->stack.stack, ev->stack.stack_size };
-  if (r->status == ST_UNWIND_TRUNCATED && r->cause == ST_CAUSE_STACK_END)
-    {
-      uint32_t n = r->n_ips;
-      StStitchOutcome o = st_stitcher_stitch (p->stitcher, ev->pid, ev->tid,
-                                              proc->exec_count, &copy,
-                                              proc->maps, p->ips, p->sps, &n,
-                                              ST_UNWIND_MAX_FRAMES);
-      r->stitch_refused = o == ST_STITCH_REFUSED;
-      if (o == ST_STITCH_DONE)
-        {
-          /* (At least one frame counts: the root may be the join.)  */
-          r->n_stitched = MAX (n - r->n_ips, 1);
-          r->n_ips = n;
-          r->status = ST_UNWIND_COMPLETE;
-          r->cause = ST_CAUSE_NONE;
-        }
-    }
-  /* (Not the frame-pointer chain's frames: their stack addresses are
-     unknown.)  */
-  st_stitcher_learn_lent (p->stitcher, ev->pid, ev->tid, proc->exec_count,
-                          &copy, p->ips, p->sps, r->n_ips - r->n_fp_chain,
-                          r->status == ST_UNWIND_COMPLETE
-                          && r->n_fp_chain == 0);
-  p->chain_lent = TRUE;
-}
-
-/* The module of PROC's mapping at the PC where the walk R found no usable
-   module (*MAP: the mapping), or NULL.  */
-static StModule *
-module_at_stop (StPipeline *p, StProcess *proc, const StEvent *ev,
-                const StUnwindResult *r, const StMap **map)
-{
-  uint64_t pc = r->no_module_pc;
-
-  if (pc == 0)
-    {
-      const StRegisterLayout *layout = st_register_layout_guess (ev);
-      if (layout == NULL || !st_event_register (ev, layout->perf_ip, &pc))
-        return NULL;
-    }
-  *map = st_address_space_find (proc->maps, pc);
-  if (*map == NULL || !st_map_is_module (*map))
-    return NULL;
-  return st_module_cache_get (p->modules, *map);
-}
-
-/* Times a sample is unwound again after fetching files it needs (each
-   time another module).  */
-#define ST_FETCH_RETRIES 4
-
-/* Unwinds EV of PROC into R.  A walk stopped at a PC in a module whose
-   file is still to be fetched (lazy debuginfod) fetches it: inline, then
-   the sample is unwound again; on a worker, then the sample waits when
-   MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
-   defer's cap).  A module that stays unusable is charged the sample.  */
-static gboolean
-unwind_fetching (StPipeline *p, StProcess *proc, const StEvent *ev,
-                 gboolean may_wait, StUnwindResult *r)
-{
-  for (guint tries = 0;; tries++)
-    {
-      st_unwinder_unwind (p->unwinder, proc, ev, p->ips, p->sps,
-                          ST_UNWIND_MAX_FRAMES, r);
-      const StMap *map = NULL;
-      StModule *m = r->cause == ST_CAUSE_NO_MODULE
-                    ? module_at_stop (p, proc, ev, r, &map) : NULL;
-      if (m == NULL || !st_module_ready (m) || m->elf != NULL)
-        return TRUE;
-      if (tries == ST_FETCH_RETRIES
-          || !st_module_cache_fetch (p->modules, m, map))
-        {
-          st_file_report_cost (st_module_cache_file_report (p->modules),
-                               st_module_identity (m));
-          return TRUE;
-        }
-      if (st_module_ready (m))
-        continue;                     /* fetched inline */
-      if (may_wait)
-        return FALSE;
-      if (!st_priming_finishing (p->priming))
-        {
-          st_priming_sample_unprimed (p->priming);
-          r->unprimed = TRUE;
-          return TRUE;
-        }
-      st_module_cache_wait_for (p->modules, m);
-    }
-}
-
-/* A walk stopped at the last frame of R, in a module whose file has no
-   CFI, or whose code was built without it (the walk then stops on
-   whatever the frame-pointer fallback read): that file cost the
-   sample.  */
-static void
-charge_no_unwind_data (StPipeline *p, StProcess *proc,
-                       const StUnwindResult *r)
-{
-  const StMap *map = st_address_space_find (proc->maps,
-                                            p->ips[r->n_ips - 1]);
-
-  if (map == NULL || !st_map_is_module (map))
-    return;
-  StModule *m = st_module_cache_get (p->modules, map);
-  if (!st_module_ready (m) || m->elf == NULL
-      || !(m->no_unwind_sections || m->code_without_cfi))
-    return;
-  StNoCfiReason why
-    = m->no_unwind_sections ? ST_NO_CFI_SECTIONS
-      : __atomic_load_n (&m->debug_file_found, __ATOMIC_ACQUIRE)
-      ? ST_NO_CFI_DEBUG_FILE : ST_NO_CFI_CODE;
-  st_file_report_no_unwind_data (st_module_cache_file_report (p->modules),
-                                 st_module_identity (m), why);
-}
-
-/* The unwound chain of EV (P->ips, N_IPS) to --chains and the call
-   graph.  Not inlined: in unwind it cost every sample register spills
-   (9 instructions), reports on or off.  */
-static __attribute__ ((noinline)) char *
-report_sample (StPipeline *p, StProcess *proc, const StEvent *ev,
-               uint32_t n_ips)
-{
-  return st_sample_report_add (p->sample_report,
-                               st_unwinder_dwfl (p->unwinder, proc),
-                               proc->maps, ev, proc->comm, p->ips, n_ips);
-}
-
-/* What a mapping tells besides the process's address space: a jitdump
-   file to read JIT names from, a JVM whose JIT code may need advice.  */
-static void
-note_map (StPipeline *p, const StEvent *ev)
-{
-  const char *name = ev->map.filename != NULL ? ev->map.filename : "";
-  const char *base = st_map_basename (name);
-
-  /* (Every mapping of every process comes here: one cut to the base
-     name, and first letters before whole compares.)  */
-  if (p->jit_names != NULL && st_map_base_is_jitdump (base))
-    st_jit_names_map (p->jit_names, ev->pid, name);
-  if (base[0] != 'l' || base[1] != 'i' || base[2] != 'b' || base[3] != 'j'
-      || strcmp (base, "libjvm.so") != 0
-      || g_hash_table_contains (p->jvm_pids, GINT_TO_POINTER (ev->pid)))
-    return;
-  /* Bounded for endless streams: past the bound, a JVM may be advised
-     again.  */
-  if (g_hash_table_size (p->jvm_pids) >= ST_JVM_PIDS_MAX)
-    g_hash_table_remove_all (p->jvm_pids);
-  g_hash_table_insert (p->jvm_pids, GINT_TO_POINTER (ev->pid),
-                       GINT_TO_POINTER (FALSE));
-}
-
-/* A JVM's compiled code pushes rbp but keeps no frame pointer unless
-   told to: a walk that left JIT code by the frame-pointer step (JIT code
-   has no CFI) may have skipped callers.  Said once per process.  */
-static void
-advise_jvm (StPipeline *p, const StProcess *proc, const StEvent *ev,
-            uint32_t n_ips)
-{
-  gpointer advised;
-
-  if (!g_hash_table_lookup_extended (p->jvm_pids, GINT_TO_POINTER (ev->pid),
-                                     NULL, &advised)
-      || GPOINTER_TO_INT (advised))
-    return;
-  for (uint32_t i = 0; i + 1 < n_ips; i++)
-    {
-      const StMap *map = st_address_space_find (proc->maps, p->ips[i]);
-      if (map == NULL || !st_map_is_anonymous (map))
-        continue;
-      g_hash_table_insert (p->jvm_pids, GINT_TO_POINTER (ev->pid),
-                           GINT_TO_POINTER (TRUE));
-      if (p->options.report != NULL)
-        {
-          g_autofree char *comm = st_printable (proc->comm != NULL
-                                                ? proc->comm : "?");
-          g_autofree char *line = g_strdup_printf (
-            "pid %d (%s) runs a JVM: its JIT frames were unwound by frame "
-            "pointer, which compiled Java code keeps only when run with "
-            "-XX:+PreserveFramePointer (otherwise callers may be skipped)",
-            ev->pid, comm);
-          p->options.report (ST_REPORT_WARNING, line,
-                             p->options.report_data);
-        }
-      return;
-    }
-}
-
-/* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
-   being fetched (MAY_WAIT).  */
-static Unwound *
-unwind (StPipeline *p, const StEvent *raw_ev, gboolean may_wait)
-{
-  StProcess *proc = st_process_table_get (p->processes, raw_ev->pid);
-  StUnwindResult r;
-
-  st_process_table_use_unwind_state (p->processes, proc);
-  StEvent cut;
-  const StEvent *ev = raw_ev;
-
-  if (p->chain_lent)
-    {
-      /* The stitcher may still read the last chains learnt.  */
-      p->chain = (p->chain + 1) % G_N_ELEMENTS (p->chain_ips);
-      p->ips = p->chain_ips[p->chain];
-      p->sps = p->chain_sps[p->chain];
-      p->chain_lent = FALSE;
-    }
-
-  if (p->options.truncate_stack > 0
-      && raw_ev->stack.stack_size > p->options.truncate_stack)
-    {
-      /* For testing stitching: as if the recorder had copied less.  */
-      cut = *raw_ev;
-      cut.stack.stack_size = p->options.truncate_stack;
-      ev = &cut;
-    }
-  if (!unwind_fetching (p, proc, ev, may_wait, &r))
-    return NULL;
-  /* Stopped in a file without CFI: whatever the frame-pointer attempt
-     then met (unreadable memory, a loop), the want of CFI is why.  */
-  if (r.status != ST_UNWIND_COMPLETE && r.n_ips > 0
-      && r.cause != ST_CAUSE_NO_MODULE && r.cause != ST_CAUSE_STACK_END
-      && r.cause != ST_CAUSE_MAX_DEPTH)
-    charge_no_unwind_data (p, proc, &r);
-  if (p->stitcher != NULL)
-    stitch (p, proc, ev, &r);
-  if (g_hash_table_size (p->jvm_pids) > 0)
-    advise_jvm (p, proc, ev, r.n_ips);
-  st_stats_unwind (p->stats, ev->pid, proc->comm, &r);
-  if (r.status != ST_UNWIND_COMPLETE && p->options.debug
-      && p->options.report != NULL)
-    debug_line (p, proc, ev, &r);
-
-  Unwound *u = unwound_new (p, r.n_ips);
-  memcpy (u->ips, p->ips, r.n_ips * sizeof (uint64_t));
-  u->status = r.status;
-  u->stitched = r.n_stitched > 0;
-  u->unprimed = r.unprimed;
-
-  /* Named now: the process's mappings are those of the sample's time.  */
-  if (p->sample_report != NULL)
-    u->chain_line = report_sample (p, proc, ev, r.n_ips);
-  return u;
-}
-
 /* Whether raw-stack event EV's process has every module ready, or what
    keeps them.  */
 static StModulesReadiness
 sample_readiness (const StEvent *ev, void *user)
 {
   StPipeline *p = user;
-  StProcess *proc = st_process_table_get (p->processes, ev->pid);
 
-  st_process_table_use_unwind_state (p->processes, proc);
-  return st_unwinder_readiness (p->unwinder, proc);
+  return st_sample_unwinder_readiness (p->unwinder, ev);
 }
 
 /* In time order: the event's effect on the process model, and unwinding.  */
@@ -616,16 +261,12 @@ process_event (const StEvent *ev, gboolean force, void *user)
         return ST_REORDER_LATER;
       resumed = st_priming_resuming (p->priming);
     }
-  st_process_table_apply (p->processes, ev);
-  if (ev->kind == ST_EVENT_MAP)
-    note_map (p, ev);
-  if (p->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
-    st_stitcher_forget_thread (p->stitcher, ev->tid);
+  st_sample_unwinder_apply (p->unwinder, ev);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_UNWIND)
     {
       gboolean may_wait = st_priming_defers (p->priming) && !force
                           && !st_priming_finishing (p->priming);
-      Unwound *u = unwind (p, ev, may_wait);
+      StUnwound *u = st_sample_unwinder_unwind (p->unwinder, ev, may_wait);
       if (u != NULL)
         {
           st_priming_sample_unwound (p->priming, resumed);
@@ -657,7 +298,7 @@ merge_held (StPipeline *p, const StEvent *ev, StEvent *merged)
 }
 
 static void
-emit_unwound (StPipeline *p, const StEvent *ev, Unwound *u)
+emit_unwound (StPipeline *p, const StEvent *ev, StUnwound *u)
 {
   StEvent merged;
 
@@ -687,7 +328,7 @@ static void
 emit_event (const StEvent *ev, void *result, void *user)
 {
   StPipeline *p = user;
-  Unwound *u = result;
+  StUnwound *u = result;
 
   /* Held in place in a mapped input that shrank since: its bytes read
      as zeros now (see mapping-guard.h).  */
@@ -697,13 +338,13 @@ emit_event (const StEvent *ev, void *result, void *user)
       if (p->past_intact++ == 0 || ev->offset < p->past_intact_from)
         p->past_intact_from = ev->offset;
       if (u != NULL)
-        unwound_free (p, u);
+        st_sample_unwinder_release (p->unwinder, u);
       return;
     }
   if (u != NULL)
     {
       emit_unwound (p, ev, u);
-      unwound_free (p, u);
+      st_sample_unwinder_release (p->unwinder, u);
     }
   else if (ev->kind == ST_EVENT_STACK_USER
            && st_kernel_join_held (p->kernel_join) != NULL)
@@ -796,7 +437,8 @@ handle (StPipeline *p, const StEvent *ev)
     {
       p->events_untrimmed = 0;
       p->trimmed_at = g_get_monotonic_time ();
-      st_heap_trim ();
+      if (p->options.trim_heap)
+        st_heap_trim ();
     }
 }
 
@@ -823,7 +465,8 @@ input_wait (void *user)
     {
       p->trimmed_at = now;
       p->events_untrimmed = 0;
-      st_heap_trim ();
+      if (p->options.trim_heap)
+        st_heap_trim ();
     }
   if (p->writer != NULL)
     st_writer_flush (p->writer);

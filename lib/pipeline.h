@@ -10,6 +10,7 @@
 #include "priming.h"
 #include "report/callgraph-summary.h"
 #include "stats.h"
+#include "sample-unwinder.h"
 #include "unwind/unwinder.h"
 
 typedef enum
@@ -20,21 +21,7 @@ typedef enum
                          (StPipelineOptions.engine); -m naive */
 } StMode;
 
-/* What a message the library reports is about.  */
-typedef enum
-{
-  ST_REPORT_DAMAGE,   /* damaged input (the first ST_DAMAGE_MESSAGES_MAX) */
-  ST_REPORT_WARNING,  /* the run went on, differently than asked */
-  ST_REPORT_DEBUG,    /* per-sample diagnostics (StPipelineOptions.debug) */
-} StReportKind;
-
-/* The one way the library speaks to the user: MESSAGE is one line,
-   without the program's name and without a newline; the function adds
-   what its program wants (the command prints "stacktrace: MESSAGE" on
-   standard error).  Called from the thread that runs the pipeline.  The
-   library never writes to standard error itself.  */
-typedef void (*StReportFunc) (StReportKind kind, const char *message,
-                              void *user);
+/* StReportKind, StReportFunc: sample-unwinder.h.  */
 
 typedef struct
 {
@@ -44,6 +31,10 @@ typedef struct
   const char *buildid_dir;    /* an unpacked perf archive, may be NULL */
   gboolean given_files_only;  /* only files under symfs and buildid_dir:
                                  none of this machine's, no debuginfod */
+  const char *perf_cache_dir; /* the user's perf build-id cache
+                                 ($PERF_BUILDID_DIR or ~/.debug: the
+                                 caller reads the environment), may be
+                                 NULL */
   FILE *chains;               /* --chains output, may be NULL */
   StReportFunc report;        /* messages for the user; NULL: damage is
                                  only counted, nothing is reported */
@@ -59,6 +50,10 @@ typedef struct
   uint64_t truncate_stack;    /* if not 0, use at most this many stack bytes */
   gboolean debuginfod;        /* fetch missing files by build-id (when
                                  DEBUGINFOD_URLS names servers) */
+  const char *debuginfod_urls;  /* the caller's $DEBUGINFOD_URLS: NULL
+                                   or blank, debuginfod is off
+                                   (libdebuginfod itself reads the
+                                   servers from the environment) */
   StModuleFinder finder;      /* files not found locally: instead of
                                  debuginfod, when not NULL (called from
                                  worker threads with priming) */
@@ -76,6 +71,12 @@ typedef struct
                                  0: ST_PRIMING_DEFAULT_CAP */
   guint priming_threads;      /* workers; 0: one per processor (at most
                                  ST_PRIMING_MAX_THREADS) */
+  gboolean trim_heap;         /* give the C library's free heap pages
+                                 back to the system (malloc_trim) when
+                                 idle and every some 100,000 events: a
+                                 process-wide act, so only when the
+                                 caller owns the process (the command
+                                 does) */
   /* Called after every event and, while the input stalls, every
      CHECK_MS (and when a signal interrupts the wait).  Returns FALSE to
      stop: the pipeline then ends as at the end of the input, after the

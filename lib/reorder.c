@@ -114,14 +114,15 @@ st_reorder_set_stable (StReorder *r, StEventStable stable, void *user)
   r->stable_user = user;
 }
 
+/* A new chunk, or NULL when it cannot be mapped (the block is then
+   allocated on its own).  */
 static Chunk *
 chunk_new (StReorder *r)
 {
   void *m = mmap (NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED)
-    g_error ("reorder: cannot map %zu bytes: %s", CHUNK_BYTES,
-             g_strerror (errno));
+    return NULL;
   r->chunks++;
   return m;
 }
@@ -165,8 +166,12 @@ block_new (StReorder *r, size_t bytes)
               c = r->spare;
               r->spare = NULL;
             }
-          else
-            c = chunk_new (r);
+          else if ((c = chunk_new (r)) == NULL)
+            {
+              Pending *p = g_malloc (bytes);
+              p->chunk = NULL;
+              return p;
+            }
           c->used = CHUNK_HEAD;
           c->live = 0;
           r->current = c;

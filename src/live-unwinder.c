@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -208,8 +209,14 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
     return FALSE;
   opts->input_fd = stream_fd;
   opts->format = ST_FORMAT_PERF;
-  /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  */
+  /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  Its
+     thread inherits our timer slack: its wait steps are tens of
+     microseconds, so it is made with none to speak of.  */
+  int slack = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   lu->pacer = st_capture_pacer_new (lu->capture_fd, lu->event_fd, error);
+  if (slack > 0)
+    prctl (PR_SET_TIMERSLACK, (unsigned long) slack, 0, 0, 0);
   if (lu->pacer == NULL)
     return FALSE;
   opts->output_fd = st_capture_pacer_input_fd (lu->pacer);

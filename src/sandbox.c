@@ -404,8 +404,8 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
   };
 #ifndef __SANITIZE_ADDRESS__
   static const uint32_t prctl_ops[] = {
-    PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_DUMPABLE,
-    PR_CAPBSET_READ,
+    PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK,
+    PR_GET_DUMPABLE, PR_CAPBSET_READ,
   };
 #endif
 
@@ -446,8 +446,8 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
   {
     /* and LeakSanitizer's tracer: its parent's death, ptrace leave.  */
     static const uint32_t lsan_prctl_ops[] = {
-      PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_DUMPABLE,
-      PR_CAPBSET_READ, PR_SET_PDEATHSIG, PR_SET_PTRACER, PR_SET_DUMPABLE,
+      PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK,
+      PR_GET_DUMPABLE, PR_CAPBSET_READ, PR_SET_PDEATHSIG, PR_SET_PTRACER, PR_SET_DUMPABLE,
     };
     allow_values (f, SYS_prctl, 0, lsan_prctl_ops,
                   G_N_ELEMENTS (lsan_prctl_ops));

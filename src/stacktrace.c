@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/domain.h"
+#include "util/mapping-guard.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "live.h"
@@ -472,6 +473,9 @@ main (int argc, char **argv)
     }
   /* A reader that goes away is reported as a write error, not a signal.  */
   signal (SIGPIPE, SIG_IGN);
+  /* Mapped files that shrink under us become zeros and a mark, not a
+     SIGBUS that kills: the library installs no handler by itself.  */
+  st_mapping_guard_install ();
   st_live_install_signals ();
 
   /* As perf report: no input named and a terminal on standard input
@@ -491,6 +495,7 @@ main (int argc, char **argv)
   StLive *live = NULL;
   FILE *chains = NULL;
   gboolean sandbox = sandbox_wanted (&opts, unwinder != NULL);
+  char *perf_cache_dir = NULL;
   StReader *reader = NULL;
   StWriter *writer = NULL;
   StPipeline *pipeline = NULL;
@@ -640,6 +645,11 @@ main (int argc, char **argv)
                              FALSE, 0, committer)))
     goto out;
 
+  /* perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug.  */
+  const char *perf_dir = g_getenv ("PERF_BUILDID_DIR");
+  perf_cache_dir = perf_dir != NULL && perf_dir[0] != '\0'
+                   ? g_strdup (perf_dir)
+                   : g_build_filename (g_get_home_dir (), ".debug", NULL);
   StPipelineOptions popts = {
     .mode = opts.mode,
     .engine = opts.engine,
@@ -647,6 +657,7 @@ main (int argc, char **argv)
     .symfs = opts.symfs,
     .buildid_dir = opts.buildid_dir,
     .given_files_only = opts.no_host_files,
+    .perf_cache_dir = perf_cache_dir,
     .chains = chains,
     .report = report_to_stderr,
     .debug = opts.debug,
@@ -655,6 +666,8 @@ main (int argc, char **argv)
     .stitch = !opts.no_stitch,
     .truncate_stack = (uint64_t) opts.truncate_stack,
     .debuginfod = !opts.no_debuginfod,
+    .debuginfod_urls = g_getenv ("DEBUGINFOD_URLS"),
+    .trim_heap = TRUE,
     .counters = !opts.no_counters,
     .counters_interval_ms = (unsigned) opts.counters_interval,
     .live = input_is_live (in_fd),
@@ -765,6 +778,7 @@ out:
     close (out_fd);
   if (in_fd > STDERR_FILENO && in_fd != opts.input_fd)
     close (in_fd);
+  g_free (perf_cache_dir);
   st_options_clear (&opts);
   return status;
 }

@@ -34,7 +34,7 @@ export G_SLICE=always-malloc
 export TSAN_OPTIONS="halt_on_error=0 suppressions=$top/tools/tsan.supp log_path=$logs/tsan"
 
 for t in util/test-worker-pool model/test-module-cache test-reorder \
-         test-priming model/test-debuginfod-fetch; do
+         test-priming model/test-debuginfod-fetch api/test-session-threads; do
   echo "== unit/$t"
   log=$logs/$(basename "$t").out
   "$builddir/tests/unit/$t" >"$log" 2>&1

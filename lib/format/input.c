@@ -73,7 +73,6 @@ try_map (StInput *in)
   if (map == MAP_FAILED)
     return;
   madvise (map, (size_t) st.st_size, MADV_SEQUENTIAL);
-  st_mapping_guard_install ();
   in->guard = st_mapping_guard_add (map, (size_t) st.st_size);
   in->map = map;
   in->map_len = (size_t) st.st_size;

@@ -41,10 +41,8 @@ st_perf_decompress_new (void)
 {
   StPerfDecompress *d = g_new0 (StPerfDecompress, 1);
 
-  d->stream = ZSTD_createDStream ();
-  if (d->stream == NULL)
-    g_error ("out of memory for a zstd stream");
-  ZSTD_initDStream (d->stream);
+  /* Made at the first compressed record: a stream that cannot be made
+     then is that record's error, not the host process's end.  */
   d->limit = ST_PERF_DECOMPRESS_DEFAULT_LIMIT;
   d->segments = g_array_new (FALSE, FALSE, sizeof (Segment));
   return d;
@@ -55,7 +53,8 @@ st_perf_decompress_free (StPerfDecompress *d)
 {
   if (d == NULL)
     return;
-  ZSTD_freeDStream (d->stream);
+  if (d->stream != NULL)
+    ZSTD_freeDStream (d->stream);
   g_array_free (d->segments, TRUE);
   g_free (d->buf);
   g_free (d);
@@ -115,7 +114,8 @@ break_stream (StPerfDecompress *d, uint64_t offset)
 {
   d->start = d->end = 0;
   g_array_set_size (d->segments, 0);
-  ZSTD_DCtx_reset (d->stream, ZSTD_reset_session_only);
+  if (d->stream != NULL)
+    ZSTD_DCtx_reset (d->stream, ZSTD_reset_session_only);
   d->broken = TRUE;
   d->broken_at = offset;
 }
@@ -142,6 +142,12 @@ feed (StPerfDecompress *d, uint64_t offset, const uint8_t *data, size_t len,
   gboolean full = FALSE;
 
   *dropped = 0;
+  if (d->stream == NULL)
+    {
+      if ((d->stream = ZSTD_createDStream ()) == NULL)
+        return g_strdup ("cannot be decoded: no memory for a zstd stream");
+      ZSTD_initDStream (d->stream);
+    }
   if (d->broken && !starts_frame (data, len))
     return g_strdup_printf ("continues the zstd stream that broke at "
                             "offset %" G_GUINT64_FORMAT " and cannot be "

@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -290,8 +289,6 @@ run (void *data)
 {
   StCapturePacer *p = data;
 
-  /* The wait steps are tens of microseconds: no timer slack on them.  */
-  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   for (;;)
     {
       ssize_t n = read (p->in_r, p->buf + p->have, BUF_CAP - p->have);

@@ -71,7 +71,11 @@ typedef struct
   uint64_t abandoned_bytes;    /* not taken within the stop's grace */
 } StCapturePacerCounts;
 
-/* Starts the thread.  STOP_FD: the recorder's stop eventfd (only
+/* Starts the thread.  It inherits the calling thread's timer slack
+   (prctl PR_SET_TIMERSLACK), which the library never changes: its wait
+   steps are tens of microseconds, so a caller that wants them kept
+   creates the pacer with a slack of a microsecond or so (the live
+   unwinder does).  STOP_FD: the recorder's stop eventfd (only
    polled, never read), or -1.  Takes no ownership of the fds; a pipe's
    write end is made non-blocking.  */
 StCapturePacer *st_capture_pacer_new (int capture_fd, int stop_fd,

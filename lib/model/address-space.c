@@ -14,12 +14,14 @@ struct StAddressSpace
   uint64_t generation;
 };
 
-static uint64_t next_generation = 1;
-
+/* A count of this space's changes.  Per space, not per process run:
+   what is compared with it (process-modules.h) lives and dies with the
+   space it was built from (the process table drops it before replacing
+   a process's space).  */
 static void
 touch (StAddressSpace *as)
 {
-  as->generation = next_generation++;
+  as->generation++;
 }
 
 /* MAPS may have grown: GArray allocates the next power of two of bytes.  */

@@ -1,5 +1,5 @@
-/* Pages of code read with pread(), kept in a bounded cache shared by the
-   whole process.
+/* Pages of code read with pread(), kept in a bounded cache (one per
+   module cache: two caches in one process share nothing).
 
    The return-address check and the leaf's code reading (code-bytes.h)
    read a few bytes here and there all over a big program's code.  One
@@ -11,7 +11,9 @@
 
    A file is known by an id from st_code_pages_file_id, never reused: a
    file closed or replaced gets no stale page, its pages just age out.
-   Thread-safe (one lock); the bytes are copied out under it.  */
+   The cache also holds the budget of descriptors kept open for it
+   (st_code_pages_take_fd).  Thread-safe (one lock); the bytes are
+   copied out under it.  */
 #ifndef ST_CODE_PAGES_H
 #define ST_CODE_PAGES_H
 
@@ -21,19 +23,30 @@
 #define ST_CODE_PAGE_SIZE 4096
 #define ST_CODE_PAGES_MAX_BYTES ((size_t) 4 << 20)
 
-/* A new id for a file whose code is read through this cache.  */
-uint64_t st_code_pages_file_id (void);
+typedef struct StCodePages StCodePages;
+
+StCodePages *st_code_pages_new (void);
+void st_code_pages_free (StCodePages *cp);
+
+/* A new id for a file whose code is read through CP.  */
+uint64_t st_code_pages_file_id (StCodePages *cp);
+
+/* Whether one more file's descriptor may be kept open for CP (at most
+   ST_MODULE_MAX_KEPT_FDS, and a sixteenth of RLIMIT_NOFILE); if so it
+   counts until st_code_pages_drop_fd.  */
+gboolean st_code_pages_take_fd (StCodePages *cp);
+void st_code_pages_drop_fd (StCodePages *cp);
 
 /* Copies LEN bytes at OFFSET of the file FILE_ID open as FD into BUF,
    from cached pages or read whole with pread().  FALSE when the file
    holds fewer bytes there (BUF is then undefined).  */
-gboolean st_code_pages_read (uint64_t file_id, int fd, uint64_t offset,
-                             void *buf, size_t len);
+gboolean st_code_pages_read (StCodePages *cp, uint64_t file_id, int fd,
+                             uint64_t offset, void *buf, size_t len);
 
 /* What the cache holds now, for tests.  */
-size_t st_code_pages_bytes (void);
+size_t st_code_pages_bytes (StCodePages *cp);
 
 /* How many pread() calls the cache has made so far.  */
-uint64_t st_code_pages_reads (void);
+uint64_t st_code_pages_reads (StCodePages *cp);
 
 #endif

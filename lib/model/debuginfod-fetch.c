@@ -41,10 +41,8 @@ answer_free (gpointer data)
 }
 
 StDebuginfod *
-st_debuginfod_new (void)
+st_debuginfod_new (const char *urls)
 {
-  const char *urls = g_getenv (DEBUGINFOD_URLS_ENV_VAR);
-
   if (urls == NULL || urls[strspn (urls, " \t")] == '\0')
     return NULL;
 

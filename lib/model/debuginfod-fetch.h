@@ -37,9 +37,11 @@ typedef struct
 
 typedef struct StDebuginfod StDebuginfod;
 
-/* NULL when DEBUGINFOD_URLS is unset or empty: there is no server to ask,
-   and callers treat a NULL StDebuginfod as "off".  */
-StDebuginfod *st_debuginfod_new (void);
+/* NULL when URLS (the caller's $DEBUGINFOD_URLS: the library never
+   reads the environment) is NULL or blank: there is no server to ask,
+   and callers treat a NULL StDebuginfod as "off".  libdebuginfod itself
+   takes the servers from the environment.  */
+StDebuginfod *st_debuginfod_new (const char *urls);
 void st_debuginfod_free (StDebuginfod *d);
 
 /* The path of the KIND file of BUILD_ID in the client's cache (free it

@@ -10,6 +10,11 @@
 /* The soname Debian's libdebuginfod1 installs (elfutils 0.188).  */
 #define LIBDEBUGINFOD_SONAME "libdebuginfod.so.1"
 
+/* Process-wide on purpose, the one table of the kind: what dlopen loads
+   is loaded into the process (and libcurl's exit handlers forbid
+   closing it while it might be used), so the function pointers are the
+   same for every context.  Written once under pthread_once, read-only
+   after: two contexts never see each other's state through it.  */
 static StDebuginfodLibrary library;
 static const char *load_error;
 

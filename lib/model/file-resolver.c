@@ -154,10 +154,14 @@ existing_dir (const char *dir)
 StFileResolver *
 st_file_resolver_new (const char *symfs, const char *buildid_dir)
 {
+  return st_file_resolver_new_full (symfs, buildid_dir, NULL);
+}
+
+StFileResolver *
+st_file_resolver_new_full (const char *symfs, const char *buildid_dir,
+                           const char *perf_cache_dir)
+{
   StFileResolver *r = g_new0 (StFileResolver, 1);
-  const char *perf_dir = g_getenv ("PERF_BUILDID_DIR");
-  g_autofree char *home_dir = g_build_filename (g_get_home_dir (), ".debug",
-                                                NULL);
   char *dir;
 
   r->symfs = g_strdup (symfs);
@@ -172,8 +176,7 @@ st_file_resolver_new (const char *symfs, const char *buildid_dir)
   if (symfs_cache != NULL && g_file_test (symfs_cache, G_FILE_TEST_IS_DIR))
     g_ptr_array_add (r->buildid_dirs, g_strdup (symfs));
   r->n_given_dirs = r->buildid_dirs->len;
-  if ((dir = existing_dir (perf_dir != NULL && perf_dir[0] != '\0'
-                           ? perf_dir : home_dir)) != NULL)
+  if ((dir = existing_dir (perf_cache_dir)) != NULL)
     g_ptr_array_add (r->buildid_dirs, dir);
   r->mounts = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                      mounts_free);

@@ -105,8 +105,14 @@ const char *st_file_problem_advice (StFileProblem problem,
 
 typedef struct StFileResolver StFileResolver;
 
-/* SYMFS and BUILDID_DIR may be NULL.  perf's own build-id cache
-   ($PERF_BUILDID_DIR, else ~/.debug) is searched after BUILDID_DIR.  */
+/* SYMFS and BUILDID_DIR may be NULL.  PERF_CACHE_DIR, perf's own
+   build-id cache of the user ($PERF_BUILDID_DIR, else ~/.debug: the
+   caller reads the environment, the library never does), is searched
+   after BUILDID_DIR; NULL: none.  */
+StFileResolver *st_file_resolver_new_full (const char *symfs,
+                                           const char *buildid_dir,
+                                           const char *perf_cache_dir);
+/* The same without a perf cache.  */
 StFileResolver *st_file_resolver_new (const char *symfs,
                                       const char *buildid_dir);
 void st_file_resolver_free (StFileResolver *r);

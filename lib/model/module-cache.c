@@ -635,7 +635,8 @@ gboolean
 st_module_pread (const StModule *m, uint64_t offset, void *buf, size_t len)
 {
   if (m->fd_kept
-      && st_code_pages_read (m->code_file_id, m->fd, offset, buf, len))
+      && st_code_pages_read (m->code_pages, m->code_file_id, m->fd, offset,
+                             buf, len))
     return TRUE;
   return st_module_read (m, offset, buf, len);
 }

@@ -68,6 +68,7 @@ struct StModule
   int fd;
   gboolean fd_kept;
   uint64_t code_file_id;   /* the file's id in code-pages.h, while FD_KEPT */
+  struct StCodePages *code_pages;  /* its cache, while FD_KEPT */
   /* The separate debug file libdwfl mapped for it, guarded by identity
      (find-debuginfo.c); atomic, NULL: none.  */
   struct StMappingGuard *debug_guard;

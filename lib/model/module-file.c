@@ -90,48 +90,25 @@ inspect_elf (StModule *m)
   return TRUE;
 }
 
-/* Descriptors kept open (st_module_pread), by all modules.  */
-static gint kept_fds;
-
-/* Whether one more descriptor may be kept; if so it counts.  */
-static gboolean
-take_kept_fd (void)
-{
-  static gint limit;
-  gint max = g_atomic_int_get (&limit);
-
-  if (max == 0)
-    {
-      struct rlimit rl;
-      max = ST_MODULE_MAX_KEPT_FDS;
-      if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        max = (gint) MIN ((rlim_t) max, rl.rlim_cur / 16);
-      max = MAX (max, 1);
-      g_atomic_int_set (&limit, max);
-    }
-  if (g_atomic_int_add (&kept_fds, 1) < max)
-    return TRUE;
-  g_atomic_int_add (&kept_fds, -1);
-  return FALSE;
-}
-
 /* Keeps FD open as M's for st_module_pread when M has much code (the
    return-address check reads a few bytes here and there all over it:
    through the mapping, most of it would become resident) and the budget
    allows; else closes it.  */
 static void
-keep_for_code (StModule *m, int fd)
+keep_for_code (const StModuleSources *s, StModule *m, int fd)
 {
   uint64_t code = 0;
 
   for (guint i = 0; i < m->n_loads; i++)
     if (m->loads[i].flags & PF_X)
       code = MAX (code, m->loads[i].filesz);
-  if (code >= ST_MODULE_KEPT_FD_MIN_CODE && take_kept_fd ())
+  if (code >= ST_MODULE_KEPT_FD_MIN_CODE
+      && st_code_pages_take_fd (s->code_pages))
     {
       m->fd = fd;
       m->fd_kept = TRUE;
-      m->code_file_id = st_code_pages_file_id ();
+      m->code_pages = s->code_pages;
+      m->code_file_id = st_code_pages_file_id (s->code_pages);
       return;
     }
   close (fd);
@@ -144,7 +121,8 @@ st_module_file_close_fd (StModule *m)
     return;
   close (m->fd);
   m->fd_kept = FALSE;
-  g_atomic_int_add (&kept_fds, -1);
+  st_code_pages_drop_fd (m->code_pages);
+  m->code_pages = NULL;
 }
 
 static void
@@ -180,8 +158,8 @@ forget_file (StModule *m)
    mapped, or read, if it cannot map it), unless it is kept for
    st_module_pread.  */
 static StFileProblem
-try_open (StModule *m, const StMap *map, const StFileCandidate *c,
-          char **why)
+try_open (const StModuleSources *s, StModule *m, const StMap *map,
+          const StFileCandidate *c, char **why)
 {
   /* O_NONBLOCK: a FIFO named by a hostile map must not hang us.  */
   int fd = c->fd >= 0 ? fcntl (c->fd, F_DUPFD_CLOEXEC, 0)
@@ -254,9 +232,9 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
   m->elf = elf;
   m->data = (const uint8_t *) data;
   m->size = size;
-  /* Truncated in place while we read it: a SIGBUS the guard turns into
-     zeros and a mark (the module's samples then stop at it).  */
-  st_mapping_guard_install ();
+  /* Truncated in place while we read it: a SIGBUS the guard (once the
+     caller installed it) turns into zeros and a mark (the module's
+     samples then stop at it).  */
   m->guard = st_mapping_guard_add (data, size);
   if (!inspect_elf (m))
     {
@@ -265,7 +243,7 @@ try_open (StModule *m, const StMap *map, const StFileCandidate *c,
       forget_file (m);
       return ST_FILE_NOT_ELF;
     }
-  keep_for_code (m, fd);
+  keep_for_code (s, m, fd);
   if (map->build_id_len == 0)
     {
       m->verification = how;
@@ -322,8 +300,8 @@ vdso_spans (const StModule *m, const StMap *map)
    kernels' vDSOs often have the same size).  *WHY: the last reason a
    candidate was refused.  */
 static gboolean
-open_vdso_copy (StModule *m, const StMap *map, GArray *candidates,
-                char **why)
+open_vdso_copy (const StModuleSources *s, StModule *m, const StMap *map,
+                GArray *candidates, char **why)
 {
   const StFileCandidate *pick = NULL;
   uint8_t pick_id[ST_BUILD_ID_MAX];
@@ -334,7 +312,7 @@ open_vdso_copy (StModule *m, const StMap *map, GArray *candidates,
       const StFileCandidate *c = &g_array_index (candidates,
                                                  StFileCandidate, i);
       char *reason = NULL;
-      if (try_open (m, map, c, &reason) != ST_FILE_OK)
+      if (try_open (s, m, map, c, &reason) != ST_FILE_OK)
         {
           g_free (*why);
           *why = reason;
@@ -360,7 +338,7 @@ open_vdso_copy (StModule *m, const StMap *map, GArray *candidates,
         }
       forget_file (m);
     }
-  return pick != NULL && try_open (m, map, pick, why) == ST_FILE_OK;
+  return pick != NULL && try_open (s, m, map, pick, why) == ST_FILE_OK;
 }
 
 /* The [vdso] of a recorded process.  Recorded with its build-id: its
@@ -378,7 +356,7 @@ open_vdso (const StModuleSources *s, StModule *m, const StMap *map)
                    ? st_file_resolver_buildid_candidates (s->resolver, map)
                    : st_file_resolver_given_vdsos (s->resolver);
   g_autofree char *copy_why = NULL;
-  gboolean found = open_vdso_copy (m, map, copies, &copy_why);
+  gboolean found = open_vdso_copy (s, m, map, copies, &copy_why);
 
   st_file_candidates_free (copies);
   if (found)
@@ -499,7 +477,7 @@ st_module_file_open (const StModuleSources *s, StModule *m, const StMap *map,
   for (guint i = 0; i < where->len; i++)
     {
       char *why = NULL;
-      StFileProblem problem = try_open (m, map, &g_array_index
+      StFileProblem problem = try_open (s, m, map, &g_array_index
                                           (where, StFileCandidate, i), &why);
       if (problem == ST_FILE_OK)
         {
@@ -548,7 +526,7 @@ st_module_file_fetch (const StModuleSources *s, StModule *m, const StMap *map)
     {
       StFileCandidate c = { ST_FILE_SOURCE_DEBUGINFOD, found, -1 };
       char *bad = NULL;
-      StFileProblem problem = try_open (m, map, &c, &bad);
+      StFileProblem problem = try_open (s, m, map, &c, &bad);
       if (problem == ST_FILE_OK)
         {
           g_free (bad);
@@ -616,6 +594,7 @@ st_module_sources_init (StModuleSources *s, StFileResolver *resolver)
 
   memset (s, 0, sizeof *s);
   s->resolver = resolver;
+  s->code_pages = st_code_pages_new ();
   /* Copied now, once: workers opening [vdso] modules only read it.  */
   if (ours != NULL && !st_file_resolver_given_only (resolver)
       && memcmp (ours, ELFMAG, SELFMAG) == 0
@@ -630,6 +609,7 @@ void
 st_module_sources_clear (StModuleSources *s)
 {
   st_file_resolver_free (s->resolver);
+  st_code_pages_free (s->code_pages);
   g_free (s->vdso);
   memset (s, 0, sizeof *s);
 }

@@ -8,6 +8,7 @@
 #ifndef ST_MODULE_FILE_H
 #define ST_MODULE_FILE_H
 
+#include "model/code-pages.h"
 #include "model/module-cache.h"
 
 /* Where module files come from.  */
@@ -18,6 +19,8 @@ typedef struct
   size_t vdso_size;
   StModuleFinder finder;    /* NULL: none */
   void *finder_data;
+  StCodePages *code_pages;  /* code read with pread(), and the budget of
+                               descriptors kept for it (owned) */
 } StModuleSources;
 
 /* Takes RESOLVER.  */

@@ -99,7 +99,6 @@ guard_debug_file (int fd, StModule *m)
 
   if (fstat (fd, &st) != 0)
     return;
-  st_mapping_guard_install ();
   StMappingGuard *g = st_mapping_guard_add_file ((uint64_t) st.st_dev,
                                                  (uint64_t) st.st_ino);
   if (m == NULL)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,7 +33,9 @@ static guint slots_used;    /* high-water mark (LOCK) */
 static StMappingGuard files[ST_GUARD_FILES];
 static guint files_used;    /* atomic; written under LOCK */
 static uint64_t n_faults;   /* atomic */
-static GMutex lock;
+/* pthread rather than GMutex: ThreadSanitizer sees it (GLib's lock is
+   futex-based inside libglib).  */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static StMappingGuard *
 find_slot (uintptr_t addr)
@@ -173,7 +176,7 @@ st_mapping_guard_add (const void *start, size_t len)
 
   if (start == NULL || len == 0)
     return NULL;
-  g_mutex_lock (&lock);
+  pthread_mutex_lock (&lock);
   for (guint i = 0; i < slots_used && g == NULL; i++)
     if (__atomic_load_n (&slots[i].start, __ATOMIC_RELAXED) == 0)
       g = &slots[i];
@@ -189,7 +192,7 @@ st_mapping_guard_add (const void *start, size_t len)
       __atomic_store_n (&g->start, (uintptr_t) start, __ATOMIC_RELEASE);
       __atomic_store_n (&g->len, len, __ATOMIC_RELEASE);
     }
-  g_mutex_unlock (&lock);
+  pthread_mutex_unlock (&lock);
   return g;
 }
 
@@ -198,7 +201,7 @@ st_mapping_guard_add_file (uint64_t dev, uint64_t ino)
 {
   StMappingGuard *g = NULL;
 
-  g_mutex_lock (&lock);
+  pthread_mutex_lock (&lock);
   guint used = __atomic_load_n (&files_used, __ATOMIC_RELAXED);
   for (guint i = 0; i < used && g == NULL; i++)
     if (files[i].dev == dev && files[i].ino == ino)
@@ -210,7 +213,7 @@ st_mapping_guard_add_file (uint64_t dev, uint64_t ino)
       g->ino = ino;
       __atomic_store_n (&files_used, used + 1, __ATOMIC_RELEASE);
     }
-  g_mutex_unlock (&lock);
+  pthread_mutex_unlock (&lock);
   return g;
 }
 
@@ -219,10 +222,10 @@ st_mapping_guard_remove (StMappingGuard *g)
 {
   if (g == NULL)
     return;
-  g_mutex_lock (&lock);
+  pthread_mutex_lock (&lock);
   __atomic_store_n (&g->len, 0, __ATOMIC_RELEASE);
   __atomic_store_n (&g->start, 0, __ATOMIC_RELEASE);
-  g_mutex_unlock (&lock);
+  pthread_mutex_unlock (&lock);
 }
 
 gboolean

@@ -23,6 +23,15 @@
    /proc/self/maps (open and read are async-signal-safe) and repairs it
    if the mapping is of a guarded file.
 
+   Process-wide on purpose: a signal handler belongs to the process, so
+   its table of ranges does too (the only mutable file-scope state of
+   the library besides debuginfod-library.c's loaded table).  The
+   library never installs the handler by itself: the program that owns
+   the process calls st_mapping_guard_install (the public
+   st_install_mapped_file_guard) at its start, and until it does a
+   shrinking file kills the process as it would kill any reader of a
+   mapping.  Ranges are registered either way (that costs nothing).
+
    Threads: ranges are added and removed from any thread (a lock);
    the handler reads the table without it (each slot is published with
    release stores).  A SIGBUS outside every range, or one the handler
@@ -36,7 +45,9 @@
 
 typedef struct StMappingGuard StMappingGuard;
 
-/* Installs the SIGBUS handler (once; later calls do nothing).  */
+/* Installs the SIGBUS handler (once; later calls do nothing),
+   replacing any the process had.  Only the program's own start calls
+   it, never the library.  */
 void st_mapping_guard_install (void);
 
 /* Guards [START, START + LEN).  NULL when the table is full (the range

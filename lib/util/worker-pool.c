@@ -56,10 +56,10 @@ run (StWorkerPool *w, void *job, gboolean cancelled)
     {
       uint64_t one = 1;
       /* Never blocks (EFD_NONBLOCK); fails only when the counter is
-         about to overflow, and then it is readable anyway.  */
-      if (write (w->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
-        g_warning ("worker pool: wake-up write failed: %s",
-                   g_strerror (errno));
+         about to overflow, and then it is readable anyway: nothing to
+         report.  */
+      ssize_t ignored = write (w->wake_fd, &one, sizeof one);
+      (void) ignored;
     }
   pthread_mutex_unlock (&w->lock);
 }
@@ -110,14 +110,19 @@ st_worker_pool_new (guint n_threads, StWorkFunc work, void *user)
   w->threads = g_new0 (pthread_t, w->n_threads);
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, &old);
-  for (guint i = 0; i < w->n_threads; i++)
-    {
-      int err = pthread_create (&w->threads[i], NULL, worker, w);
-      if (err != 0)
-        g_error ("cannot start %u worker threads: %s", w->n_threads,
-                 g_strerror (err));
-    }
+  /* The threads that could be started (a library never aborts its
+     host for want of threads): none, and there is no pool.  */
+  guint started = 0;
+  while (started < w->n_threads
+         && pthread_create (&w->threads[started], NULL, worker, w) == 0)
+    started++;
   pthread_sigmask (SIG_SETMASK, &old, NULL);
+  w->n_threads = started;
+  if (started == 0)
+    {
+      st_worker_pool_free (w, NULL);
+      return NULL;
+    }
   return w;
 }
 

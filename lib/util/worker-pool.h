@@ -30,7 +30,8 @@ typedef struct StWorkerPool StWorkerPool;
    collection needs.  */
 typedef void (*StWorkFunc) (void *job, gboolean cancelled, void *user);
 
-/* N_THREADS workers at most (at least 1).  */
+/* N_THREADS workers at most (at least 1): as many as could be started;
+   NULL when not one could (then run the work on the calling thread).  */
 StWorkerPool *st_worker_pool_new (guint n_threads, StWorkFunc work,
                                   void *user);
 /* Waits for the job running, runs the others cancelled, and hands every

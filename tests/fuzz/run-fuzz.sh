@@ -34,7 +34,7 @@ for t in $FUZZ_TARGETS; do
   $FUZZ_CC $cflags -fsanitize=fuzzer -I"$top_srcdir/lib" -I"$work/build" \
     -DST_FIXTURE_DIR="\"$srcdir/data/fixture\"" $(pkg-config --cflags $pkgs) \
     "$srcdir/fuzz/fuzz-common.c" "$srcdir/fuzz/fuzz-$t.c" \
-    "$work/build/lib/libstacktrace.a" $(pkg-config --libs $pkgs) -liberty \
+    "$work/build/lib/.libs/libstacktrace-internal.a" $(pkg-config --libs $pkgs) -liberty \
     -o "$work/fuzz-$t" || exit 1
 done
 

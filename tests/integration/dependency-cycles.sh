@@ -40,8 +40,13 @@ srcdir=$TESTS_SRCDIR/../lib
 [ -s "$tmp/objects" ] || die "no sources in $srcdir"
 while read -r o; do
   unit=${o%.o}
-  [ -f "$libdir/$o" ] || die "$libdir/$o not built"
-  nm "$libdir/$o" | awk -v u="$unit" '
+  # libtool keeps the (position-independent) object in .libs/.
+  case $o in
+    */*) obj=$libdir/${o%/*}/.libs/${o##*/} ;;
+    *) obj=$libdir/.libs/$o ;;
+  esac
+  [ -f "$obj" ] || die "$obj not built"
+  nm "$obj" | awk -v u="$unit" '
     NF == 3 && $2 ~ /^[TDBRVWC]$/ { print "def", $3, u }
     NF == 2 && $1 == "U" { print "use", $2, u }'
 done <"$tmp/objects" >"$tmp/symbols"

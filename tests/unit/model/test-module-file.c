@@ -706,6 +706,8 @@ main (int argc, char **argv)
   g_autofree char *home = g_dir_make_tmp ("st-module-file-home-XXXXXX", NULL);
   g_setenv ("HOME", home, TRUE);
   g_test_init (&argc, &argv, NULL);
+  /* The guard is the caller's to install (truncated-under-us).  */
+  st_mapping_guard_install ();
   elf_version (EV_CURRENT);
   static const char *const progs[] = {
     "deep-recursion", "nopie-prog", "libstcallee.so", "plt-calls",

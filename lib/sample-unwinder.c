@@ -1,0 +1,443 @@
+/* The per-sample unwinding service (sample-unwinder.h): what the
+   pipeline did around the engine's walk, for any caller.  */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "model/file-report.h"
+#include "report/jit-names.h"
+#include "sample-unwinder.h"
+#include "unwind/registers.h"
+#include "unwind/stitcher.h"
+#include "util/printable.h"
+
+/* JVM processes remembered for the frame-pointer advice.  */
+#define ST_JVM_PIDS_MAX 4096
+
+/* Threads whose known stack is kept for stitching, and the frames known
+   in all (~40 bytes each: 10 MiB).  */
+#define ST_STITCH_MAX_THREADS 4096
+#define ST_STITCH_MAX_FRAMES (256u * 1024)
+
+struct StSampleUnwinder
+{
+  StSampleUnwinderOptions options;
+  StProcessTable *processes;
+  StModuleCache *modules;
+  StStats *stats;
+  StPriming *priming;         /* NULL: inline */
+  StSampleReport *sample_report;  /* NULL: no line, no call graph */
+  StJitNames *jit_names;      /* may be NULL */
+  StUnwinder *unwinder;
+  StStitcher *stitcher;       /* NULL when stitching is off */
+  GHashTable *jvm_pids;       /* pids that mapped libjvm.so -> whether
+                                 they were given the frame-pointer
+                                 advice */
+  StUnwound *unwound_free[5]; /* recycled results, by size class */
+
+  /* The chain being unwound: one of a ring of pairs of arrays, since
+     the stitcher may still read the last chains learnt
+     (st_stitcher_learn_lent).  */
+  uint64_t *ips;
+  uint64_t *sps;
+  guint chain;                /* IPS and SPS: chain_ips[chain] ... */
+  gboolean chain_lent;        /* the stitcher may hold them */
+  uint64_t chain_ips[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
+  uint64_t chain_sps[ST_STITCH_LENT_CHAINS + 1][ST_UNWIND_MAX_FRAMES];
+};
+
+StSampleUnwinder *
+st_sample_unwinder_new (StProcessTable *processes, StModuleCache *modules,
+                        StStats *stats, StPriming *priming,
+                        StSampleReport *report, StJitNames *jit_names,
+                        const StSampleUnwinderOptions *o)
+{
+  StSampleUnwinder *su = g_new0 (StSampleUnwinder, 1);
+
+  su->options = *o;
+  su->processes = processes;
+  su->modules = modules;
+  su->stats = stats;
+  su->priming = priming;
+  su->sample_report = report;
+  su->jit_names = jit_names;
+  su->ips = su->chain_ips[0];
+  su->sps = su->chain_sps[0];
+  su->jvm_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  su->unwinder = st_unwinder_new (o->engine, modules);
+  if (o->stitch)
+    su->stitcher = st_stitcher_new (ST_STITCH_MAX_THREADS,
+                                    ST_STITCH_MAX_FRAMES);
+  return su;
+}
+
+void
+st_sample_unwinder_free (StSampleUnwinder *su)
+{
+  if (su == NULL)
+    return;
+  st_unwinder_free (su->unwinder);
+  st_stitcher_free (su->stitcher);
+  g_hash_table_destroy (su->jvm_pids);
+  for (guint i = 0; i < G_N_ELEMENTS (su->unwound_free); i++)
+    while (su->unwound_free[i] != NULL)
+      {
+        StUnwound *u = su->unwound_free[i];
+        su->unwound_free[i] = u->next_free;
+        g_free (u);
+      }
+  g_free (su);
+}
+
+StUnwinder *
+st_sample_unwinder_engine (StSampleUnwinder *su)
+{
+  return su->unwinder;
+}
+
+Dwfl *
+st_sample_unwinder_dwfl (StSampleUnwinder *su, int32_t pid)
+{
+  StProcess *proc = st_process_table_lookup (su->processes, pid);
+
+  if (proc == NULL)
+    return NULL;
+  st_process_table_use_unwind_state (su->processes, proc);
+  return st_unwinder_dwfl (su->unwinder, proc);
+}
+
+static StUnwound *
+unwound_new (StSampleUnwinder *su, uint32_t n_ips)
+{
+  uint32_t k = 0;
+
+  while ((16u << k) < n_ips)
+    k++;
+  StUnwound *u = su->unwound_free[k];
+  if (u != NULL)
+    su->unwound_free[k] = u->next_free;
+  else
+    {
+      u = g_malloc (sizeof *u + (16u << k) * sizeof (uint64_t));
+      u->size_class = k;
+    }
+  u->n_ips = n_ips;
+  u->chain_line = NULL;
+  return u;
+}
+
+void
+st_sample_unwinder_release (StSampleUnwinder *su, StUnwound *u)
+{
+  g_free (u->chain_line);
+  u->next_free = su->unwound_free[u->size_class];
+  su->unwound_free[u->size_class] = u;
+}
+
+static void
+debug_line (StSampleUnwinder *su, const StProcess *proc, const StEvent *ev,
+            const StUnwindResult *r)
+{
+  g_autofree char *where = NULL;
+
+  if (r->cause == ST_CAUSE_NO_MODULE && r->n_ips > 0)
+    {
+      /* Say what the code without a module is: JIT code is no file.  */
+      uint64_t pc = r->no_module_pc != 0 ? r->no_module_pc : su->ips[0];
+      const StMap *map = st_address_space_find (proc->maps, pc);
+      where = g_strdup_printf (
+        ": 0x%" PRIx64 " %s", pc,
+        map == NULL ? "is in no recorded mapping"
+        : st_map_is_anonymous (map) ? "is JIT or other anonymous code "
+                                      "(no file, no CFI)"
+        : "is in a mapping of no usable module");
+    }
+  char *line = g_strdup_printf ("offset %" PRIu64 ": pid %d tid %d "
+                                "time %" PRId64 ": %s after %u frame(s) "
+                                "(%s)%s%s%s", ev->offset, ev->pid, ev->tid,
+                                ev->time, r->status == ST_UNWIND_FAILED
+                                ? "failed" : "truncated", r->n_ips,
+                                st_unwind_cause_name (r->cause),
+                                r->detail ? ": " : "",
+                                r->detail ? r->detail : "",
+                                where != NULL ? where : "");
+  su->options.report (ST_REPORT_DEBUG, line, su->options.report_data);
+  g_free (line);
+}
+
+/* Completes a chain cut by the end of the stack copy from what the
+   thread's stack was last seen to hold, and learns from every chain.  */
+static void
+stitch (StSampleUnwinder *su, const StProcess *proc, const StEvent *ev,
+        StUnwindResult *r)
+{
+  if (r->n_ips == 0)
+    return;
+  StStackCopy copy = { su->sps[0], ev->stack.stack, ev->stack.stack_size };
+  if (r->status == ST_UNWIND_TRUNCATED && r->cause == ST_CAUSE_STACK_END)
+    {
+      uint32_t n = r->n_ips;
+      StStitchOutcome o = st_stitcher_stitch (su->stitcher, ev->pid, ev->tid,
+                                              proc->exec_count, &copy,
+                                              proc->maps, su->ips, su->sps, &n,
+                                              ST_UNWIND_MAX_FRAMES);
+      r->stitch_refused = o == ST_STITCH_REFUSED;
+      if (o == ST_STITCH_DONE)
+        {
+          /* (At least one frame counts: the root may be the join.)  */
+          r->n_stitched = MAX (n - r->n_ips, 1);
+          r->n_ips = n;
+          r->status = ST_UNWIND_COMPLETE;
+          r->cause = ST_CAUSE_NONE;
+        }
+    }
+  /* (Not the frame-pointer chain's frames: their stack addresses are
+     unknown.)  */
+  st_stitcher_learn_lent (su->stitcher, ev->pid, ev->tid, proc->exec_count,
+                          &copy, su->ips, su->sps, r->n_ips - r->n_fp_chain,
+                          r->status == ST_UNWIND_COMPLETE
+                          && r->n_fp_chain == 0);
+  su->chain_lent = TRUE;
+}
+
+/* The module of PROC's mapping at the PC where the walk R found no usable
+   module (*MAP: the mapping), or NULL.  */
+static StModule *
+module_at_stop (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
+                const StUnwindResult *r, const StMap **map)
+{
+  uint64_t pc = r->no_module_pc;
+
+  if (pc == 0)
+    {
+      const StRegisterLayout *layout = st_register_layout_guess (ev);
+      if (layout == NULL || !st_event_register (ev, layout->perf_ip, &pc))
+        return NULL;
+    }
+  *map = st_address_space_find (proc->maps, pc);
+  if (*map == NULL || !st_map_is_module (*map))
+    return NULL;
+  return st_module_cache_get (su->modules, *map);
+}
+
+/* Times a sample is unwound again after fetching files it needs (each
+   time another module).  */
+#define ST_FETCH_RETRIES 4
+
+/* Unwinds EV of PROC into R.  A walk stopped at a PC in a module whose
+   file is still to be fetched (lazy debuginfod) fetches it: inline, then
+   the sample is unwound again; on a worker, then the sample waits when
+   MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
+   defer's cap).  A module that stays unusable is charged the sample.  */
+static gboolean
+unwind_fetching (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
+                 gboolean may_wait, StUnwindResult *r)
+{
+  for (guint tries = 0;; tries++)
+    {
+      st_unwinder_unwind (su->unwinder, proc, ev, su->ips, su->sps,
+                          ST_UNWIND_MAX_FRAMES, r);
+      const StMap *map = NULL;
+      StModule *m = r->cause == ST_CAUSE_NO_MODULE
+                    ? module_at_stop (su, proc, ev, r, &map) : NULL;
+      if (m == NULL || !st_module_ready (m) || m->elf != NULL)
+        return TRUE;
+      if (tries == ST_FETCH_RETRIES
+          || !st_module_cache_fetch (su->modules, m, map))
+        {
+          st_file_report_cost (st_module_cache_file_report (su->modules),
+                               st_module_identity (m));
+          return TRUE;
+        }
+      if (st_module_ready (m))
+        continue;                     /* fetched inline */
+      if (may_wait)
+        return FALSE;
+      if (su->priming != NULL && !st_priming_finishing (su->priming))
+        {
+          st_priming_sample_unprimed (su->priming);
+          r->unprimed = TRUE;
+          return TRUE;
+        }
+      st_module_cache_wait_for (su->modules, m);
+    }
+}
+
+/* A walk stopped at the last frame of R, in a module whose file has no
+   CFI, or whose code was built without it (the walk then stops on
+   whatever the frame-pointer fallback read): that file cost the
+   sample.  */
+static void
+charge_no_unwind_data (StSampleUnwinder *su, StProcess *proc,
+                       const StUnwindResult *r)
+{
+  const StMap *map = st_address_space_find (proc->maps,
+                                            su->ips[r->n_ips - 1]);
+
+  if (map == NULL || !st_map_is_module (map))
+    return;
+  StModule *m = st_module_cache_get (su->modules, map);
+  if (!st_module_ready (m) || m->elf == NULL
+      || !(m->no_unwind_sections || m->code_without_cfi))
+    return;
+  StNoCfiReason why
+    = m->no_unwind_sections ? ST_NO_CFI_SECTIONS
+      : __atomic_load_n (&m->debug_file_found, __ATOMIC_ACQUIRE)
+      ? ST_NO_CFI_DEBUG_FILE : ST_NO_CFI_CODE;
+  st_file_report_no_unwind_data (st_module_cache_file_report (su->modules),
+                                 st_module_identity (m), why);
+}
+
+/* The unwound chain of EV (P->ips, N_IPS) to --chains and the call
+   graph.  Not inlined: in unwind it cost every sample register spills
+   (9 instructions), reports on or off.  */
+static __attribute__ ((noinline)) char *
+report_sample (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
+               uint32_t n_ips)
+{
+  return st_sample_report_add (su->sample_report,
+                               st_unwinder_dwfl (su->unwinder, proc),
+                               proc->maps, ev, proc->comm, su->ips, n_ips);
+}
+
+/* What a mapping tells besides the process's address space: a jitdump
+   file to read JIT names from, a JVM whose JIT code may need advice.  */
+static void
+note_map (StSampleUnwinder *su, const StEvent *ev)
+{
+  const char *name = ev->map.filename != NULL ? ev->map.filename : "";
+  const char *base = st_map_basename (name);
+
+  /* (Every mapping of every process comes here: one cut to the base
+     name, and first letters before whole compares.)  */
+  if (su->jit_names != NULL && st_map_base_is_jitdump (base))
+    st_jit_names_map (su->jit_names, ev->pid, name);
+  if (base[0] != 'l' || base[1] != 'i' || base[2] != 'b' || base[3] != 'j'
+      || strcmp (base, "libjvm.so") != 0
+      || g_hash_table_contains (su->jvm_pids, GINT_TO_POINTER (ev->pid)))
+    return;
+  /* Bounded for endless streams: past the bound, a JVM may be advised
+     again.  */
+  if (g_hash_table_size (su->jvm_pids) >= ST_JVM_PIDS_MAX)
+    g_hash_table_remove_all (su->jvm_pids);
+  g_hash_table_insert (su->jvm_pids, GINT_TO_POINTER (ev->pid),
+                       GINT_TO_POINTER (FALSE));
+}
+
+/* A JVM's compiled code pushes rbp but keeps no frame pointer unless
+   told to: a walk that left JIT code by the frame-pointer step (JIT code
+   has no CFI) may have skipped callers.  Said once per process.  */
+static void
+advise_jvm (StSampleUnwinder *su, const StProcess *proc, const StEvent *ev,
+            uint32_t n_ips)
+{
+  gpointer advised;
+
+  if (!g_hash_table_lookup_extended (su->jvm_pids, GINT_TO_POINTER (ev->pid),
+                                     NULL, &advised)
+      || GPOINTER_TO_INT (advised))
+    return;
+  for (uint32_t i = 0; i + 1 < n_ips; i++)
+    {
+      const StMap *map = st_address_space_find (proc->maps, su->ips[i]);
+      if (map == NULL || !st_map_is_anonymous (map))
+        continue;
+      g_hash_table_insert (su->jvm_pids, GINT_TO_POINTER (ev->pid),
+                           GINT_TO_POINTER (TRUE));
+      if (su->options.report != NULL)
+        {
+          g_autofree char *comm = st_printable (proc->comm != NULL
+                                                ? proc->comm : "?");
+          g_autofree char *line = g_strdup_printf (
+            "pid %d (%s) runs a JVM: its JIT frames were unwound by frame "
+            "pointer, which compiled Java code keeps only when run with "
+            "-XX:+PreserveFramePointer (otherwise callers may be skipped)",
+            ev->pid, comm);
+          su->options.report (ST_REPORT_WARNING, line,
+                             su->options.report_data);
+        }
+      return;
+    }
+}
+
+/* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
+   being fetched (MAY_WAIT).  */
+StUnwound *
+st_sample_unwinder_unwind (StSampleUnwinder *su, const StEvent *raw_ev,
+                           gboolean may_wait)
+{
+  StProcess *proc = st_process_table_get (su->processes, raw_ev->pid);
+  StUnwindResult r;
+
+  st_process_table_use_unwind_state (su->processes, proc);
+  StEvent cut;
+  const StEvent *ev = raw_ev;
+
+  if (su->chain_lent)
+    {
+      /* The stitcher may still read the last chains learnt.  */
+      su->chain = (su->chain + 1) % G_N_ELEMENTS (su->chain_ips);
+      su->ips = su->chain_ips[su->chain];
+      su->sps = su->chain_sps[su->chain];
+      su->chain_lent = FALSE;
+    }
+
+  if (su->options.truncate_stack > 0
+      && raw_ev->stack.stack_size > su->options.truncate_stack)
+    {
+      /* For testing stitching: as if the recorder had copied less.  */
+      cut = *raw_ev;
+      cut.stack.stack_size = su->options.truncate_stack;
+      ev = &cut;
+    }
+  if (!unwind_fetching (su, proc, ev, may_wait, &r))
+    return NULL;
+  /* Stopped in a file without CFI: whatever the frame-pointer attempt
+     then met (unreadable memory, a loop), the want of CFI is why.  */
+  if (r.status != ST_UNWIND_COMPLETE && r.n_ips > 0
+      && r.cause != ST_CAUSE_NO_MODULE && r.cause != ST_CAUSE_STACK_END
+      && r.cause != ST_CAUSE_MAX_DEPTH)
+    charge_no_unwind_data (su, proc, &r);
+  if (su->stitcher != NULL)
+    stitch (su, proc, ev, &r);
+  if (g_hash_table_size (su->jvm_pids) > 0)
+    advise_jvm (su, proc, ev, r.n_ips);
+  st_stats_unwind (su->stats, ev->pid, proc->comm, &r);
+  if (r.status != ST_UNWIND_COMPLETE && su->options.debug
+      && su->options.report != NULL)
+    debug_line (su, proc, ev, &r);
+
+  StUnwound *u = unwound_new (su, r.n_ips);
+  memcpy (u->ips, su->ips, r.n_ips * sizeof (uint64_t));
+  u->status = r.status;
+  u->cause = r.cause;
+  u->n_stitched = r.n_stitched;
+  u->stitched = r.n_stitched > 0;
+  u->unprimed = r.unprimed;
+
+  /* Named now: the process's mappings are those of the sample's time.  */
+  if (su->sample_report != NULL)
+    u->chain_line = report_sample (su, proc, ev, r.n_ips);
+  return u;
+}
+
+
+StModulesReadiness
+st_sample_unwinder_readiness (StSampleUnwinder *su, const StEvent *ev)
+{
+  StProcess *proc = st_process_table_get (su->processes, ev->pid);
+
+  st_process_table_use_unwind_state (su->processes, proc);
+  return st_unwinder_readiness (su->unwinder, proc);
+}
+
+void
+st_sample_unwinder_apply (StSampleUnwinder *su, const StEvent *ev)
+{
+  st_process_table_apply (su->processes, ev);
+  if (ev->kind == ST_EVENT_MAP)
+    note_map (su, ev);
+  if (su->stitcher != NULL && ev->kind == ST_EVENT_EXIT)
+    st_stitcher_forget_thread (su->stitcher, ev->tid);
+}

@@ -1,0 +1,106 @@
+/* The per-sample unwinding service: one raw-stack sample of a recorded
+   machine in, its chain out, with everything the pipeline does around
+   the engine's walk: the process model fed (maps, forks, exits), the
+   fetch of a file the walk stopped for and the retry, stitching with
+   its ring of lent chains, the charge of a file without CFI, the JVM
+   advice, the statistics, the --chains line and the call graph.  The
+   pipeline (pipeline.c) is its main user, the public per-sample API
+   (api/session.c) the other.
+
+   One entry point per event: st_sample_unwinder_apply for every event
+   in time order, st_sample_unwinder_unwind for a raw-stack sample.
+   Results come from free lists of a few capacities: no allocation per
+   sample once warm.
+
+   Threads: one thread at a time per service.  The module cache it is
+   given may be shared (module-cache.h says what that allows).  */
+#ifndef ST_SAMPLE_UNWINDER_H
+#define ST_SAMPLE_UNWINDER_H
+
+#include <stdbool.h>
+
+#include "model/module-cache.h"
+#include "model/process-table.h"
+#include "priming.h"
+#include "report/sample-report.h"
+#include "stats.h"
+#include "unwind/unwinder.h"
+
+/* What a message the library reports is about.  */
+typedef enum
+{
+  ST_REPORT_DAMAGE,   /* damaged input (the first ST_DAMAGE_MESSAGES_MAX) */
+  ST_REPORT_WARNING,  /* the run went on, differently than asked */
+  ST_REPORT_DEBUG,    /* per-sample diagnostics (the debug option) */
+} StReportKind;
+
+/* The one way the library speaks to the user: MESSAGE is one line,
+   without the program's name and without a newline; the function adds
+   what its program wants (the command prints "stacktrace: MESSAGE" on
+   standard error).  Called from the thread that runs the pipeline.  The
+   library never writes to standard error itself.  */
+typedef void (*StReportFunc) (StReportKind kind, const char *message,
+                              void *user);
+
+typedef struct
+{
+  StEngine engine;
+  gboolean stitch;            /* per-thread stitching of truncated stacks */
+  uint64_t truncate_stack;    /* if not 0, use at most this many stack
+                                 bytes */
+  gboolean debug;             /* report per-sample diagnostics */
+  StReportFunc report;        /* may be NULL */
+  void *report_data;
+} StSampleUnwinderOptions;
+
+/* One unwound sample, what its emission needs.  */
+typedef struct StUnwound StUnwound;
+struct StUnwound
+{
+  char *chain_line;     /* the --chains line, symbolized at its time */
+  StUnwindStatus status;
+  StUnwindCause cause;
+  bool stitched;
+  bool unprimed;
+  uint32_t n_stitched;  /* frames that came from stitching */
+  uint32_t n_ips;
+  uint32_t size_class;  /* capacity 16 << size_class */
+  StUnwound *next_free;
+  uint64_t ips[];
+};
+
+typedef struct StSampleUnwinder StSampleUnwinder;
+
+/* Takes no ownership of PROCESSES, MODULES, STATS (counts every sample),
+   PRIMING (may be NULL: modules prepared inline, fetches waited for) or
+   REPORT (may be NULL: no --chains line, no call graph).  */
+StSampleUnwinder *st_sample_unwinder_new (StProcessTable *processes,
+                                          StModuleCache *modules,
+                                          StStats *stats,
+                                          StPriming *priming,
+                                          StSampleReport *report,
+                                          StJitNames *jit_names,
+                                          const StSampleUnwinderOptions *o);
+void st_sample_unwinder_free (StSampleUnwinder *su);
+
+/* EV's effect on the model (in time order): the process table, the JIT
+   names and JVMs a mapping tells of, the stitcher's threads.  */
+void st_sample_unwinder_apply (StSampleUnwinder *su, const StEvent *ev);
+
+/* Unwinds raw-stack event EV (applied before); NULL when it must wait
+   for a file being fetched (MAY_WAIT).  Give the result back with
+   st_sample_unwinder_release.  */
+StUnwound *st_sample_unwinder_unwind (StSampleUnwinder *su,
+                                      const StEvent *ev, gboolean may_wait);
+void st_sample_unwinder_release (StSampleUnwinder *su, StUnwound *u);
+
+/* Whether EV's process has every module ready, or what keeps them.  */
+StModulesReadiness st_sample_unwinder_readiness (StSampleUnwinder *su,
+                                                 const StEvent *ev);
+
+/* The engine, and the Dwfl of process PID (for names; NULL when the
+   process is unknown).  */
+StUnwinder *st_sample_unwinder_engine (StSampleUnwinder *su);
+Dwfl *st_sample_unwinder_dwfl (StSampleUnwinder *su, int32_t pid);
+
+#endif /* ST_SAMPLE_UNWINDER_H */
