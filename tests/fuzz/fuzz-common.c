@@ -37,6 +37,34 @@ fuzz_fd (const uint8_t *data, size_t size, int seekable)
   return fds[0];
 }
 
+void
+fuzz_run (const uint8_t *data, size_t size, int seekable, StFormat format,
+          const StPipelineOptions *options, int out)
+{
+  GError *error = NULL;
+  int fd = fuzz_fd (data, size, seekable);
+  StReader *reader = st_reader_new (fd, format, &error);
+
+  if (reader != NULL)
+    {
+      StWriter *writer = st_writer_new (out, options->output_format, reader,
+                                        options->mode == ST_MODE_UNWIND,
+                                        &error);
+      if (writer != NULL)
+        {
+          StPipeline *p = st_pipeline_new (reader, writer, options);
+          st_pipeline_run (p, &error);
+          g_clear_error (&error);
+          st_pipeline_free (p);
+          st_writer_free (writer);
+        }
+      g_clear_error (&error);
+      st_reader_free (reader);
+    }
+  g_clear_error (&error);
+  close (fd);
+}
+
 static uint64_t n_damage;
 
 static void
@@ -63,30 +91,12 @@ fuzz_filter (const uint8_t *data, size_t size, StFormat format, int seekable)
   StReader *reader;
   for (unsigned i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
     {
-      fd = fuzz_fd (data, size, seekable);
-      reader = st_reader_new (fd, format, &error);
-      if (reader != NULL)
-        {
-          StWriter *writer = st_writer_new (devnull, outputs[i], reader,
-                                            FALSE, &error);
-          if (writer != NULL)
-            {
-              StPipelineOptions options = {
-                .mode = ST_MODE_PASSTHRU,
-                .output_format = outputs[i],
-                .stitch = TRUE,
-              };
-              StPipeline *p = st_pipeline_new (reader, writer, &options);
-              st_pipeline_run (p, &error);
-              g_clear_error (&error);
-              st_pipeline_free (p);
-              st_writer_free (writer);
-            }
-          g_clear_error (&error);
-          st_reader_free (reader);
-        }
-      g_clear_error (&error);
-      close (fd);
+      StPipelineOptions options = {
+        .mode = ST_MODE_PASSTHRU,
+        .output_format = outputs[i],
+        .stitch = TRUE,
+      };
+      fuzz_run (data, size, seekable, format, &options, devnull);
     }
 
   /* Strictly: stops at the first damage, with an error, never more.  */

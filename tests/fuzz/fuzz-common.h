@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "model/event.h"
+#include "pipeline.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -22,5 +23,10 @@ int fuzz_fd (const uint8_t *data, size_t size, int seekable);
    hang; every damaged spot must be counted.  */
 void fuzz_filter (const uint8_t *data, size_t size, StFormat format,
                   int seekable);
+
+/* One run of the filter over DATA (FORMAT, or ST_FORMAT_AUTO) with
+   OPTIONS into OUT (OPTIONS->output_format), damage recovered.  */
+void fuzz_run (const uint8_t *data, size_t size, int seekable,
+               StFormat format, const StPipelineOptions *options, int out);
 
 #endif /* ST_FUZZ_COMMON_H */

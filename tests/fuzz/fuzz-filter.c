@@ -11,10 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format/reader.h"
-#include "format/writer.h"
 #include "fuzz-common.h"
-#include "pipeline.h"
 
 #ifndef ST_FIXTURE_DIR
 #error "ST_FIXTURE_DIR must name tests/data/fixture"
@@ -24,35 +21,17 @@ static void
 unwind_into (const uint8_t *data, size_t size, int seekable, StFormat to,
              StEngine engine, int out)
 {
-  GError *error = NULL;
-  int fd = fuzz_fd (data, size, seekable);
-  StReader *reader = st_reader_new (fd, ST_FORMAT_AUTO, &error);
+  StPipelineOptions options = {
+    .mode = ST_MODE_UNWIND,
+    .engine = engine,
+    .output_format = to,
+    .symfs = ST_FIXTURE_DIR,
+    .given_files_only = TRUE,
+    .stitch = TRUE,
+    .counters = TRUE,
+  };
 
-  if (reader != NULL)
-    {
-      StWriter *writer = st_writer_new (out, to, reader, TRUE, &error);
-      if (writer != NULL)
-        {
-          StPipelineOptions options = {
-            .mode = ST_MODE_UNWIND,
-            .engine = engine,
-            .output_format = to,
-            .symfs = ST_FIXTURE_DIR,
-            .given_files_only = TRUE,
-            .stitch = TRUE,
-            .counters = TRUE,
-          };
-          StPipeline *p = st_pipeline_new (reader, writer, &options);
-          st_pipeline_run (p, &error);
-          g_clear_error (&error);
-          st_pipeline_free (p);
-          st_writer_free (writer);
-        }
-      g_clear_error (&error);
-      st_reader_free (reader);
-    }
-  g_clear_error (&error);
-  close (fd);
+  fuzz_run (data, size, seekable, ST_FORMAT_AUTO, &options, out);
 }
 
 int
