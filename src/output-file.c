@@ -306,7 +306,8 @@ committer_run (StOutputFile **files, guint n, int cmd, int reply)
       g_clear_error (&error);
     }
   for (guint i = 0; i < n; i++)
-    discard_here (files[i]);
+    if (files[i] != NULL)
+      discard_here (files[i]);
   _exit (0);
 }
 
@@ -368,10 +369,16 @@ st_output_committer_free (StOutputCommitter *c)
   if (c == NULL)
     return;
   /* The committer removes what is left and exits.  */
+  int status = 0;
+
   close (c->pipes.cmd);
   close (c->pipes.reply);
-  while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
+  while (waitpid (c->pid, &status, 0) < 0 && errno == EINTR)
     ;
+  /* Said, not hidden: its last work was removing temporary files.  */
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    fprintf (stderr, "stacktrace: warning: the process that renames the "
+             "outputs into place ended abnormally (status 0x%x)\n", status);
   g_free (c);
 }
 

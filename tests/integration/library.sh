@@ -104,7 +104,14 @@ if command -v perf >/dev/null 2>&1 \
     "$tmp/unwind-chains" "$tmp/fresh.data" > "$tmp/fresh-ex.chains" \
       2> "$tmp/fresh-ex.err" || fail "fresh: unwind-chains failed"
     [ -s "$tmp/fresh-cmd.chains" ] || fail "fresh: no chains"
-    cmp -s "$tmp/fresh-cmd.chains" "$tmp/fresh-ex.chains" \
+    # The same chains for the same samples, compared as sets: where the
+    # per-CPU buffers of a recording overlap across perf's rounds, the
+    # command's reorder window can write a few samples before earlier
+    # ones (seen: 6 of 2,001), which the records level hands out in
+    # time order.  The order alone is checked on the fixtures above.
+    sort "$tmp/fresh-cmd.chains" > "$tmp/fresh-cmd.sorted"
+    sort "$tmp/fresh-ex.chains" > "$tmp/fresh-ex.sorted"
+    cmp -s "$tmp/fresh-cmd.sorted" "$tmp/fresh-ex.sorted" \
       || fail "fresh: unwind-chains differs from stacktrace --chains"
     echo "fresh recording of $p: $(wc -l < "$tmp/fresh-ex.chains") chains compared"
   fi
