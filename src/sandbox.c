@@ -402,7 +402,7 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
     SYS_getrusage, SYS_prlimit64, SYS_getuid, SYS_geteuid, SYS_getgid,
     SYS_getegid, SYS_uname, SYS_sysinfo, SYS_getrandom,
   };
-#ifndef __SANITIZE_ADDRESS__
+#ifndef ST_SANDBOX_ASAN
   static const uint32_t prctl_ops[] = {
     PR_SET_NAME, PR_GET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK,
     PR_GET_DUMPABLE, PR_CAPBSET_READ,
@@ -433,7 +433,7 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
   /* Threads (a worker pool, the pacer) but never a new process: glibc
      falls back from clone3, whose flags a filter cannot see.  */
   refuse (f, SYS_clone3, ENOSYS);
-#ifdef __SANITIZE_ADDRESS__
+#ifdef ST_SANDBOX_ASAN
   /* LeakSanitizer stops the threads at exit with a tracer made by clone
      and ptrace: the sanitized build (tests only) keeps both.  */
   allow (f, SYS_clone);
@@ -442,7 +442,7 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
 #else
   allow_with_bits (f, SYS_clone, 0, CLONE_THREAD);
 #endif
-#ifdef __SANITIZE_ADDRESS__
+#ifdef ST_SANDBOX_ASAN
   {
     /* and LeakSanitizer's tracer: its parent's death, ptrace leave.  */
     static const uint32_t lsan_prctl_ops[] = {

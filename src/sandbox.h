@@ -10,6 +10,17 @@
 
 #include <glib.h>
 
+/* Built with AddressSanitizer (gcc's macro, or clang's feature test):
+   LeakSanitizer's tracer at exit needs calls the sandbox otherwise
+   forbids (tests only; sandbox.c).  */
+#if defined __SANITIZE_ADDRESS__
+#define ST_SANDBOX_ASAN 1
+#elif defined __has_feature
+#if __has_feature (address_sanitizer)
+#define ST_SANDBOX_ASAN 1
+#endif
+#endif
+
 typedef struct
 {
   /* debuginfod is on: its network calls are allowed (sockets for

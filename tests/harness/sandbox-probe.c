@@ -209,7 +209,7 @@ typedef struct
 static const Attempt offline[] = {
   { "read, pipe, mmap", try_allowed, WORKS },
   { "execve", try_exec, KILLED },
-#ifndef __SANITIZE_ADDRESS__
+#ifndef ST_SANDBOX_ASAN
   /* The sanitized build keeps clone and ptrace for LeakSanitizer.  */
   { "fork", try_fork, KILLED },
   { "ptrace", try_ptrace, KILLED },
@@ -232,7 +232,7 @@ static const Attempt offline[] = {
 static const Attempt live_run[] = {
   { "read, pipe, mmap", try_allowed, WORKS },
   { "execve", try_exec, KILLED },
-#ifndef __SANITIZE_ADDRESS__
+#ifndef ST_SANDBOX_ASAN
   { "fork", try_fork, KILLED },
   { "ptrace", try_ptrace, KILLED },
 #endif
