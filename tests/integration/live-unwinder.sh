@@ -50,29 +50,11 @@ run_client () {
   esac
 }
 
-# sample_cpus CAPTURE: "CPU:COUNT ..." of the SAMPLE frames (type 2; the
-# i16 cpu at byte 2 of each frame).
+# sample_cpus CAPTURE: "CPU:COUNT ..." of the SAMPLE frames (type 2).
 sample_cpus ()
 {
-  od -An -v -tu1 "$1" | awk '
-    { for (i = 1; i <= NF; i++) b[n++] = $i }
-    END {
-      off = 256
-      while (off + 24 <= n) {
-        len = b[off] + 256 * b[off + 1]
-        if (len < 24 || off + len > n)
-          break
-        if (b[off + 16] == 2) {
-          cpu = b[off + 2] + 256 * b[off + 3]
-          if (cpu >= 32768)
-            cpu -= 65536
-          c[cpu]++
-        }
-        off += len
-      }
-      for (k in c)
-        printf "%s:%d ", k, c[k]
-    }'
+  capture_frames "$1" | awk '$2 == 2 { c[$4]++ }
+    END { for (k in c) printf "%s:%d ", k, c[k] }'
 }
 
 # 1.

@@ -71,10 +71,11 @@ need_stacktrace ()
   [ -x "$STACKTRACE" ] || die "stacktrace command not found at '$STACKTRACE'"
 }
 
-# capture_frames FILE: one line "OFFSET TYPE LENGTH" per frame of the
+# capture_frames FILE: one line "OFFSET TYPE LENGTH CPU" per frame of the
 # Sysprof capture FILE, read at the format's offsets (256-byte header;
-# each frame's u16 length @0, type @16), so that scripts that damage the
-# committed fixtures find their frames however the fixture was recorded.
+# each frame's u16 length @0, i16 cpu @2, type @16), so that scripts that
+# damage the committed fixtures find their frames however the fixture
+# was recorded.
 capture_frames ()
 {
   od -An -v -tu1 "$1" | awk '
@@ -85,7 +86,10 @@ capture_frames ()
         len = b[off] + 256 * b[off + 1]
         if (len < 24 || off + len > n)
           break
-        print off, b[off + 16], len
+        cpu = b[off + 2] + 256 * b[off + 3]
+        if (cpu >= 32768)
+          cpu -= 65536
+        print off, b[off + 16], len, cpu
         off += len
       }
     }'
