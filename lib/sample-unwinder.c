@@ -8,7 +8,6 @@
 #include "model/file-report.h"
 #include "report/jit-names.h"
 #include "sample-unwinder.h"
-#include "unwind/registers.h"
 #include "unwind/stitcher.h"
 #include "util/printable.h"
 
@@ -201,21 +200,17 @@ stitch (StSampleUnwinder *su, const StProcess *proc, const StEvent *ev,
   su->chain_lent = TRUE;
 }
 
-/* The module of PROC's mapping at the PC where the walk R found no usable
-   module (*MAP: the mapping), or NULL.  */
+/* The module of the sample's process's mapping at the PC where the walk
+   R found no usable module (*MAP: the mapping), or NULL.  */
 static StModule *
-module_at_stop (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
+module_at_stop (StSampleUnwinder *su, StSampleContext *sample,
                 const StUnwindResult *r, const StMap **map)
 {
-  uint64_t pc = r->no_module_pc;
+  uint64_t pc = r->no_module_pc, sp;
 
-  if (pc == 0)
-    {
-      const StRegisterLayout *layout = st_register_layout_guess (ev);
-      if (layout == NULL || !st_event_register (ev, layout->perf_ip, &pc))
-        return NULL;
-    }
-  *map = st_address_space_find (proc->maps, pc);
+  if (pc == 0 && !st_sample_context_guess_pc (sample, &pc, &sp))
+    return NULL;
+  *map = st_address_space_find (sample->process->maps, pc);
   if (*map == NULL || !st_map_is_module (*map))
     return NULL;
   return st_module_cache_get (su->modules, *map);
@@ -225,22 +220,22 @@ module_at_stop (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
    time another module).  */
 #define ST_FETCH_RETRIES 4
 
-/* Unwinds EV of PROC into R.  A walk stopped at a PC in a module whose
+/* Unwinds the sample of SAMPLE into R.  A walk stopped at a PC in a module whose
    file is still to be fetched (lazy debuginfod) fetches it: inline, then
    the sample is unwound again; on a worker, then the sample waits when
    MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
    defer's cap).  A module that stays unusable is charged the sample.  */
 static gboolean
-unwind_fetching (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
+unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
                  gboolean may_wait, StUnwindResult *r)
 {
   for (guint tries = 0;; tries++)
     {
-      st_unwinder_unwind (su->unwinder, proc, ev, su->ips, su->sps,
-                          ST_UNWIND_MAX_FRAMES, r);
+      st_unwinder_unwind_sample (su->unwinder, sample, su->ips, su->sps,
+                                 ST_UNWIND_MAX_FRAMES, r);
       const StMap *map = NULL;
       StModule *m = r->cause == ST_CAUSE_NO_MODULE
-                    ? module_at_stop (su, proc, ev, r, &map) : NULL;
+                    ? module_at_stop (su, sample, r, &map) : NULL;
       if (m == NULL || !st_module_ready (m) || m->elf != NULL)
         return TRUE;
       if (tries == ST_FETCH_RETRIES
@@ -391,7 +386,10 @@ st_sample_unwinder_unwind (StSampleUnwinder *su, const StEvent *raw_ev,
       cut.stack.stack_size = su->options.truncate_stack;
       ev = &cut;
     }
-  if (!unwind_fetching (su, proc, ev, may_wait, &r))
+  /* Its registers and memory, set up once for every walk of it.  */
+  StSampleContext sample;
+  st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
+  if (!unwind_fetching (su, &sample, may_wait, &r))
     return NULL;
   /* Stopped in a file without CFI: whatever the frame-pointer attempt
      then met (unreadable memory, a loop), the want of CFI is why.  */

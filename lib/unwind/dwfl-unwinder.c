@@ -15,7 +15,7 @@
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
 #include "unwind/return-check.h"
-#include "unwind/sample-memory.h"
+#include "unwind/sample-context.h"
 #include "unwind/walk-outcome.h"
 
 struct StDwflUnwinder
@@ -23,17 +23,17 @@ struct StDwflUnwinder
   StModuleCache *modules;
 };
 
-/* The sample being unwound and what happened to it.  */
+/* The walk of a sample and what happened to it.  */
 typedef struct
 {
-  const StEvent *ev;
-  uint64_t sp;
+  StSampleContext *sample;  /* started by the process's layout */
   uint64_t *ips;
   uint64_t *sps;
   unsigned sp_regno;      /* DWARF number of the stack pointer */
   uint32_t max_ips;
   uint32_t n_ips;
-  StSampleMemory mem;     /* failed reads tell a cut stack from the root */
+  StSampleMemory *mem;    /* the sample's: failed reads tell a cut stack
+                             from the root */
   const char *loop;       /* why the walk was stopped as a loop, or NULL */
   gboolean not_after_call;  /* stopped on a return address after no call */
   const StFastArch *arch;   /* its code readings (fast-arch.h), or NULL */
@@ -46,7 +46,7 @@ typedef struct
   gboolean restart;
   StFrameRegs restart_regs;
   uint64_t restart_pc;
-} SampleContext;
+} Walk;
 
 typedef struct
 {
@@ -56,7 +56,7 @@ typedef struct
   StProcessModules modules;
   StReturnCheck *returns;   /* answers for MODULES; NULL: unchecked */
   gboolean attached;
-  SampleContext *sample;
+  Walk *walk;             /* the walk under way, or NULL */
 } ProcessState;
 
 StDwflUnwinder *
@@ -103,7 +103,7 @@ get_thread (Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
   ProcessState *s = dwfl_arg;
 
   *thread_argp = s;
-  return s->sample != NULL;
+  return s->walk != NULL;
 }
 
 static bool
@@ -111,7 +111,7 @@ memory_read (Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
   ProcessState *s = dwfl_arg;
   uint64_t v;
-  bool ok = st_sample_memory_read (&s->sample->mem, addr, &v);
+  bool ok = st_sample_memory_read (s->walk->mem, addr, &v);
 
   *result = v;
   return ok;
@@ -119,7 +119,7 @@ memory_read (Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 
 /* The caller's registers the sampled frame's code gave.  */
 static bool
-set_restart_registers (Dwfl_Thread *thread, const SampleContext *c,
+set_restart_registers (Dwfl_Thread *thread, const Walk *c,
                        const StRegisterLayout *l)
 {
   for (guint i = 0; i < l->n_dwarf; i++)
@@ -139,25 +139,20 @@ static bool
 set_initial_registers (Dwfl_Thread *thread, void *thread_arg)
 {
   ProcessState *s = thread_arg;
-  const StEvent *ev = s->sample->ev;
-  const StRegisterLayout *l = s->modules.layout;
-  uint64_t pc;
+  StSampleContext *sample = s->walk->sample;
+  const StRegisterLayout *l = sample->layout;
+  const uint64_t pc = sample->pc;
 
-  if (s->sample->restart)
-    return set_restart_registers (thread, s->sample, l);
+  if (s->walk->restart)
+    return set_restart_registers (thread, s->walk, l);
+  const StFrameRegs *regs = st_sample_context_registers (sample);
   for (guint i = 0; i < l->n_dwarf; i++)
-    {
-      uint64_t v;
-      if (l->perf_of_dwarf[i] >= 0
-          && st_event_register (ev, l->perf_of_dwarf[i], &v))
-        {
-          Dwarf_Word w = v;
-          if (!dwfl_thread_state_registers (thread, i, 1, &w))
-            return false;
-        }
-    }
-  if (!st_event_register (ev, l->perf_ip, &pc))
-    return false;
+    if (regs->set & (1u << i))
+      {
+        Dwarf_Word w = regs->regs[i];
+        if (!dwfl_thread_state_registers (thread, i, 1, &w))
+          return false;
+      }
   dwfl_thread_state_register_pc (thread, pc);
   /* Without it, an expression reading RIP (a PLT stub's CFA) fails and
      libdwfl ends the walk as if at the outermost frame.  */
@@ -263,7 +258,7 @@ first_elf_cb (Dwfl_Module *mod, void **userdata, const char *name,
 static int
 frame_cb (Dwfl_Frame *state, void *arg)
 {
-  SampleContext *c = arg;
+  Walk *c = arg;
   Dwarf_Addr pc;
   bool activation;
 
@@ -286,14 +281,14 @@ frame_cb (Dwfl_Frame *state, void *arg)
     pc--;
   Dwarf_Word sp = 0;
   if (c->n_ips == 0)
-    sp = c->sp;
+    sp = c->sample->sp;
   else if (dwfl_frame_reg (state, c->sp_regno, &sp) != 0)
     sp = 0;
   if ((c->loop = st_walk_loops (c->ips, c->sps, c->n_ips, pc, sp)) != NULL)
     return DWARF_CB_ABORT;
   c->sps[c->n_ips] = sp;
   c->ips[c->n_ips++] = pc;
-  c->mem.frame = c->n_ips;
+  c->mem->frame = c->n_ips;
   return c->n_ips < c->max_ips ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -377,9 +372,8 @@ typedef enum
    where its return address is: delivered and unwound here, as the fast
    engine does (leaf-code.h).  */
 static LeafStart
-leaf_by_code (ProcessState *s, SampleContext *c, uint64_t pc)
+leaf_by_code (ProcessState *s, Walk *c, uint64_t pc)
 {
-  const StRegisterLayout *l = s->modules.layout;
   Dwfl_Module *mod;
   const StProcessModule *m;
   StLeafRule rule;
@@ -394,21 +388,14 @@ leaf_by_code (ProcessState *s, SampleContext *c, uint64_t pc)
     return LEAF_NONE;
 
   /* The registers as the fast engine's full walk starts with them.  */
-  StFrameRegs cur = { .set = 0 };
-  for (guint i = 0; i < l->n_dwarf; i++)
-    if (l->perf_of_dwarf[i] >= 0
-        && st_event_register (c->ev, l->perf_of_dwarf[i], &cur.regs[i]))
-      cur.set |= 1u << i;
-  if (l->dwarf_pc >= 0 && (unsigned) l->dwarf_pc < c->arch->n_regs)
-    {
-      cur.regs[l->dwarf_pc] = pc;
-      cur.set |= 1u << l->dwarf_pc;
-    }
+  StFrameRegs cur = *st_sample_context_registers (c->sample);
+  if (c->arch->n_regs < 32)
+    cur.set &= (1u << c->arch->n_regs) - 1;
   c->ips[0] = pc;
-  c->sps[0] = c->sp;
+  c->sps[0] = c->sample->sp;
   c->n_ips = 1;
-  c->mem.frame = 1;
-  switch (st_leaf_rule_step (c->arch, &rule, &cur, &c->mem, &s->modules,
+  c->mem->frame = 1;
+  switch (st_leaf_rule_step (c->arch, &rule, &cur, c->mem, &s->modules,
                              &c->restart_regs, &c->restart_pc))
     {
     case ST_LEAF_CALLER:
@@ -420,34 +407,32 @@ leaf_by_code (ProcessState *s, SampleContext *c, uint64_t pc)
       return LEAF_FAILED;
     default:
       c->n_ips = 0;
-      c->mem.frame = 0;
+      c->mem->frame = 0;
       return LEAF_NONE;
     }
 }
 
 void
-st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
-                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
-                         StUnwindResult *res)
+st_dwfl_unwinder_unwind_sample (StDwflUnwinder *u, StSampleContext *sample,
+                                uint64_t *ips, uint64_t *sps,
+                                uint32_t max_ips, StUnwindResult *res)
 {
-  SampleContext c = { .ev = ev, .ips = ips, .sps = sps, .max_ips = max_ips };
+  Walk c = { .sample = sample, .ips = ips, .sps = sps, .max_ips = max_ips };
+  StProcess *p = sample->process;
+  const StEvent *ev = sample->ev;
 
   ProcessState *s = process_state (u, p);
   const StRegisterLayout *layout = s->modules.layout;
   if (!st_walk_start (res, ST_PATH_DWFL, p, &s->modules))
     return;
-  uint64_t ip;
   if (ev->stack.abi == ST_REGS_ABI_NONE
-      || !st_event_register (ev, layout->perf_sp, &c.sp)
-      || !st_event_register (ev, layout->perf_ip, &ip))
+      || !st_sample_context_start (sample, layout))
     {
       res->cause = ST_CAUSE_NO_REGS;
       return;
     }
   /* The DWARF stack pointer is the one perf's SP maps to.  */
-  for (guint i = 0; i < layout->n_dwarf; i++)
-    if (layout->perf_of_dwarf[i] == layout->perf_sp)
-      c.sp_regno = i;
+  c.sp_regno = sample->map->dwarf_sp;
   if (!s->attached)
     {
       Elf *elf = NULL;
@@ -462,26 +447,39 @@ st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
       s->attached = TRUE;
     }
 
-  st_sample_memory_init (&c.mem, ev, c.sp, p, u->modules);
+  c.mem = st_sample_context_memory (sample);
   c.arch = st_fast_arch (layout->elf_machine);
   if (s->returns == NULL && c.arch != NULL && c.arch->follows_call != NULL)
     s->returns = st_return_check_new ();
   c.returns = s->returns;
   c.modules = &s->modules;
   int rc = 0;
-  LeafStart leaf = leaf_by_code (s, &c, ip);
+  LeafStart leaf = leaf_by_code (s, &c, sample->pc);
   if (leaf == LEAF_FAILED)
     rc = -1;
   else if (leaf != LEAF_OUTERMOST)
     {
-      s->sample = &c;
+      s->walk = &c;
       rc = dwfl_getthread_frames (s->dwfl, ev->tid, frame_cb, &c);
-      s->sample = NULL;
+      s->walk = NULL;
     }
 
   StWalkOracle oracle = { dwfl_in_module, dwfl_at_entry_point, dwfl_detail,
                           s->modules.stack_roots ? dwfl_stack_root : NULL, s };
   st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, c.loop, c.not_after_call,
-                   &c.mem, &oracle, res);
+                   c.mem, &oracle, res);
   res->n_code_frames = leaf == LEAF_RESTART;
+}
+
+void
+st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p, const StEvent *ev,
+                         uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+                         StUnwindResult *res)
+{
+  StRegisterMaps maps;
+  StSampleContext c;
+
+  st_register_maps_init (&maps);
+  st_sample_context_init (&c, &maps, p, ev, u->modules);
+  st_dwfl_unwinder_unwind_sample (u, &c, ips, sps, max_ips, res);
 }

@@ -13,6 +13,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "unwind/process-modules.h"
+#include "unwind/sample-context.h"
 #include "unwind/unwind-result.h"
 
 typedef struct StDwflUnwinder StDwflUnwinder;
@@ -22,9 +23,17 @@ typedef struct StDwflUnwinder StDwflUnwinder;
 StDwflUnwinder *st_dwfl_unwinder_new (StModuleCache *modules);
 void st_dwfl_unwinder_free (StDwflUnwinder *u);
 
-/* Unwinds raw-stack event EV of process P into IPS (leaf first; the leaf
+/* Unwinds the raw-stack sample of context C (sample-context.h; started
+   here by the process's register layout) into IPS (leaf first; the leaf
    is the sampled IP, callers are return address - 1) and SPS (each
    frame's stack pointer, 0 when unknown), both of MAX_IPS entries.  */
+void st_dwfl_unwinder_unwind_sample (StDwflUnwinder *u, StSampleContext *c,
+                                     uint64_t *ips, uint64_t *sps,
+                                     uint32_t max_ips,
+                                     StUnwindResult *result);
+
+/* The same for event EV of process P alone, with a context of its own
+   (tests).  */
 void st_dwfl_unwinder_unwind (StDwflUnwinder *u, StProcess *p,
                               const StEvent *ev, uint64_t *ips,
                               uint64_t *sps, uint32_t max_ips,

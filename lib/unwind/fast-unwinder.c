@@ -24,7 +24,7 @@
 #include "unwind/process-modules.h"
 #include "unwind/registers.h"
 #include "unwind/rule-cache.h"
-#include "unwind/sample-memory.h"
+#include "unwind/sample-context.h"
 #include "unwind/walk-outcome.h"
 #include "util/byte-budget.h"
 
@@ -168,7 +168,7 @@ typedef struct
 {
   ProcessState *s;
   const StFastArch *arch;
-  StSampleMemory mem;
+  StSampleMemory *mem;         /* the sample's (sample-context.h) */
   StFallbackReason fallback;
   gboolean by_frame_pointer;   /* the last step used no CFI */
   gboolean by_code;            /* the last step was the sampled frame's,
@@ -196,7 +196,7 @@ signal_step (Walk *w, const StFrameRegs *cur, uint64_t pc, StFrameRegs *next,
              uint64_t *next_pc)
 {
   if (w->arch->signal_frame == NULL
-      || !w->arch->signal_frame (cur, pc, &w->mem, next, next_pc))
+      || !w->arch->signal_frame (cur, pc, w->mem, next, next_pc))
     return FALSE;
   w->by_signal = TRUE;
   return TRUE;
@@ -215,7 +215,7 @@ code_to_ret_step (Walk *w, const StFrameRegs *cur, uint64_t pc,
   uint64_t ra;
 
   if (w->arch->code_to_ret == NULL
-      || !w->arch->code_to_ret (cur, pc, &w->mem, &from_code, &ra)
+      || !w->arch->code_to_ret (cur, pc, w->mem, &from_code, &ra)
       || st_process_modules_find (&w->s->modules, ra) == NULL)
     return FALSE;
   *next = from_code;
@@ -247,7 +247,7 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
         case ST_RULE_OK:
           {
             gboolean applied = st_cfi_rule_apply (rule, cur, next,
-                                                  w->arch->ra, &w->mem,
+                                                  w->arch->ra, w->mem,
                                                   next_pc);
             *next_pc &= w->arch->ra_mask;
             /* A return address of 0 is the end of the stack.  */
@@ -272,7 +272,7 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
           if (!initial || w->arch->leaf_rule == NULL
               || !st_rule_cache_leaf_rule (pm->module->tables, pm, pc, &leaf))
             break;
-          switch (st_leaf_rule_step (w->arch, &leaf, cur, &w->mem,
+          switch (st_leaf_rule_step (w->arch, &leaf, cur, w->mem,
                                      &w->s->modules, next, next_pc))
             {
             case ST_LEAF_CALLER:
@@ -292,7 +292,7 @@ step (Walk *w, const StFrameRegs *cur, uint64_t pc, gboolean initial,
     return STEP_CALLER;
   w->by_frame_pointer = TRUE;
   StNoCfiFrame frame = { pc, initial, has_cfi, w->s };
-  if (!w->arch->no_cfi_step (cur, &frame, next, &w->mem, next_pc))
+  if (!w->arch->no_cfi_step (cur, &frame, next, w->mem, next_pc))
     return STEP_FAILED;
   *next_pc &= w->arch->ra_mask;
   return STEP_CALLER;
@@ -341,7 +341,7 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
           break;
         }
       uint64_t ip = exact || pc == 0 ? pc : pc - 1;
-      uint64_t sp = initial ? w->mem.sp
+      uint64_t sp = initial ? w->mem->sp
                     : (cur->set & (1u << sp_reg)) ? cur->regs[sp_reg] : 0;
       if ((w->loop = st_walk_loops (ips, sps, n, ip, sp)) != NULL)
         {
@@ -350,7 +350,7 @@ walk (Walk *w, StFrameRegs *regs, uint64_t pc, uint64_t *ips, uint64_t *sps,
         }
       ips[n] = ip;
       sps[n] = sp;
-      w->mem.frame = ++n;
+      w->mem->frame = ++n;
       if (n >= max)
         {
           end = WALK_STOPPED;
@@ -429,88 +429,86 @@ fast_oracle (ProcessState *s)
 }
 
 static void
-hand_to_dwfl (StFastUnwinder *u, StProcess *p, const StEvent *ev,
-              uint64_t *ips, uint64_t *sps, uint32_t max_ips,
-              StUnwindResult *res, StFallbackReason why)
+hand_to_dwfl (StFastUnwinder *u, StSampleContext *c, uint64_t *ips,
+              uint64_t *sps, uint32_t max_ips, StUnwindResult *res,
+              StFallbackReason why)
 {
-  st_dwfl_unwinder_unwind (u->dwfl, p, ev, ips, sps, max_ips, res);
+  st_dwfl_unwinder_unwind_sample (u->dwfl, c, ips, sps, max_ips, res);
   res->path = ST_PATH_FALLBACK;
   res->fallback = why;
 }
 
-/* A sample's registers, in the architecture's DWARF numbering: decoded
-   here only.  The lean walk needs three of them (the PC, the stack and
-   frame pointers: decode_lean, three lookups), the full walk all of them
-   (decode_all, once per walk); decoding all for every sample costs the
-   lean walk some 8% more instructions.  */
-typedef struct
-{
-  uint64_t sp, pc, fp;
-  gboolean fp_known;
-} LeanRegisters;
-
-/* FALSE when the sample lacks its stack pointer or PC.  */
-static gboolean
-decode_lean (const StEvent *ev, const StRegisterLayout *layout,
-             const StFastArch *arch, LeanRegisters *out)
-{
-  if (!st_event_register (ev, layout->perf_sp, &out->sp)
-      || !st_event_register (ev, layout->perf_ip, &out->pc))
-    return FALSE;
-  out->fp_known = st_event_register (ev, layout->perf_of_dwarf[arch->fp],
-                                     &out->fp);
-  return TRUE;
-}
-
+/* The full walk of the started sample C.  */
 static void
-decode_all (const StEvent *ev, const StRegisterLayout *layout,
-            const StFastArch *arch, uint64_t pc, StFrameRegs *regs)
+full_walk (StFastUnwinder *u, ProcessState *s, StSampleContext *c,
+           uint64_t *ips, uint64_t *sps, uint32_t max_ips,
+           StUnwindResult *res)
 {
-  uint64_t by_perf[64];
-  uint64_t present = st_event_registers (ev, by_perf);
+  /* The sample's registers, but those the architecture does not track
+     (as libdwfl's frames hold them).  */
+  StFrameRegs regs = *st_sample_context_registers (c);
+  if (s->arch->n_regs < 32)
+    regs.set &= (1u << s->arch->n_regs) - 1;
 
-  regs->set = 0;
-  for (guint i = 0; i < layout->n_dwarf && i < arch->n_regs; i++)
-    {
-      int perf = layout->perf_of_dwarf[i];
-      if (perf >= 0 && (present & (1ull << perf)))
-        {
-          regs->regs[i] = by_perf[perf];
-          regs->set |= 1u << i;
-        }
-    }
-  /* The PC register too, as the libdwfl engine sets it (a PLT's CFA
-     reads it).  */
-  if (layout->dwarf_pc >= 0 && (unsigned) layout->dwarf_pc < arch->n_regs)
-    {
-      regs->regs[layout->dwarf_pc] = pc;
-      regs->set |= 1u << layout->dwarf_pc;
-    }
-}
-
-/* The full walk of a sample whose stack pointer and PC are SP and PC.  */
-static void
-full_walk (StFastUnwinder *u, ProcessState *s, StProcess *p, const StEvent *ev,
-           uint64_t sp, uint64_t pc, uint64_t *ips, uint64_t *sps,
-           uint32_t max_ips, StUnwindResult *res)
-{
-  StFrameRegs regs;
-  decode_all (ev, s->modules.layout, s->arch, pc, &regs);
-
-  Walk w = { .s = s, .arch = s->arch };
-  st_sample_memory_init (&w.mem, ev, sp, p, u->modules);
+  Walk w = { .s = s, .arch = s->arch, .mem = st_sample_context_memory (c) };
   uint32_t n = 0, n_fp = 0, n_code = 0;
-  WalkEnd end = walk (&w, &regs, pc, ips, sps, max_ips, &n, &n_fp, &n_code);
+  WalkEnd end = walk (&w, &regs, c->pc, ips, sps, max_ips, &n, &n_fp,
+                      &n_code);
   if (end == WALK_FALLBACK)
     {
-      hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, w.fallback);
+      hand_to_dwfl (u, c, ips, sps, max_ips, res, w.fallback);
       return;
     }
   StWalkOracle oracle = fast_oracle (s);
   st_walk_outcome (ips, &n, max_ips, end == WALK_OUTERMOST, w.loop,
-                   end == WALK_NOT_AFTER_CALL, &w.mem, &oracle, res);
+                   end == WALK_NOT_AFTER_CALL, w.mem, &oracle, res);
   res->n_fp_frames = n_fp;
   res->n_code_frames = n_code;
+}
+
+void
+st_fast_unwinder_unwind_sample (StFastUnwinder *u, StSampleContext *c,
+                                uint64_t *ips, uint64_t *sps,
+                                uint32_t max_ips, StUnwindResult *res)
+{
+  /* Between walks: no rule of any module is in use.  */
+  st_byte_budget_enforce (&u->rule_budget);
+  ProcessState *s = process_state (u, c->process);
+  if (!st_walk_start (res, ST_PATH_RULES, c->process, &s->modules))
+    return;
+  if (s->arch == NULL || c->ev->stack.abi != s->arch->regs_abi)
+    {
+      hand_to_dwfl (u, c, ips, sps, max_ips, res, ST_FALLBACK_ARCH);
+      return;
+    }
+
+  if (!st_sample_context_start (c, s->modules.layout))
+    {
+      res->cause = ST_CAUSE_NO_REGS;
+      return;
+    }
+  if (u->lean && s->arch->lean)
+    {
+      /* The lean walk needs the frame pointer of the three registers
+         besides the PC and stack pointer.  */
+      uint64_t fp = 0;
+      gboolean fp_known = st_sample_context_register (c, s->arch->fp, &fp);
+      StSampleMemory *mem = st_sample_context_memory (c);
+      uint32_t n = 0, n_fp = 0;
+      StLeanEnd end = st_lean_walk (&s->modules, s->arch, mem, c->pc, fp,
+                                    fp_known, ips, sps, max_ips, &n, &n_fp);
+      if (end != ST_LEAN_BAILED)
+        {
+          StWalkOracle oracle = fast_oracle (s);
+          res->lean = TRUE;
+          res->n_fp_frames = n_fp;
+          st_walk_outcome (ips, &n, max_ips, end == ST_LEAN_OUTERMOST, NULL,
+                           end == ST_LEAN_NOT_AFTER_CALL, mem, &oracle, res);
+          return;
+        }
+    }
+
+  full_walk (u, s, c, ips, sps, max_ips, res);
 }
 
 void
@@ -518,42 +516,10 @@ st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *res)
 {
-  /* Between walks: no rule of any module is in use.  */
-  st_byte_budget_enforce (&u->rule_budget);
-  ProcessState *s = process_state (u, p);
-  const StRegisterLayout *layout = s->modules.layout;
-  if (!st_walk_start (res, ST_PATH_RULES, p, &s->modules))
-    return;
-  if (s->arch == NULL || ev->stack.abi != s->arch->regs_abi)
-    {
-      hand_to_dwfl (u, p, ev, ips, sps, max_ips, res, ST_FALLBACK_ARCH);
-      return;
-    }
+  StRegisterMaps maps;
+  StSampleContext c;
 
-  LeanRegisters start;
-  if (!decode_lean (ev, layout, s->arch, &start))
-    {
-      res->cause = ST_CAUSE_NO_REGS;
-      return;
-    }
-  if (u->lean && s->arch->lean)
-    {
-      StSampleMemory mem;
-      uint32_t n = 0, n_fp = 0;
-      st_sample_memory_init (&mem, ev, start.sp, p, u->modules);
-      StLeanEnd end = st_lean_walk (&s->modules, s->arch, &mem, start.pc,
-                                    start.fp, start.fp_known, ips, sps,
-                                    max_ips, &n, &n_fp);
-      if (end != ST_LEAN_BAILED)
-        {
-          StWalkOracle oracle = fast_oracle (s);
-          res->lean = TRUE;
-          res->n_fp_frames = n_fp;
-          st_walk_outcome (ips, &n, max_ips, end == ST_LEAN_OUTERMOST, NULL,
-                           end == ST_LEAN_NOT_AFTER_CALL, &mem, &oracle, res);
-          return;
-        }
-    }
-
-  full_walk (u, s, p, ev, start.sp, start.pc, ips, sps, max_ips, res);
+  st_register_maps_init (&maps);
+  st_sample_context_init (&c, &maps, p, ev, u->modules);
+  st_fast_unwinder_unwind_sample (u, &c, ips, sps, max_ips, res);
 }

@@ -18,6 +18,7 @@
 #include "model/process-table.h"
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/process-modules.h"
+#include "unwind/sample-context.h"
 #include "unwind/unwind-result.h"
 
 typedef struct StFastUnwinder StFastUnwinder;
@@ -33,7 +34,13 @@ typedef struct StFastUnwinder StFastUnwinder;
 StFastUnwinder *st_fast_unwinder_new (StModuleCache *modules);
 void st_fast_unwinder_free (StFastUnwinder *u);
 
-/* As st_dwfl_unwinder_unwind.  */
+/* As st_dwfl_unwinder_unwind_sample.  */
+void st_fast_unwinder_unwind_sample (StFastUnwinder *u, StSampleContext *c,
+                                     uint64_t *ips, uint64_t *sps,
+                                     uint32_t max_ips,
+                                     StUnwindResult *result);
+
+/* The same for EV of P alone, with a context of its own (tests).  */
 void st_fast_unwinder_unwind (StFastUnwinder *u, StProcess *p,
                               const StEvent *ev, uint64_t *ips,
                               uint64_t *sps, uint32_t max_ips,

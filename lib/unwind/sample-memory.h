@@ -41,6 +41,18 @@ void st_sample_memory_init (StSampleMemory *m, const StEvent *ev,
                             uint64_t sp, StProcess *process,
                             StModuleCache *modules);
 
+/* M for another walk of its sample: no frame delivered, no read
+   failed.  */
+static inline void
+st_sample_memory_restart (StSampleMemory *m)
+{
+  m->frame = 0;
+  m->failed_at_frame = 0;
+  m->failed_read = FALSE;
+  m->failed_past_stack = FALSE;
+  m->unready_read = FALSE;
+}
+
 /* Reads the word at ADDR (zero-extended).  */
 gboolean st_sample_memory_read_slow (StSampleMemory *m, uint64_t addr,
                                      uint64_t *value);

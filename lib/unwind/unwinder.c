@@ -3,7 +3,6 @@
 #include "unwind/dwfl-unwinder.h"
 #include "unwind/fast-unwinder.h"
 #include "unwind/fp-chain.h"
-#include "unwind/registers.h"
 #include "unwind/return-check.h"
 #include "unwind/unwinder.h"
 #include "unwind/walk-outcome.h"
@@ -13,6 +12,8 @@ struct StUnwinder
   StEngine engine;
   StFastUnwinder *fast;     /* ST_ENGINE_FAST */
   StDwflUnwinder *dwfl;     /* the libdwfl engine (fast's fallback) */
+  StModuleCache *modules;
+  StRegisterMaps register_maps;   /* for its samples' contexts */
 };
 
 StUnwinder *
@@ -21,6 +22,8 @@ st_unwinder_new (StEngine engine, StModuleCache *modules)
   StUnwinder *u = g_new0 (StUnwinder, 1);
 
   u->engine = engine;
+  u->modules = modules;
+  st_register_maps_init (&u->register_maps);
   if (engine == ST_ENGINE_FAST)
     {
       u->fast = st_fast_unwinder_new (modules);
@@ -56,14 +59,35 @@ fp_chain_returns (void *user, uint64_t ra)
 }
 
 void
+st_unwinder_sample_init (StUnwinder *u, StSampleContext *c, StProcess *p,
+                         const StEvent *ev)
+{
+  st_sample_context_init (c, &u->register_maps, p, ev, u->modules);
+}
+
+void
 st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
                     uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                     StUnwindResult *result)
 {
+  StSampleContext c;
+
+  st_unwinder_sample_init (u, &c, p, ev);
+  st_unwinder_unwind_sample (u, &c, ips, sps, max_ips, result);
+}
+
+void
+st_unwinder_unwind_sample (StUnwinder *u, StSampleContext *c, uint64_t *ips,
+                           uint64_t *sps, uint32_t max_ips,
+                           StUnwindResult *result)
+{
+  StProcess *p = c->process;
+  const StEvent *ev = c->ev;
+
   if (u->fast != NULL)
-    st_fast_unwinder_unwind (u->fast, p, ev, ips, sps, max_ips, result);
+    st_fast_unwinder_unwind_sample (u->fast, c, ips, sps, max_ips, result);
   else
-    st_dwfl_unwinder_unwind (u->dwfl, p, ev, ips, sps, max_ips, result);
+    st_dwfl_unwinder_unwind_sample (u->dwfl, c, ips, sps, max_ips, result);
   if (G_UNLIKELY (st_mapping_guard_faults () != 0))
     st_walk_drop_shrunk (result, ips,
                          u->fast != NULL
@@ -73,14 +97,12 @@ st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
   /* The walk could not start (no module of the process ready yet, or
      none usable, so nothing told its architecture): the sampled IP at
      least, as the registers most likely have it.  */
-  const StRegisterLayout *l;
   uint64_t ip, sp;
   if (result->n_ips == 0 && max_ips > 0
-      && (l = st_register_layout_guess (ev)) != NULL
-      && st_event_register (ev, l->perf_ip, &ip))
+      && st_sample_context_guess_pc (c, &ip, &sp))
     {
       ips[0] = ip;
-      sps[0] = st_event_register (ev, l->perf_sp, &sp) ? sp : 0;
+      sps[0] = sp;
       result->n_ips = 1;
     }
 

@@ -10,6 +10,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "unwind/process-modules.h"
+#include "unwind/sample-context.h"
 #include "unwind/unwind-result.h"
 
 typedef enum
@@ -33,6 +34,17 @@ void st_unwinder_free (StUnwinder *u);
 void st_unwinder_unwind (StUnwinder *u, StProcess *p, const StEvent *ev,
                          uint64_t *ips, uint64_t *sps, uint32_t max_ips,
                          StUnwindResult *result);
+
+/* The same in two steps, for a caller that walks one sample more than
+   once (after fetching a file) or reads its registers after: sets C up
+   for EV of P (nothing decoded yet; C uses U's table of register maps:
+   one thread at a time per unwinder), then unwinds it, every time with
+   the registers decoded and the memory set up at most once.  */
+void st_unwinder_sample_init (StUnwinder *u, StSampleContext *c,
+                              StProcess *p, const StEvent *ev);
+void st_unwinder_unwind_sample (StUnwinder *u, StSampleContext *c,
+                                uint64_t *ips, uint64_t *sps,
+                                uint32_t max_ips, StUnwindResult *result);
 
 /* Whether every code module of P is ready (module-cache.h), so that a
    sample of P unwound now gets the same chain as when modules are

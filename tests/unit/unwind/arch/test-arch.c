@@ -325,7 +325,18 @@ test_lookup (void)
       g_assert_true (st_register_layout (known[i]) == &a->registers);
       g_assert_true (st_fast_arch (known[i]) == a->fast);
       if (a->fast != NULL)
-        g_assert_cmpint (a->fast->machine, ==, known[i]);
+        {
+          g_assert_cmpint (a->fast->machine, ==, known[i]);
+          /* A sample's decoded registers (sample-context.h) are all
+             tracked: the layout's DWARF registers and its PC column,
+             after them.  */
+          g_assert_cmpuint (a->registers.n_dwarf, <=, a->fast->n_regs);
+          g_assert_cmpint (a->registers.dwarf_pc, <,
+                           (int) a->fast->n_regs);
+          g_assert_true (a->registers.dwarf_pc < 0
+                         || (guint) a->registers.dwarf_pc
+                            >= a->registers.n_dwarf);
+        }
     }
   g_assert_true (st_arch (EM_X86_64) == &st_arch_x86_64);
   g_assert_true (st_arch (EM_386) == &st_arch_i386);
