@@ -22,7 +22,13 @@
 
    No usable module at all (the process's only file missing, no [vdso]):
    the walk cannot start, and the sample still keeps its sampled IP and
-   stack pointer, in both engines.  */
+   stack pointer, in both engines.
+
+   One sample context (unwind/sample-context.h) walked again, as the
+   service does after fetching a file, in both engines, on every fixture
+   sample whole and with its stack copy cut short (failed reads): each
+   walk gives the chain, stack pointers and result of the sample
+   unwound alone.  */
 #include "config.h"
 
 #include <string.h>
@@ -133,6 +139,77 @@ test_engines (void)
       check_clear (&c);
     }
   st_unwinder_free (NULL);
+}
+
+/* --- one context, walked again -------------------------------------------- */
+
+static void
+assert_same_walk (const StUnwindResult *a, const uint64_t *a_ips,
+                  const uint64_t *a_sps, const StUnwindResult *b,
+                  const uint64_t *b_ips, const uint64_t *b_sps)
+{
+  g_assert_cmpuint (a->n_ips, ==, b->n_ips);
+  g_assert_cmpint (a->status, ==, b->status);
+  g_assert_cmpint (a->cause, ==, b->cause);
+  g_assert_cmpint (a->path, ==, b->path);
+  g_assert_cmpint (a->fallback, ==, b->fallback);
+  g_assert_cmpint (a->lean, ==, b->lean);
+  g_assert_cmpint (a->unprimed, ==, b->unprimed);
+  g_assert_cmpuint (a->n_fp_frames, ==, b->n_fp_frames);
+  g_assert_cmpuint (a->n_code_frames, ==, b->n_code_frames);
+  g_assert_cmpuint (a->n_fp_chain, ==, b->n_fp_chain);
+  g_assert_cmpmem (a_ips, a->n_ips * sizeof *a_ips, b_ips,
+                   b->n_ips * sizeof *b_ips);
+  g_assert_cmpmem (a_sps, a->n_ips * sizeof *a_sps, b_sps,
+                   b->n_ips * sizeof *b_sps);
+}
+
+static void
+walk_again (StProcess *p, const StEvent *raw_ev, void *user)
+{
+  Check *c = user;
+  static uint64_t ips[ST_UNWIND_MAX_FRAMES], sps[ST_UNWIND_MAX_FRAMES];
+  static const uint64_t cuts[] = { 0, 512, 96 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cuts); i++)
+    {
+      StEvent ev = *raw_ev;
+      if (cuts[i] > 0 && ev.stack.stack_size > cuts[i])
+        ev.stack.stack_size = cuts[i];
+      StUnwindResult alone, res;
+      unwind (c, p, &ev, ST_UNWIND_MAX_FRAMES, &alone);
+      memcpy (ips, c->ips, alone.n_ips * sizeof *ips);
+      memcpy (sps, c->sps, alone.n_ips * sizeof *sps);
+
+      StSampleContext sample;
+      st_unwinder_sample_init (c->unwinder, &sample, p, &ev);
+      for (guint walk = 0; walk < 2; walk++)
+        {
+          memset (c->ips, 0xa5, sizeof c->ips);
+          st_unwinder_unwind_sample (c->unwinder, &sample, c->ips, c->sps,
+                                     ST_UNWIND_MAX_FRAMES, &res);
+          assert_same_walk (&alone, ips, sps, &res, c->ips, c->sps);
+        }
+      c->in_work += alone.status != ST_UNWIND_COMPLETE;
+    }
+  c->samples++;
+}
+
+static void
+test_context_again (void)
+{
+  const StEngine engines[] = { ST_ENGINE_FAST, ST_ENGINE_DWFL };
+
+  for (guint e = 0; e < G_N_ELEMENTS (engines); e++)
+    {
+      Check c;
+      check_init (&c, engines[e]);
+      fixture_for_each_sample (RECORDING, c.processes, walk_again, &c);
+      g_assert_cmpuint (c.samples, >=, 250);
+      /* The cut copies end walks early.  */
+      g_assert_cmpuint (c.in_work, >=, c.samples);
+      check_clear (&c);
+    }
 }
 
 /* --- the frame-pointer chain ---------------------------------------------- */
@@ -343,6 +420,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/unwinder/engines", test_engines);
+  g_test_add_func ("/unwinder/context-again", test_context_again);
   g_test_add_func ("/unwinder/fp-chain", test_fp_chain);
   g_test_add_func ("/unwinder/unprimed", test_unprimed);
   g_test_add_func ("/unwinder/no-usable-module", test_no_usable_module);
