@@ -18,19 +18,3 @@ st_event_register (const StEvent *ev, int perf_reg, uint64_t *value)
   *value = ev->stack.regs[index];
   return TRUE;
 }
-
-uint64_t
-st_event_registers (const StEvent *ev, uint64_t *by_perf)
-{
-  uint64_t mask = ev->stack.regs_mask, present = 0;
-  guint index = 0;
-
-  while (mask != 0 && index < ev->stack.n_regs)
-    {
-      int reg = __builtin_ctzll (mask);
-      by_perf[reg] = ev->stack.regs[index++];
-      present |= 1ull << reg;
-      mask &= mask - 1;
-    }
-  return present;
-}

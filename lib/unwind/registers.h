@@ -37,12 +37,8 @@ const StRegisterLayout *st_register_layout (int machine);
 const StRegisterLayout *st_register_layout_guess (const StEvent *ev);
 
 /* perf register number PERF_REG of a raw-stack event, from its compacted
-   array.  FALSE when the event did not sample it.  */
+   array.  FALSE when the event did not sample it.  (The unwinders read a
+   sample's registers through its context, sample-context.h.)  */
 gboolean st_event_register (const StEvent *ev, int perf_reg, uint64_t *value);
-
-/* All sampled registers of a raw-stack event at once, indexed by perf
-   register number (BY_PERF has 64 entries).  Returns the mask of those
-   present.  Cheaper than st_event_register per register.  */
-uint64_t st_event_registers (const StEvent *ev, uint64_t *by_perf);
 
 #endif /* ST_REGISTERS_H */
