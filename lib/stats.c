@@ -330,6 +330,12 @@ st_stats_processes (const StStats *s)
   return st_hash_table_values (s->by_pid);
 }
 
+const StProcessStats *
+st_stats_others (const StStats *s)
+{
+  return &s->others;
+}
+
 uint64_t
 st_stats_events_in (const StStats *s)
 {

@@ -111,6 +111,9 @@ const StFileReport *st_stats_file_report (const StStats *s);
 /* Every process's statistics (const StProcessStats*), in no order; free
    the array with g_ptr_array_unref.  */
 GPtrArray *st_stats_processes (const StStats *s);
+/* The processes folded into one row to stay within
+   ST_STATS_MAX_PROCESSES (pid -1; zero counters while none was).  */
+const StProcessStats *st_stats_others (const StStats *s);
 uint64_t st_stats_events_in (const StStats *s);
 uint64_t st_stats_events_out (const StStats *s);
 

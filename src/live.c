@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api-private.h"
 #include "live.h"
 
 static volatile sig_atomic_t stop_signal;     /* the first stop request */
@@ -198,18 +199,21 @@ write_snapshot (StLive *l, const char *state)
     .state = state,
     .wall_time_ms = g_get_real_time () / 1000,
     .uptime_ms = (now - l->start_us) / 1000,
-    .input_bytes = l->reader != NULL ? st_reader_offset (l->reader) : 0,
   };
 
   l->last_write_us = now;
   if (l->stats_file == NULL || !l->stats_enabled)
     return;
-  if (l->pipeline != NULL)
-    st_debuginfod_get_stats (st_pipeline_debuginfod (l->pipeline),
-                             &run.debuginfod);
 
-  g_autofree char *text = st_stats_export (current_stats (l), &run,
-                                           l->format);
+  StDebuginfodStats debuginfod;
+  st_debuginfod_get_stats (l->pipeline != NULL
+                           ? st_pipeline_debuginfod (l->pipeline) : NULL,
+                           &debuginfod);
+  StStatistics *stats = st_api_statistics_new (
+    current_stats (l), &debuginfod,
+    l->reader != NULL ? st_reader_offset (l->reader) : 0);
+  g_autofree char *text = st_stats_file_text (stats, &run, l->format);
+  st_statistics_free (stats);
   /* A temporary file in the same directory, renamed over the old one: a
      reader sees the previous snapshot or this one, never a mix.  In the
      sandbox, which creates and renames nothing, in place.  */

@@ -10,7 +10,7 @@
 
 #include "format/reader.h"
 #include "pipeline.h"
-#include "stats-export.h"
+#include "stats-file.h"
 
 /* How often the check function runs while the input stalls, and how old
    the stats file may get.  */

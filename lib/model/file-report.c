@@ -120,8 +120,8 @@ st_file_report_no_unwind_data (StFileReport *r, const char *key,
 /* A mapped file that is not ELF and no sample stopped in: data a
    process mapped (/etc/ld.so.cache, locale archives, fonts), never
    code, so not a file the unwinder missed.  */
-static gboolean
-is_data_file (const StFileEntry *e)
+gboolean
+st_file_entry_is_data_file (const StFileEntry *e)
 {
   return e->problem == ST_FILE_NOT_ELF && e->samples == 0;
 }
@@ -138,7 +138,7 @@ st_file_report_totals (const StFileReport *r, StFileReportTotals *t)
     {
       const StFileEntry *e = value;
       t->modules++;
-      if (is_data_file (e))
+      if (st_file_entry_is_data_file (e))
         t->data_files++;
       else if (e->problem != ST_FILE_OK)
         {
@@ -187,7 +187,7 @@ entries (const StFileReport *r, gboolean unusable_only, GCompareFunc order)
   g_hash_table_iter_init (&it, r->by_key);
   while (g_hash_table_iter_next (&it, NULL, &value))
     if (!unusable_only || (((StFileEntry *) value)->problem != ST_FILE_OK
-                           && !is_data_file (value)))
+                           && !st_file_entry_is_data_file (value)))
       g_ptr_array_add (list, value);
   g_ptr_array_sort (list, order);
   return list;
@@ -233,7 +233,7 @@ st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
                        st_file_source_name (e->source),
                        st_file_verification_name (e->verification));
             }
-          else if (is_data_file (e))
+          else if (st_file_entry_is_data_file (e))
             fprintf (out, "stacktrace:   %s: mapped data (not ELF, never "
                      "sampled)\n", name);
           else

@@ -74,6 +74,10 @@ typedef enum
 void st_file_report_no_unwind_data (StFileReport *r, const char *key,
                                     StNoCfiReason why);
 
+/* Whether E is mapped data (not ELF, never sampled: /etc/ld.so.cache),
+   not a module the unwinder missed.  */
+gboolean st_file_entry_is_data_file (const StFileEntry *e);
+
 void st_file_report_totals (const StFileReport *r, StFileReportTotals *t);
 /* The unusable files, most samples first (then by name); borrowed
    entries, free the array with g_ptr_array_unref.  */
