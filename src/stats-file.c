@@ -151,27 +151,6 @@ not_unwound (const StCounters *c)
   return c->samples - c->complete;
 }
 
-/* Share of samples unwound to the root for printing with DECIMALS
-   digits after the point: never rounding up to 100 while a sample was
-   not unwound to the root (then 99.9 with one decimal); 100 when there
-   were none.  */
-static double
-st_success_shown (const StCounters *c, unsigned decimals)
-{
-  double rate = c->samples ? 100.0 * (double) c->complete
-                             / (double) c->samples
-                           : 100.0;
-  double unit = 1.0;
-
-  for (unsigned i = 0; i < decimals; i++)
-    unit /= 10.0;
-  /* Printed with DECIMALS digits, 99.96 % would read 100.0 % while a
-     sample was lost: the figure below 100 is shown instead.  */
-  if (c->complete < c->samples && rate >= 100.0 - unit / 2.0)
-    return 100.0 - unit;
-  return rate;
-}
-
 /* Most samples not unwound to the root first; then most samples, then
    the lowest pid, so the order is stable.  */
 static gint
@@ -224,7 +203,8 @@ put_top_offenders (Emitter *e, const StStatistics *stats)
       put_u64 (e, "not_unwound", not_unwound (c));
       put_u64 (e, "truncated", c->truncated);
       put_u64 (e, "failed", c->failed);
-      put_percent (e, "success_rate_percent", st_success_shown (c, 2));
+      put_percent (e, "success_rate_percent",
+                   st_counters_success_percent (c, 2));
       end (e, FALSE);
     }
   end (e, TRUE);
@@ -353,7 +333,8 @@ st_stats_file_text (const StStatistics *stats, const StStatsRun *run,
   put_u64 (&e, "stitch_refused", t.stitch_refused);
   end (&e, FALSE);
   put_u64 (&e, "unprimed", t.unprimed);
-  put_percent (&e, "success_rate_percent", st_success_shown (&t, 2));
+  put_percent (&e, "success_rate_percent",
+               st_counters_success_percent (&t, 2));
   put_u64 (&e, "user_frames", t.frames);
   put_u64 (&e, "frames_by_frame_pointer_step", t.fp_frames);
   put_u64 (&e, "sampled_frames_by_code", t.code_frames);

@@ -78,6 +78,13 @@ typedef struct
   uint64_t reserved[9];
 } StCounters;
 
+/* The share of C's samples unwound to the root, in percent, to be shown
+   with DECIMALS digits after the point: never rounded up to 100 while a
+   sample was not unwound to the root (99.9 with one decimal), 100 when
+   there were no samples.  */
+ST_PUBLIC double st_counters_success_percent (const StCounters *c,
+                                              unsigned decimals);
+
 #ifdef __cplusplus
 }
 #endif

@@ -190,6 +190,51 @@ typedef struct
   const void *reserved[4];
 } StModuleFile;
 
+/* Why the fast engine handed a sample to libdwfl.  */
+typedef enum
+{
+  ST_HANDOVER_NONE = 0,
+  ST_HANDOVER_ARCH = 1,           /* an architecture it does not walk */
+  ST_HANDOVER_EXPRESSION = 2,     /* a CFA or register given by a DWARF
+                                     expression */
+  ST_HANDOVER_SIGNAL_FRAME = 3,
+  ST_HANDOVER_OTHER = 4,          /* an unusual register or return column */
+  ST_HANDOVER_REASONS = 8         /* room in StEngineCounters */
+} StHandoverReason;
+
+/* A short name of REASON ("expression"...), "?" for none known.  */
+ST_PUBLIC const char *st_handover_reason_name (int reason);
+
+/* How the fast engine did its work (all 0 with ST_ENGINE_LIBDWFL).  */
+typedef struct
+{
+  uint64_t by_rules;              /* samples by cached CFI rules */
+  uint64_t by_lean_walk;          /* ... of those, by the lean walk alone */
+  uint64_t handed_over;           /* samples handed to libdwfl */
+  uint64_t handed_over_by_reason[ST_HANDOVER_REASONS];
+  uint64_t by_fp_step;            /* frames unwound by the frame-pointer
+                                     step (no CFI), as
+                                     StCounters.fp_frames */
+  uint64_t reserved[8];
+} StEngineCounters;
+
+/* The input's records beyond the samples unwound.  */
+typedef struct
+{
+  uint64_t raw_stack_samples;     /* raw-stack samples read */
+  uint64_t callchain_samples;     /* samples read with a call chain
+                                     (unwound already) */
+  uint64_t joined;                /* kernel parts written with their raw
+                                     stack as one sample */
+  uint64_t lost_records;          /* LOST records read */
+  uint64_t lost_by_recorder;      /* records they say were lost */
+  uint64_t not_converted;         /* records with no counterpart in the
+                                     output format, not written */
+  uint64_t not_converted_data;    /* ... of those, samples, mappings or
+                                     process names (not bookkeeping) */
+  uint64_t reserved[9];
+} StRecordCounters;
+
 /* One sampled process's unwinding counters (the records, damage and
    debuginfod fields are 0).  */
 typedef struct
@@ -209,6 +254,17 @@ ST_PUBLIC int st_statistics_get_damage (const StStatistics *statistics,
                                         StDamageCounters *out);
 ST_PUBLIC int st_statistics_get_priming (const StStatistics *statistics,
                                          StPrimingCounters *out);
+ST_PUBLIC int st_statistics_get_engine (const StStatistics *statistics,
+                                        StEngineCounters *out);
+ST_PUBLIC int st_statistics_get_records (const StStatistics *statistics,
+                                         StRecordCounters *out);
+/* The kinds of records not converted (StRecordCounters.not_converted),
+   by their format's name ("FINISHED_ROUND"...), in name order.  */
+ST_PUBLIC size_t st_statistics_n_not_converted
+  (const StStatistics *statistics);
+ST_PUBLIC int st_statistics_get_not_converted
+  (const StStatistics *statistics, size_t index, const char **name,
+   uint64_t *count);
 ST_PUBLIC int st_statistics_get_files (const StStatistics *statistics,
                                        StFileCounters *out);
 /* Every module's file, by name (INDEX < n).  */
@@ -230,6 +286,38 @@ ST_PUBLIC int st_statistics_get_process (const StStatistics *statistics,
                                          StProcessCounters *out);
 ST_PUBLIC int st_statistics_get_other_processes
   (const StStatistics *statistics, StCounters *out);
+
+/* The call graph of the unwound samples, top-down by function name
+   (a function calling itself directly is one node), collected when
+   asked for before the run; the command's --summary prints it.  */
+ST_PUBLIC int st_stream_set_call_graph (StStream *stream, int collect);
+
+typedef struct StCallGraph StCallGraph;
+
+/* One node: the process (DEPTH 0), then the functions from the
+   outermost one.  NAME belongs to the graph.  */
+typedef struct
+{
+  const char *name;
+  uint32_t depth;
+  uint32_t reserved_int;
+  uint64_t total;                 /* samples through the node */
+  uint64_t self;                  /* samples that end in it */
+  uint64_t reserved[4];
+} StCallGraphNode;
+
+/* A copy of the call graph, taken as st_stream_get_statistics is (on
+   the running thread, or after the run); ST_E_INVALID when it was not
+   collected.  Free it with st_call_graph_free.  */
+ST_PUBLIC int st_stream_get_call_graph (StStream *stream, StCallGraph **out);
+ST_PUBLIC void st_call_graph_free (StCallGraph *graph);
+/* The samples in the graph.  */
+ST_PUBLIC uint64_t st_call_graph_samples (const StCallGraph *graph);
+/* The nodes depth first, each node's children by most samples, then by
+   name (so a child never has more samples than its parent).  */
+ST_PUBLIC size_t st_call_graph_n_nodes (const StCallGraph *graph);
+ST_PUBLIC int st_call_graph_get_node (const StCallGraph *graph,
+                                      size_t index, StCallGraphNode *out);
 
 /* The last error's message ("" when none), valid until the next call on
    STREAM.  */

@@ -9,6 +9,7 @@
 
 #include "model/event.h"
 #include "model/debuginfod-fetch.h"
+#include "report/callgraph-summary.h"
 #include "stats.h"
 
 /* The public counters of STATS (api/statistics.c).  */
@@ -18,6 +19,9 @@ void st_api_counters (const StStats *stats, StCounters *out);
 StStatistics *st_api_statistics_new (const StStats *stats,
                                      const StDebuginfodStats *debuginfod,
                                      uint64_t input_bytes);
+/* A copy of G.  */
+StCallGraph *st_api_call_graph_new (const StCallgraph *g);
+StCallGraph *st_api_call_graph_ref (StCallGraph *g);
 /* One more owner of ST (st_statistics_free ends each).  */
 StStatistics *st_api_statistics_ref (StStatistics *st);
 

@@ -8,6 +8,7 @@
 
 #include "api/api-private.h"
 #include "model/file-report.h"
+#include "report/callgraph-summary.h"
 
 typedef struct
 {
@@ -38,6 +39,24 @@ struct StStatistics
   GArray *unusable;          /* indexes into ALL_FILES, most lost first */
   GArray *processes;         /* ProcessCopy, most samples first */
   StCounters others;
+  StEngineCounters engine;
+  StRecordCounters records;
+  GPtrArray *not_converted;  /* names (static strings), by name */
+  GArray *not_converted_counts;  /* uint64_t, the same order */
+};
+
+typedef struct
+{
+  const char *name;          /* interned */
+  uint32_t depth;
+  uint64_t total, self;
+} NodeCopy;
+
+struct StCallGraph
+{
+  gint refs;                 /* atomic: the stream keeps its final one */
+  uint64_t samples;
+  GArray *nodes;             /* NodeCopy, depth first */
 };
 
 /* The unwinding fields of StCounters from the library's counters.  */
@@ -85,6 +104,50 @@ copy_damage (const StStats *stats, StDamageCounters *out)
     {
       out->count[i] = st_stats_damage_count (stats, i);
       out->bytes[i] = st_stats_damage_bytes (stats, i);
+    }
+}
+
+static void
+copy_engine (const StUnwindCounters *t, StEngineCounters *out)
+{
+  /* The public reasons are the library's, in its order.  */
+  G_STATIC_ASSERT (ST_FALLBACK_ARCH == (int) ST_HANDOVER_ARCH
+                   && ST_FALLBACK_EXPRESSION == (int) ST_HANDOVER_EXPRESSION
+                   && ST_FALLBACK_SIGNAL == (int) ST_HANDOVER_SIGNAL_FRAME
+                   && ST_FALLBACK_OTHER == (int) ST_HANDOVER_OTHER
+                   && (int) ST_FALLBACK_N <= (int) ST_HANDOVER_REASONS);
+
+  out->by_rules = t->by_path[ST_PATH_RULES];
+  out->by_lean_walk = t->lean;
+  out->handed_over = t->by_path[ST_PATH_FALLBACK];
+  out->by_fp_step = t->fp_frames;
+  for (int i = 0; i < ST_FALLBACK_N; i++)
+    out->handed_over_by_reason[i] = t->by_fallback[i];
+}
+
+static void
+copy_records (const StStats *stats, StStatistics *st)
+{
+  StStatsRecords r;
+  GPtrArray *names = st_stats_no_counterpart_names (stats);
+
+  st_stats_records (stats, &r);
+  st->records.raw_stack_samples = r.raw_stacks_in;
+  st->records.callchain_samples = r.with_chain;
+  st->records.joined = r.joined;
+  st->records.lost_records = r.lost_records;
+  st->records.lost_by_recorder = r.lost_by_recorder;
+  st->records.not_converted = r.no_counterpart;
+  st->records.not_converted_data = r.data_left_out;
+  /* The names are static strings of the readers: not copied.  */
+  st->not_converted = names;
+  st->not_converted_counts = g_array_sized_new (FALSE, FALSE,
+                                                sizeof (uint64_t),
+                                                names->len);
+  for (guint i = 0; i < names->len; i++)
+    {
+      uint64_t n = st_stats_no_counterpart_count (stats, names->pdata[i]);
+      g_array_append_val (st->not_converted_counts, n);
     }
 }
 
@@ -222,6 +285,8 @@ st_api_statistics_new (const StStats *stats,
   copy_priming (st_stats_priming (stats), &st->priming);
   copy_files (st_stats_file_report (stats), st);
   copy_processes (stats, st);
+  copy_engine (st_stats_total (stats), &st->engine);
+  copy_records (stats, st);
   return st;
 }
 
@@ -240,7 +305,17 @@ st_statistics_free (StStatistics *st)
   g_array_unref (st->all_files);
   g_array_unref (st->unusable);
   g_array_unref (st->processes);
+  g_ptr_array_unref (st->not_converted);
+  g_array_unref (st->not_converted_counts);
   g_free (st);
+}
+
+double
+st_counters_success_percent (const StCounters *c, unsigned decimals)
+{
+  if (c == NULL)
+    return 100.0;
+  return st_success_percent (c->complete, c->samples, decimals);
 }
 
 int
@@ -267,6 +342,115 @@ st_statistics_get_priming (const StStatistics *st, StPrimingCounters *out)
   if (st == NULL || out == NULL)
     return ST_E_INVALID;
   *out = st->priming;
+  return ST_OK;
+}
+
+int
+st_statistics_get_engine (const StStatistics *st, StEngineCounters *out)
+{
+  if (st == NULL || out == NULL)
+    return ST_E_INVALID;
+  *out = st->engine;
+  return ST_OK;
+}
+
+int
+st_statistics_get_records (const StStatistics *st, StRecordCounters *out)
+{
+  if (st == NULL || out == NULL)
+    return ST_E_INVALID;
+  *out = st->records;
+  return ST_OK;
+}
+
+size_t
+st_statistics_n_not_converted (const StStatistics *st)
+{
+  return st != NULL ? st->not_converted->len : 0;
+}
+
+int
+st_statistics_get_not_converted (const StStatistics *st, size_t index,
+                                 const char **name, uint64_t *count)
+{
+  if (st == NULL || name == NULL || count == NULL
+      || index >= st->not_converted->len)
+    return ST_E_INVALID;
+  *name = st->not_converted->pdata[index];
+  *count = g_array_index (st->not_converted_counts, uint64_t, index);
+  return ST_OK;
+}
+
+const char *
+st_handover_reason_name (int reason)
+{
+  if (reason <= ST_FALLBACK_NONE || reason >= ST_FALLBACK_N)
+    return "?";
+  return st_fallback_reason_name ((StFallbackReason) reason);
+}
+
+static void
+add_node (const char *name, unsigned depth, uint64_t total, uint64_t self,
+          void *data)
+{
+  NodeCopy n = { name, depth, total, self };
+
+  g_array_append_val ((GArray *) data, n);
+}
+
+StCallGraph *
+st_api_call_graph_new (const StCallgraph *g)
+{
+  StCallGraph *copy = g_new0 (StCallGraph, 1);
+
+  copy->refs = 1;
+  copy->nodes = g_array_new (FALSE, FALSE, sizeof (NodeCopy));
+  copy->samples = st_callgraph_samples (g);
+  /* Names are interned for the process's life: not copied.  */
+  st_callgraph_walk (g, add_node, copy->nodes);
+  return copy;
+}
+
+StCallGraph *
+st_api_call_graph_ref (StCallGraph *g)
+{
+  g_atomic_int_inc (&g->refs);
+  return g;
+}
+
+void
+st_call_graph_free (StCallGraph *g)
+{
+  if (g == NULL || !g_atomic_int_dec_and_test (&g->refs))
+    return;
+  g_array_unref (g->nodes);
+  g_free (g);
+}
+
+uint64_t
+st_call_graph_samples (const StCallGraph *g)
+{
+  return g != NULL ? g->samples : 0;
+}
+
+size_t
+st_call_graph_n_nodes (const StCallGraph *g)
+{
+  return g != NULL ? g->nodes->len : 0;
+}
+
+int
+st_call_graph_get_node (const StCallGraph *g, size_t index,
+                        StCallGraphNode *out)
+{
+  if (g == NULL || out == NULL || index >= g->nodes->len)
+    return ST_E_INVALID;
+  const NodeCopy *n = &g_array_index (g->nodes, NodeCopy, index);
+  memset (out, 0, sizeof *out);
+  out->name = n->name;
+  out->depth = n->depth;
+  out->total = n->total;
+  out->self = n->self;
   return ST_OK;
 }
 

@@ -34,6 +34,7 @@ struct StStream
   char *symfs, *archive_dir, *perf_cache_dir, *debuginfod_urls, *chains;
   gboolean stitch;
   gboolean debug;
+  gboolean call_graph;
   StPrimePolicy priming;
   StMessageFunc message;
   void *message_data;
@@ -45,6 +46,7 @@ struct StStream
   pthread_t runner;          /* (LOCK) the thread in st_stream_run */
   gboolean running;          /* (LOCK) */
   StStatistics *final;       /* (LOCK) after the run */
+  StCallGraph *final_graph;  /* (LOCK) after the run, when collected */
   guint since_snapshot;
   /* pthread rather than GMutex: ThreadSanitizer sees it (GLib's lock
      is futex-based inside libglib).  */
@@ -80,6 +82,7 @@ st_stream_free (StStream *s)
   g_free (s->chains);
   g_free (s->error);
   st_statistics_free (s->final);
+  st_call_graph_free (s->final_graph);
   pthread_mutex_destroy (&s->lock);
   g_free (s);
 }
@@ -220,6 +223,14 @@ st_stream_set_message_func (StStream *s, StMessageFunc func, void *data)
   SETTABLE (s);
   s->message = func;
   s->message_data = data;
+  return ST_OK;
+}
+
+int
+st_stream_set_call_graph (StStream *s, int collect)
+{
+  SETTABLE (s);
+  s->call_graph = collect != 0;
   return ST_OK;
 }
 
@@ -378,6 +389,7 @@ st_stream_run (StStream *s)
     .report = relay,
     .report_data = s,
     .debug = s->debug,
+    .callgraph = s->call_graph,
     .output_format = writer != NULL ? st_api_format (s->out_format)
                                     : ST_FORMAT_AUTO,
     .demangle = TRUE,
@@ -398,8 +410,12 @@ st_stream_run (StStream *s)
   gboolean ok = st_pipeline_run (s->pipeline, &error);
   snapshot (s);
   StStatistics *final = pipeline_statistics (s);
+  StCallGraph *graph = st_pipeline_callgraph (s->pipeline) != NULL
+                       ? st_api_call_graph_new (st_pipeline_callgraph (s->pipeline))
+                       : NULL;
   pthread_mutex_lock (&s->lock);
   s->final = final;
+  s->final_graph = graph;
   pthread_mutex_unlock (&s->lock);
   if (!ok)
     rc = fail (s, ST_E_IO, error->message);
@@ -453,6 +469,24 @@ st_stream_get_statistics (StStream *s, StStatistics **out)
     return ST_E_INVALID;
   *out = pipeline_statistics (s);
   return ST_OK;
+}
+
+int
+st_stream_get_call_graph (StStream *s, StCallGraph **out)
+{
+  gboolean on_runner;
+
+  if (s == NULL || out == NULL)
+    return ST_E_INVALID;
+  pthread_mutex_lock (&s->lock);
+  on_runner = s->running && pthread_equal (s->runner, pthread_self ());
+  *out = s->final_graph != NULL ? st_api_call_graph_ref (s->final_graph)
+                                : NULL;
+  pthread_mutex_unlock (&s->lock);
+  if (*out == NULL && on_runner && s->pipeline != NULL
+      && st_pipeline_callgraph (s->pipeline) != NULL)
+    *out = st_api_call_graph_new (st_pipeline_callgraph (s->pipeline));
+  return *out != NULL ? ST_OK : ST_E_INVALID;
 }
 
 const char *

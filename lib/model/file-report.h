@@ -8,13 +8,10 @@
 
 #include <glib.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "model/file-resolver.h"
 
 #define ST_FILE_REPORT_MAX 4096
-/* Unusable files printed after the run; the others are summed.  */
-#define ST_FILE_REPORT_SHOWN 10
 
 typedef struct
 {
@@ -84,10 +81,5 @@ void st_file_report_totals (const StFileReport *r, StFileReportTotals *t);
 GPtrArray *st_file_report_unusable (const StFileReport *r);
 /* Every module listed, by name.  */
 GPtrArray *st_file_report_all (const StFileReport *r);
-
-/* After the run: the unusable files (at most ST_FILE_REPORT_SHOWN, then a
-   summary line), with VERBOSE every module with its file and source.  */
-void st_file_report_print (const StFileReport *r, FILE *out,
-                           gboolean verbose);
 
 #endif /* ST_FILE_REPORT_H */

@@ -80,6 +80,7 @@ main (int argc, char **argv)
   st_stream_set_output_path (s, argv[arg + 1], ST_FILE_FORMAT_CAPTURE);
   st_stream_set_symfs (s, symfs);
   st_stream_set_message_func (s, on_message, &during);
+  st_stream_set_call_graph (s, 1);
   if (st_stream_run (s) != ST_OK)
     {
       fprintf (stderr, "stream-statistics: %s\n", st_stream_error (s));
@@ -147,6 +148,47 @@ main (int argc, char **argv)
       CHECK (m.problem != NULL && m.advice != NULL && !m.data_file);
     }
 
+  /* The engine and the records account for the samples.  */
+  StEngineCounters e;
+  StRecordCounters r;
+  CHECK (st_statistics_get_engine (st, &e) == ST_OK);
+  CHECK (st_statistics_get_records (st, &r) == ST_OK);
+  CHECK (e.by_rules + e.handed_over <= c.samples);
+  CHECK (e.by_lean_walk <= e.by_rules && e.by_fp_step == c.fp_frames);
+  CHECK (r.raw_stack_samples >= c.samples);
+  uint64_t not_converted = 0;
+  for (size_t i = 0; i < st_statistics_n_not_converted (st); i++)
+    {
+      const char *name;
+      uint64_t count;
+      CHECK (st_statistics_get_not_converted (st, i, &name, &count) == ST_OK);
+      not_converted += count;
+    }
+  CHECK (not_converted == r.not_converted);
+
+  /* The call graph: every sample under its process, no child above its
+     parent.  */
+  StCallGraph *g = NULL;
+  CHECK (st_stream_get_call_graph (s, &g) == ST_OK);
+  uint64_t at_top = 0, parents[ST_MAX_FRAMES + 2] = { 0 };
+  for (size_t i = 0; i < st_call_graph_n_nodes (g); i++)
+    {
+      StCallGraphNode node;
+      CHECK (st_call_graph_get_node (g, i, &node) == ST_OK);
+      if (node.depth > ST_MAX_FRAMES)
+        continue;
+      if (node.depth == 0)
+        at_top += node.total;
+      else
+        CHECK (node.total <= parents[node.depth - 1]);
+      CHECK (node.self <= node.total);
+      parents[node.depth] = node.total;
+    }
+  CHECK (at_top == st_call_graph_samples (g));
+  CHECK (st_call_graph_samples (g) > 0);
+  st_call_graph_free (g);
+
+  printf ("success_rate_percent=%.2f\n", st_counters_success_percent (&c, 2));
   print_u64 ("input_bytes", c.input_bytes);
   print_u64 ("events_in", c.records_in);
   print_u64 ("events_out", c.records_out);

@@ -11,6 +11,7 @@
 
 #include "api/api-private.h"
 #include "stats-file.h"
+#include "summary-text.h"
 
 static void
 unwind (StStats *s, int32_t pid, const char *comm, StUnwindStatus status,
@@ -231,16 +232,12 @@ test_priming (void)
   g_assert_nonnull (strstr (json, "\"unprimed\": 1,"));
 
   /* The summary says it too.  */
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream (&buf, &len);
-  st_stats_print (s, out, FALSE);
-  fclose (out);
+  char *buf = summary_text (s, FALSE);
   g_assert_nonnull (strstr (buf, "stacktrace: priming (defer): 14 module(s) "
                             "prepared on 2 worker thread(s), 1 in "
                             "preparation; 3 wait(s)"));
   g_assert_nonnull (strstr (buf, "; 1 sample(s) unprimed"));
-  free (buf);
+  g_free (buf);
   st_stats_free (s);
 }
 
@@ -262,13 +259,7 @@ test_empty (void)
 static char *
 summary (const StStats *s, gboolean verbose)
 {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream (&buf, &len);
-
-  st_stats_print (s, out, verbose);
-  fclose (out);
-  return buf;
+  return summary_text (s, verbose);
 }
 
 /* The summary says what happened: no raw stacks at all, raw stacks
@@ -288,12 +279,12 @@ test_summary_wording (void)
                             "input: record with --call-graph=dwarf\n"));
   g_assert_null (strstr (text, "total:"));
   g_assert_null (strstr (text, "no counterpart"));
-  free (text);
+  g_free (text);
   text = summary (s, TRUE);
   g_assert_nonnull (strstr (text, "1 event(s) have no counterpart in the "
                             "output format and were not written: "
                             "FINISHED_ROUND=1\n"));
-  free (text);
+  g_free (text);
 
   ev.kind = ST_EVENT_STACK_USER;
   st_stats_event (s, &ev, TRUE);
@@ -305,7 +296,7 @@ test_summary_wording (void)
   g_assert_nonnull (strstr (text, "2 event(s) have no counterpart in the "
                             "output format and were not written: "
                             "FINISHED_ROUND=1, MMAP=1\n"));
-  free (text);
+  g_free (text);
   st_stats_free (s);
 }
 
