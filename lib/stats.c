@@ -1,11 +1,10 @@
-/* Statistics and their text summary.  */
+/* Statistics: counted here, read through lib/api's snapshot (the
+   command's summaries and stats file are its text).  */
 #include "config.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 #include "util/glib-compat.h"
-#include "util/printable.h"
 #include "stats.h"
 
 struct StStats
@@ -134,34 +133,6 @@ count (StUnwindCounters *c, const StUnwindResult *r)
   c->fp_frames += r->n_fp_frames;
   c->lean += r->lean;
   c->code_frames += r->n_code_frames;
-}
-
-/* What the fast engine did, when it ran.  */
-static void
-print_engine (FILE *out, const StUnwindCounters *c)
-{
-  uint64_t rules = c->by_path[ST_PATH_RULES];
-  uint64_t handed = c->by_path[ST_PATH_FALLBACK];
-
-  if (rules + handed == 0)
-    return;
-  fprintf (out, "stacktrace: fast engine: %" PRIu64 " samples by cached CFI "
-           "rules (%" PRIu64 " by the lean walk), %" PRIu64 " handed to "
-           "libdwfl", rules, c->lean, handed);
-  if (handed > 0)
-    {
-      const char *sep = " (";
-      for (int i = 1; i < ST_FALLBACK_N; i++)
-        if (c->by_fallback[i])
-          {
-            fprintf (out, "%s%s=%" PRIu64, sep, st_fallback_reason_name (i),
-                     c->by_fallback[i]);
-            sep = " ";
-          }
-      fputc (')', out);
-    }
-  fprintf (out, ", %" PRIu64 " frame(s) by the frame-pointer step (no CFI)"
-           "\n", c->fp_frames);
 }
 
 static void add_counters (StUnwindCounters *sum, const StUnwindCounters *c);
@@ -330,6 +301,51 @@ st_stats_processes (const StStats *s)
   return st_hash_table_values (s->by_pid);
 }
 
+void
+st_stats_records (const StStats *s, StStatsRecords *out)
+{
+  out->raw_stacks_in = s->by_kind_in[ST_EVENT_STACK_USER];
+  out->with_chain = s->with_chain;
+  out->joined = s->joined;
+  out->lost_records = s->by_kind_in[ST_EVENT_LOST];
+  out->lost_by_recorder = s->lost_by_recorder;
+  out->no_counterpart = s->n_no_counterpart;
+  out->data_left_out = s->data_left_out;
+}
+
+static gint
+by_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+st_stats_no_counterpart_names (const StStats *s)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, s->no_counterpart);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (names, key);
+  g_ptr_array_sort (names, by_name);
+  return names;
+}
+
+uint64_t
+st_stats_no_counterpart_count (const StStats *s, const char *type_name)
+{
+  return GPOINTER_TO_SIZE (g_hash_table_lookup (s->no_counterpart,
+                                                type_name));
+}
+
+const StProcessStats *
+st_stats_others (const StStats *s)
+{
+  return &s->others;
+}
+
 uint64_t
 st_stats_events_in (const StStats *s)
 {
@@ -343,220 +359,30 @@ st_stats_events_out (const StStats *s)
 }
 
 double
-st_unwind_success_rate (const StUnwindCounters *c)
+st_success_percent (uint64_t complete, uint64_t samples, unsigned decimals)
 {
-  return c->samples ? 100.0 * (double) c->complete / (double) c->samples : 100.0;
-}
-
-double
-st_unwind_success_shown (const StUnwindCounters *c, unsigned decimals)
-{
-  double rate = st_unwind_success_rate (c);
+  double rate = samples ? 100.0 * (double) complete / (double) samples
+                        : 100.0;
   double unit = 1.0;
 
   for (unsigned i = 0; i < decimals; i++)
     unit /= 10.0;
   /* Printed with DECIMALS digits, 99.96 % would read 100.0 % while a
      sample was lost: the figure below 100 is shown instead.  */
-  if (c->complete < c->samples && rate >= 100.0 - unit / 2.0)
+  if (complete < samples && rate >= 100.0 - unit / 2.0)
     return 100.0 - unit;
   return rate;
 }
 
-static void
-print_counters (FILE *out, const char *label, const StUnwindCounters *c)
+double
+st_unwind_success_rate (const StUnwindCounters *c)
 {
-  fprintf (out, "stacktrace: %s: %" PRIu64 " samples, %" PRIu64
-           " unwound to the root, %" PRIu64 " truncated, %" PRIu64
-           " failed (%.1f%% success)", label, c->samples, c->complete,
-           c->truncated, c->failed, st_unwind_success_shown (c, 1));
-  if (c->stitched > 0)
-    fprintf (out, "; %" PRIu64 " reached the root by stitching", c->stitched);
-  fputc ('\n', out);
+  return c->samples ? 100.0 * (double) c->complete / (double) c->samples
+                    : 100.0;
 }
 
-/* Where the complete chains came from: DWARF alone, stitched from the
-   thread's known stack, continued by the recorder's frame-pointer chain.  */
-static void
-print_sources (FILE *out, const StUnwindCounters *c)
+double
+st_unwind_success_shown (const StUnwindCounters *c, unsigned decimals)
 {
-  if (c->stitched + c->fp_chain + c->stitch_refused == 0)
-    return;
-  fprintf (out, "stacktrace: sources of complete chains: %" PRIu64
-           " by DWARF alone, %" PRIu64 " stitched from the thread's known "
-           "stack, %" PRIu64 " continued by the recorder's frame-pointer "
-           "chain",
-           c->complete - c->stitched - c->fp_chain, c->stitched, c->fp_chain);
-  if (c->stitch_refused > 0)
-    fprintf (out, " (%" PRIu64 " not stitched: the stack differed from "
-             "what was known)", c->stitch_refused);
-  fputc ('\n', out);
-}
-
-/* With workers only, and then with -v or when priming cost something:
-   the cap held the input back, or samples went out unprimed (a wait
-   for modules at the start of a live run is the normal course).  What
-   the workers did, and what samples did meanwhile.  */
-static void
-print_priming (FILE *out, const StPrimingStats *p, const StUnwindCounters *t,
-               gboolean verbose)
-{
-  if (p->threads == 0)
-    return;
-  if (!verbose && p->stalls == 0 && p->forced == 0 && t->unprimed == 0)
-    return;
-  fprintf (out, "stacktrace: priming (%s): %" PRIu64 " module(s) prepared "
-           "on %u worker thread(s)", p->mode, p->modules_prepared,
-           p->threads);
-  if (p->modules_pending > 0)
-    fprintf (out, ", %u in preparation", p->modules_pending);
-  if (g_strcmp0 (p->mode, "defer") == 0)
-    fprintf (out, "; %" PRIu64 " wait(s) for modules not ready, %" PRIu64
-             " sample(s) unwound late (at most %.1f MiB held); the %.0f MiB "
-             "cap held the input back %" PRIu64 " time(s), %" PRIu64
-             " sample(s) unwound before a download", p->waits, p->deferred,
-             p->held_max / 1048576.0, p->cap / 1048576.0, p->stalls,
-             p->forced);
-  fprintf (out, "; %" PRIu64 " sample(s) unprimed (unwound before their "
-           "modules were ready)\n", t->unprimed);
-}
-
-static gint
-by_samples_desc (gconstpointer a, gconstpointer b)
-{
-  const StProcessStats *x = *(StProcessStats *const *) a;
-  const StProcessStats *y = *(StProcessStats *const *) b;
-
-  if (x->counters.samples != y->counters.samples)
-    return x->counters.samples > y->counters.samples ? -1 : 1;
-  return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-static gint
-by_name (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* One line: how many, then the count of each type, by name.  */
-static void
-print_no_counterpart (const StStats *s, FILE *out)
-{
-  GPtrArray *names = g_ptr_array_new ();
-  GHashTableIter it;
-  gpointer key;
-
-  g_hash_table_iter_init (&it, s->no_counterpart);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_ptr_array_add (names, key);
-  g_ptr_array_sort (names, by_name);
-  fprintf (out, "stacktrace: %" PRIu64 " event(s) have no counterpart in the "
-           "output format and were not written:", s->n_no_counterpart);
-  for (guint i = 0; i < names->len; i++)
-    fprintf (out, "%s %s=%zu", i > 0 ? "," : "",
-             (const char *) names->pdata[i],
-             GPOINTER_TO_SIZE (g_hash_table_lookup (s->no_counterpart,
-                                                    names->pdata[i])));
-  fputc ('\n', out);
-  g_ptr_array_unref (names);
-}
-
-/* The last line: how unwinding went, or why nothing was unwound.  */
-static void
-print_total (const StStats *s, const StUnwindCounters *t, FILE *out)
-{
-  uint64_t raw = s->by_kind_in[ST_EVENT_STACK_USER];
-
-  if (raw == 0 && t->samples == 0 && s->with_chain > 0)
-    fprintf (out, "stacktrace: no raw-stack samples in this input: its %"
-             PRIu64 " sample(s) with a call chain are already unwound, and "
-             "were passed through\n", s->with_chain);
-  else if (raw == 0 && t->samples == 0)
-    fprintf (out, "stacktrace: no raw-stack samples in this input: record "
-             "with --call-graph=dwarf\n");
-  else if (t->samples == 0 && s->events_out == 0)
-    fprintf (out, "stacktrace: %" PRIu64 " raw-stack samples read; none "
-             "unwound, nothing written (-m none)\n", raw);
-  else if (t->samples == 0)
-    fprintf (out, "stacktrace: %" PRIu64 " raw-stack samples passed through "
-             "(not unwound)\n", raw);
-  else
-    print_counters (out, "total", t);
-}
-
-void
-st_stats_print (const StStats *s, FILE *out, gboolean verbose)
-{
-  if (verbose)
-    {
-      GPtrArray *list = st_hash_table_values (s->by_pid);
-      g_ptr_array_sort (list, by_samples_desc);
-      for (guint i = 0; i < list->len; i++)
-        {
-          const StProcessStats *p = list->pdata[i];
-          /* The name is the recorded program's choice.  */
-          g_autofree char *comm = st_printable (p->comm ? p->comm : "?");
-          g_autofree char *label = g_strdup_printf ("pid %d (%s)", p->pid,
-                                                    comm);
-          print_counters (out, label, &p->counters);
-        }
-      g_ptr_array_unref (list);
-      if (s->others.counters.samples > 0)
-        print_counters (out, "other processes (not counted one by one)",
-                        &s->others.counters);
-    }
-
-  const StUnwindCounters *t = total_of (s);
-  if (t->samples > t->complete)
-    {
-      fprintf (out, "stacktrace: not unwound to the root, by cause:");
-      for (int i = 1; i < ST_CAUSE_N; i++)
-        if (t->by_cause[i])
-          fprintf (out, " %s=%" PRIu64, st_unwind_cause_name (i),
-                   t->by_cause[i]);
-      fputc ('\n', out);
-    }
-  print_engine (out, t);
-  if (t->code_frames > 0)
-    fprintf (out, "stacktrace: %" PRIu64 " sampled frame(s) without CFI "
-             "unwound by their code (at a function's entry or exit)\n",
-             t->code_frames);
-  print_priming (out, &s->priming, t, verbose);
-  if (s->files != NULL)
-    st_file_report_print (s->files, out, verbose);
-  if (t->samples > 0)
-    fprintf (out, "stacktrace: %" PRIu64 " user frames in the unwound "
-             "samples (%.1f per sample)\n", t->frames,
-             (double) t->frames / (double) t->samples);
-  /* Bookkeeping records of the input format are no loss: only -v lists
-     them, unless data went with them.  */
-  if (s->n_no_counterpart > 0 && (verbose || s->data_left_out > 0))
-    print_no_counterpart (s, out);
-  if (s->lost_by_recorder > 0)
-    fprintf (out, "stacktrace: the recorder lost %" PRIu64 " record(s) "
-             "(reported in %" PRIu64 " LOST record(s))\n", s->lost_by_recorder,
-             s->by_kind_in[ST_EVENT_LOST]);
-  if (st_stats_damaged (s) > 0)
-    {
-      fprintf (out, "stacktrace: damaged input (first at offset %" PRIu64
-               "):", s->first_damage);
-      const char *sep = "";
-      for (int i = 0; i < ST_DAMAGE_N; i++)
-        if (s->damage[i] > 0)
-          {
-            fprintf (out, "%s %" PRIu64 " %s (%" PRIu64 " bytes)", sep,
-                     s->damage[i], st_damage_action_name (i),
-                     s->damage_bytes[i]);
-            sep = ",";
-          }
-      fputc ('\n', out);
-    }
-  fprintf (out, "stacktrace: %" PRIu64 " events read, %" PRIu64
-           " written", s->events_in, s->events_out);
-  if (s->joined > 0)
-    fprintf (out, " (%" PRIu64 " kernel part(s) written with their raw "
-             "stack as one sample)", s->joined);
-  fputc ('\n', out);
-  print_total (s, t, out);
-  print_sources (out, t);
+  return st_success_percent (c->complete, c->samples, decimals);
 }

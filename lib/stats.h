@@ -4,7 +4,6 @@
 #define ST_STATS_H
 
 #include <glib.h>
-#include <stdio.h>
 
 #include "format/damage.h"
 #include "model/event.h"
@@ -111,6 +110,29 @@ const StFileReport *st_stats_file_report (const StStats *s);
 /* Every process's statistics (const StProcessStats*), in no order; free
    the array with g_ptr_array_unref.  */
 GPtrArray *st_stats_processes (const StStats *s);
+/* The input's records beyond the samples unwound.  */
+typedef struct
+{
+  uint64_t raw_stacks_in;     /* raw-stack samples read */
+  uint64_t with_chain;        /* samples read with a call chain */
+  uint64_t joined;            /* kernel parts joined to their raw stack */
+  uint64_t lost_records;      /* LOST records read */
+  uint64_t lost_by_recorder;  /* records they say were lost */
+  uint64_t no_counterpart;    /* not written: no counterpart */
+  uint64_t data_left_out;     /* ... of those, samples, maps, comms */
+} StStatsRecords;
+
+void st_stats_records (const StStats *s, StStatsRecords *out);
+/* The type names counted by st_stats_no_counterpart, in name order
+   (strings that outlive S), and the count of one.  Free the array with
+   g_ptr_array_unref.  */
+GPtrArray *st_stats_no_counterpart_names (const StStats *s);
+uint64_t st_stats_no_counterpart_count (const StStats *s,
+                                        const char *type_name);
+
+/* The processes folded into one row to stay within
+   ST_STATS_MAX_PROCESSES (pid -1; zero counters while none was).  */
+const StProcessStats *st_stats_others (const StStats *s);
 uint64_t st_stats_events_in (const StStats *s);
 uint64_t st_stats_events_out (const StStats *s);
 
@@ -121,11 +143,8 @@ double st_unwind_success_rate (const StUnwindCounters *c);
    99.9 with one decimal).  */
 double st_unwind_success_shown (const StUnwindCounters *c,
                                 unsigned decimals);
-
-/* Prints the summary.  VERBOSE adds a line per process (and every
-   module's file) and the input's records that have no counterpart in
-   the output format (without it, that line comes only when samples,
-   maps or comms were among them).  */
-void st_stats_print (const StStats *s, FILE *out, gboolean verbose);
+/* The same of COMPLETE out of SAMPLES.  */
+double st_success_percent (uint64_t complete, uint64_t samples,
+                           unsigned decimals);
 
 #endif /* ST_STATS_H */

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api-private.h"
 #include "live.h"
+#include "summary.h"
 
 static volatile sig_atomic_t stop_signal;     /* the first stop request */
 static volatile sig_atomic_t stop_requests;   /* how many so far */
@@ -163,6 +165,42 @@ current_stats (const StLive *l)
   return l->pipeline != NULL ? st_pipeline_stats (l->pipeline) : l->empty;
 }
 
+/* The statistics so far.  */
+static StStatistics *
+snapshot (const StLive *l)
+{
+  StDebuginfodStats debuginfod;
+
+  st_debuginfod_get_stats (l->pipeline != NULL
+                           ? st_pipeline_debuginfod (l->pipeline) : NULL,
+                           &debuginfod);
+  return st_api_statistics_new (current_stats (l), &debuginfod,
+                                l->reader != NULL
+                                ? st_reader_offset (l->reader) : 0);
+}
+
+void
+st_live_print_summary (const StLive *l, FILE *out, gboolean verbose)
+{
+  StStatistics *stats = snapshot (l);
+
+  st_summary_print (stats, out, verbose, l->pipeline != NULL);
+  st_statistics_free (stats);
+}
+
+void
+st_live_print_call_graph (const StLive *l, FILE *out)
+{
+  const StCallgraph *g = l->pipeline != NULL
+                         ? st_pipeline_callgraph (l->pipeline) : NULL;
+
+  if (g == NULL)
+    return;
+  StCallGraph *graph = st_api_call_graph_new (g);
+  st_summary_print_call_graph (graph, out, 1.0);
+  st_call_graph_free (graph);
+}
+
 /* TEXT over the stats file through the descriptor opened before the
    sandbox: one pwrite from the start, then the file cut to its length.
    A reader that reads during the rewrite may see a mix of the two
@@ -198,18 +236,15 @@ write_snapshot (StLive *l, const char *state)
     .state = state,
     .wall_time_ms = g_get_real_time () / 1000,
     .uptime_ms = (now - l->start_us) / 1000,
-    .input_bytes = l->reader != NULL ? st_reader_offset (l->reader) : 0,
   };
 
   l->last_write_us = now;
   if (l->stats_file == NULL || !l->stats_enabled)
     return;
-  if (l->pipeline != NULL)
-    st_debuginfod_get_stats (st_pipeline_debuginfod (l->pipeline),
-                             &run.debuginfod);
 
-  g_autofree char *text = st_stats_export (current_stats (l), &run,
-                                           l->format);
+  StStatistics *stats = snapshot (l);
+  g_autofree char *text = st_stats_file_text (stats, &run, l->format);
+  st_statistics_free (stats);
   /* A temporary file in the same directory, renamed over the old one: a
      reader sees the previous snapshot or this one, never a mix.  In the
      sandbox, which creates and renames nothing, in place.  */
@@ -317,7 +352,7 @@ st_live_check (void *user)
                G_GUINT64_FORMAT "):\n",
                (double) (g_get_monotonic_time () - l->start_us) / 1e6,
                l->reader != NULL ? st_reader_offset (l->reader) : 0);
-      st_stats_print (current_stats (l), stderr, l->verbose);
+      st_live_print_summary (l, stderr, l->verbose);
     }
   if (l->stats_file != NULL
       && g_get_monotonic_time () - l->last_write_us

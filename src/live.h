@@ -7,10 +7,11 @@
 #define ST_LIVE_H
 
 #include <glib.h>
+#include <stdio.h>
 
 #include "format/reader.h"
 #include "pipeline.h"
-#include "stats-export.h"
+#include "stats-file.h"
 
 /* How often the check function runs while the input stalls, and how old
    the stats file may get.  */
@@ -71,6 +72,11 @@ void st_live_set_output_gone (StLive *live, gboolean (*gone) (void *data),
    function of its own: the plain one, called at every frame, does not
    pay for the question.  */
 gboolean st_live_check_output (void *live);
+
+/* The summary of the statistics so far (VERBOSE: -v's), and the call
+   graph (--summary), to OUT.  */
+void st_live_print_summary (const StLive *live, FILE *out, gboolean verbose);
+void st_live_print_call_graph (const StLive *live, FILE *out);
 
 /* The signal that asked to stop, or 0.  */
 int st_live_stop_signal (void);

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/domain.h"
 #include "options.h"
 
 static gboolean

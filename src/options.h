@@ -6,7 +6,7 @@
 
 #include "model/event.h"
 #include "pipeline.h"
-#include "stats-export.h"
+#include "stats-file.h"
 
 typedef struct
 {

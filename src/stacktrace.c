@@ -727,11 +727,11 @@ main (int argc, char **argv)
              G_GUINT64_FORMAT "\n", sigabbrev_np (st_live_stop_signal ()),
              drain_from, st_reader_offset (reader));
   if (!opts.quiet)
-    st_stats_print (st_pipeline_stats (pipeline), stderr, opts.verbose);
+    st_live_print_summary (live, stderr, opts.verbose);
   if (opts.verbose)
     print_resources (stderr);
   if (opts.summary)
-    st_callgraph_print (st_pipeline_callgraph (pipeline), stderr, 1.0);
+    st_live_print_call_graph (live, stderr);
   gboolean chains_written = TRUE;
   if (chains != NULL && fclose (chains) != 0)
     {

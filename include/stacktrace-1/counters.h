@@ -63,8 +63,27 @@ typedef struct
   uint64_t unprimed;         /* unwound before their modules were ready */
   uint64_t damaged;          /* places of damaged input (stream) */
   uint64_t by_cause[ST_STOP_CAUSES];  /* truncated and failed chains */
-  uint64_t reserved[16];
+  uint64_t fp_chain;         /* complete chains continued by the
+                                recorder's frame-pointer chain (the
+                                kernel's walk) */
+  uint64_t stitch_refused;   /* stitching refused: the copy's words at
+                                the joining frame differed */
+  uint64_t fp_frames;        /* frames unwound by the frame-pointer step
+                                (no CFI) */
+  uint64_t code_frames;      /* sampled frames without CFI unwound by
+                                their code (a function's entry or exit) */
+  uint64_t input_bytes;      /* input read so far (stream) */
+  uint64_t debuginfod_queries;  /* files asked of debuginfod (stream) */
+  uint64_t debuginfod_found;    /* ... and received */
+  uint64_t reserved[9];
 } StCounters;
+
+/* The share of C's samples unwound to the root, in percent, to be shown
+   with DECIMALS digits after the point: never rounded up to 100 while a
+   sample was not unwound to the root (99.9 with one decimal), 100 when
+   there were no samples.  */
+ST_PUBLIC double st_counters_success_percent (const StCounters *c,
+                                              unsigned decimals);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,9 @@
    1. Stream (stacktrace-1/stream.h): a recording in (fd or path, a
       perf.data file or pipe stream of any version, compressed or not,
       or a Sysprof capture), a recording out with the raw stacks
-      replaced by their chains -- what the stacktrace command does.
+      replaced by their chains -- what the stacktrace command does;
+      its statistics (StStatistics: counters, damage, priming, module
+      files, processes) as the command's stats file shows them.
 
    2. Records (stacktrace-1/records.h): read a recording one record at
       a time (raw-stack samples with their registers and stack bytes,
@@ -35,7 +37,8 @@
    Threads: see each sub-header; in short, an object is used by one
    thread at a time, except StCache (any number of sessions on any
    threads), st_stream_cancel and st_stream_get_counters (any thread
-   while st_stream_run runs).  */
+   while st_stream_run runs) and a StStatistics once taken (read on
+   any thread).  */
 #ifndef STACKTRACE_1_STACKTRACE_H
 #define STACKTRACE_1_STACKTRACE_H
 

@@ -15,7 +15,8 @@
    Threads: one thread makes the stream, sets it, runs it and frees it.
    While st_stream_run runs, any other thread may call st_stream_cancel
    and st_stream_get_counters (and only those).  Message functions are
-   called on the running thread.  */
+   called on the running thread (st_stream_get_statistics may be called
+   from them).  */
 #if !defined(STACKTRACE_1_INSIDE) && !defined(STACKTRACE_1_COMPILATION)
 #error "Only <stacktrace-1/stacktrace.h> can be included directly."
 #endif
@@ -110,6 +111,213 @@ ST_PUBLIC void st_stream_cancel (StStream *stream);
 /* The counters: as of the last few thousand records while running (any
    thread), exact after st_stream_run.  */
 ST_PUBLIC int st_stream_get_counters (StStream *stream, StCounters *out);
+
+/* Statistics: a snapshot of everything a run counted -- the counters,
+   the damaged input, priming, the module files and each process -- for
+   a profiler's own report (the stacktrace command's statistics file
+   and final summary are made of it).  Taken on the thread that runs
+   the stream: during st_stream_run from a message function, or after
+   it (the final figures).  The snapshot does not change; it may be
+   read on any thread and is freed with st_statistics_free.  */
+typedef struct StStatistics StStatistics;
+
+/* What was done about a damaged place of the input.  */
+typedef enum
+{
+  ST_DAMAGE_OUTCOME_PASSED = 0,   /* passed on unchanged */
+  ST_DAMAGE_OUTCOME_DROPPED = 1,  /* the frame or record dropped */
+  ST_DAMAGE_OUTCOME_SKIPPED = 2,  /* bytes skipped to the next valid one */
+  ST_DAMAGE_OUTCOME_CUT_OFF = 3,  /* the input ended there */
+  ST_DAMAGE_OUTCOMES = 8          /* room in StDamageCounters */
+} StDamageOutcome;
+
+typedef struct
+{
+  uint64_t places;                /* damaged places, all outcomes */
+  uint64_t first_offset;          /* input offset of the first */
+  uint64_t count[ST_DAMAGE_OUTCOMES];
+  uint64_t bytes[ST_DAMAGE_OUTCOMES];
+  uint64_t reserved[8];
+} StDamageCounters;
+
+/* Module preparation on worker threads (st_stream_set_priming).  */
+typedef struct
+{
+  StPrimePolicy policy;
+  uint32_t threads;               /* workers (0: inline) */
+  uint64_t modules_prepared;      /* by the workers */
+  uint64_t modules_pending;       /* queued or being prepared */
+  uint64_t waits;                 /* times a sample waited for modules */
+  uint64_t deferred;              /* samples unwound late because of it */
+  uint64_t stalls;                /* times the cap held the input back */
+  uint64_t forced;                /* samples unwound before a download */
+  uint64_t cap_bytes;             /* what DEFER may hold */
+  uint64_t held_bytes;            /* held now */
+  uint64_t held_max_bytes;        /* the most ever held */
+  uint64_t reserved[8];
+} StPrimingCounters;
+
+/* What became of the modules' files.  */
+typedef struct
+{
+  uint64_t modules;               /* distinct files met */
+  uint64_t verified_build_id;
+  uint64_t verified_inode;
+  uint64_t unverified;
+  uint64_t unusable;
+  uint64_t unusable_samples;      /* samples that stopped in them */
+  uint64_t data_files;            /* mapped data (not ELF, never sampled) */
+  uint64_t not_listed;            /* beyond the listed ones */
+  uint64_t reserved[8];
+} StFileCounters;
+
+/* One module's file.  Strings belong to the snapshot; NULL when not
+   known or not applying.  */
+typedef struct
+{
+  const char *name;               /* as recorded (the recorded program's
+                                     choice: any bytes) */
+  const char *path;               /* the file used */
+  const char *source;             /* where it was found ("host",
+                                     "build-id cache"...) */
+  const char *verification;       /* how it was matched ("build-id"...) */
+  const char *problem;            /* why it is unusable; NULL: usable */
+  const char *detail;             /* the problem's particulars */
+  const char *advice;             /* what would make it usable */
+  uint64_t samples;               /* unusable: samples that stopped in it */
+  int data_file;                  /* mapped data, not a module */
+  int reserved_int;
+  const void *reserved[4];
+} StModuleFile;
+
+/* Why the fast engine handed a sample to libdwfl.  */
+typedef enum
+{
+  ST_HANDOVER_NONE = 0,
+  ST_HANDOVER_ARCH = 1,           /* an architecture it does not walk */
+  ST_HANDOVER_EXPRESSION = 2,     /* a CFA or register given by a DWARF
+                                     expression */
+  ST_HANDOVER_SIGNAL_FRAME = 3,
+  ST_HANDOVER_OTHER = 4,          /* an unusual register or return column */
+  ST_HANDOVER_REASONS = 8         /* room in StEngineCounters */
+} StHandoverReason;
+
+/* A short name of REASON ("expression"...), "?" for none known.  */
+ST_PUBLIC const char *st_handover_reason_name (int reason);
+
+/* How the fast engine did its work (all 0 with ST_ENGINE_LIBDWFL).  */
+typedef struct
+{
+  uint64_t by_rules;              /* samples by cached CFI rules */
+  uint64_t by_lean_walk;          /* ... of those, by the lean walk alone */
+  uint64_t handed_over;           /* samples handed to libdwfl */
+  uint64_t handed_over_by_reason[ST_HANDOVER_REASONS];
+  uint64_t by_fp_step;            /* frames unwound by the frame-pointer
+                                     step (no CFI), as
+                                     StCounters.fp_frames */
+  uint64_t reserved[8];
+} StEngineCounters;
+
+/* The input's records beyond the samples unwound.  */
+typedef struct
+{
+  uint64_t raw_stack_samples;     /* raw-stack samples read */
+  uint64_t callchain_samples;     /* samples read with a call chain
+                                     (unwound already) */
+  uint64_t joined;                /* kernel parts written with their raw
+                                     stack as one sample */
+  uint64_t lost_records;          /* LOST records read */
+  uint64_t lost_by_recorder;      /* records they say were lost */
+  uint64_t not_converted;         /* records with no counterpart in the
+                                     output format, not written */
+  uint64_t not_converted_data;    /* ... of those, samples, mappings or
+                                     process names (not bookkeeping) */
+  uint64_t reserved[9];
+} StRecordCounters;
+
+/* One sampled process's unwinding counters (the records, damage and
+   debuginfod fields are 0).  */
+typedef struct
+{
+  int32_t pid;
+  const char *comm;               /* NULL: not known */
+  StCounters counters;
+} StProcessCounters;
+
+ST_PUBLIC int st_stream_get_statistics (StStream *stream,
+                                        StStatistics **out);
+ST_PUBLIC void st_statistics_free (StStatistics *statistics);
+/* The totals (as st_stream_get_counters, exact at the snapshot).  */
+ST_PUBLIC int st_statistics_get_counters (const StStatistics *statistics,
+                                          StCounters *out);
+ST_PUBLIC int st_statistics_get_damage (const StStatistics *statistics,
+                                        StDamageCounters *out);
+ST_PUBLIC int st_statistics_get_priming (const StStatistics *statistics,
+                                         StPrimingCounters *out);
+ST_PUBLIC int st_statistics_get_engine (const StStatistics *statistics,
+                                        StEngineCounters *out);
+ST_PUBLIC int st_statistics_get_records (const StStatistics *statistics,
+                                         StRecordCounters *out);
+/* The kinds of records not converted (StRecordCounters.not_converted),
+   by their format's name ("FINISHED_ROUND"...), in name order.  */
+ST_PUBLIC size_t st_statistics_n_not_converted
+  (const StStatistics *statistics);
+ST_PUBLIC int st_statistics_get_not_converted
+  (const StStatistics *statistics, size_t index, const char **name,
+   uint64_t *count);
+ST_PUBLIC int st_statistics_get_files (const StStatistics *statistics,
+                                       StFileCounters *out);
+/* Every module's file, by name (INDEX < n).  */
+ST_PUBLIC size_t st_statistics_n_files (const StStatistics *statistics);
+ST_PUBLIC int st_statistics_get_file (const StStatistics *statistics,
+                                      size_t index, StModuleFile *out);
+/* The unusable files only (not the data files), most samples lost
+   first, then by name.  */
+ST_PUBLIC size_t st_statistics_n_unusable_files
+  (const StStatistics *statistics);
+ST_PUBLIC int st_statistics_get_unusable_file
+  (const StStatistics *statistics, size_t index, StModuleFile *out);
+/* The processes counted one by one, most samples first, then by pid.
+   Past some thousands, the least recently active are folded into one
+   group: its counters are st_statistics_get_other_processes's.  */
+ST_PUBLIC size_t st_statistics_n_processes (const StStatistics *statistics);
+ST_PUBLIC int st_statistics_get_process (const StStatistics *statistics,
+                                         size_t index,
+                                         StProcessCounters *out);
+ST_PUBLIC int st_statistics_get_other_processes
+  (const StStatistics *statistics, StCounters *out);
+
+/* The call graph of the unwound samples, top-down by function name
+   (a function calling itself directly is one node), collected when
+   asked for before the run; the command's --summary prints it.  */
+ST_PUBLIC int st_stream_set_call_graph (StStream *stream, int collect);
+
+typedef struct StCallGraph StCallGraph;
+
+/* One node: the process (DEPTH 0), then the functions from the
+   outermost one.  NAME belongs to the graph.  */
+typedef struct
+{
+  const char *name;
+  uint32_t depth;
+  uint32_t reserved_int;
+  uint64_t total;                 /* samples through the node */
+  uint64_t self;                  /* samples that end in it */
+  uint64_t reserved[4];
+} StCallGraphNode;
+
+/* A copy of the call graph, taken as st_stream_get_statistics is (on
+   the running thread, or after the run); ST_E_INVALID when it was not
+   collected.  Free it with st_call_graph_free.  */
+ST_PUBLIC int st_stream_get_call_graph (StStream *stream, StCallGraph **out);
+ST_PUBLIC void st_call_graph_free (StCallGraph *graph);
+/* The samples in the graph.  */
+ST_PUBLIC uint64_t st_call_graph_samples (const StCallGraph *graph);
+/* The nodes depth first, each node's children by most samples, then by
+   name (so a child never has more samples than its parent).  */
+ST_PUBLIC size_t st_call_graph_n_nodes (const StCallGraph *graph);
+ST_PUBLIC int st_call_graph_get_node (const StCallGraph *graph,
+                                      size_t index, StCallGraphNode *out);
 
 /* The last error's message ("" when none), valid until the next call on
    STREAM.  */

@@ -8,10 +8,22 @@
 #include <stacktrace-1/stacktrace.h>
 
 #include "model/event.h"
+#include "model/debuginfod-fetch.h"
+#include "report/callgraph-summary.h"
 #include "stats.h"
 
-/* The public counters of STATS.  */
+/* The public counters of STATS (api/statistics.c).  */
 void st_api_counters (const StStats *stats, StCounters *out);
+/* A snapshot of STATS, with debuginfod's counts (NULL: none) and the
+   input read so far.  */
+StStatistics *st_api_statistics_new (const StStats *stats,
+                                     const StDebuginfodStats *debuginfod,
+                                     uint64_t input_bytes);
+/* A copy of G.  */
+StCallGraph *st_api_call_graph_new (const StCallgraph *g);
+StCallGraph *st_api_call_graph_ref (StCallGraph *g);
+/* One more owner of ST (st_statistics_free ends each).  */
+StStatistics *st_api_statistics_ref (StStatistics *st);
 
 /* The library's format of a public one.  */
 StFormat st_api_format (StFileFormat format);

@@ -54,26 +54,6 @@ st_install_mapped_file_guard (void)
   st_mapping_guard_install ();
 }
 
-void
-st_api_counters (const StStats *stats, StCounters *out)
-{
-  const StUnwindCounters *t = st_stats_total (stats);
-
-  memset (out, 0, sizeof *out);
-  out->records_in = st_stats_events_in (stats);
-  out->records_out = st_stats_events_out (stats);
-  out->samples = t->samples;
-  out->complete = t->complete;
-  out->truncated = t->truncated;
-  out->failed = t->failed;
-  out->frames = t->frames;
-  out->stitched = t->stitched;
-  out->unprimed = t->unprimed;
-  out->damaged = st_stats_damaged (stats);
-  for (int i = 0; i < ST_CAUSE_N; i++)
-    out->by_cause[i] = t->by_cause[i];
-}
-
 StFormat
 st_api_format (StFileFormat format)
 {

@@ -34,6 +34,7 @@ struct StStream
   char *symfs, *archive_dir, *perf_cache_dir, *debuginfod_urls, *chains;
   gboolean stitch;
   gboolean debug;
+  gboolean call_graph;
   StPrimePolicy priming;
   StMessageFunc message;
   void *message_data;
@@ -41,6 +42,11 @@ struct StStream
   gboolean ran;
   gint cancelled;            /* atomic */
   StPipeline *pipeline;      /* while running */
+  StReader *reader;          /* while running */
+  pthread_t runner;          /* (LOCK) the thread in st_stream_run */
+  gboolean running;          /* (LOCK) */
+  StStatistics *final;       /* (LOCK) after the run */
+  StCallGraph *final_graph;  /* (LOCK) after the run, when collected */
   guint since_snapshot;
   /* pthread rather than GMutex: ThreadSanitizer sees it (GLib's lock
      is futex-based inside libglib).  */
@@ -75,6 +81,8 @@ st_stream_free (StStream *s)
   g_free (s->debuginfod_urls);
   g_free (s->chains);
   g_free (s->error);
+  st_statistics_free (s->final);
+  st_call_graph_free (s->final_graph);
   pthread_mutex_destroy (&s->lock);
   g_free (s);
 }
@@ -219,6 +227,14 @@ st_stream_set_message_func (StStream *s, StMessageFunc func, void *data)
 }
 
 int
+st_stream_set_call_graph (StStream *s, int collect)
+{
+  SETTABLE (s);
+  s->call_graph = collect != 0;
+  return ST_OK;
+}
+
+int
 st_stream_set_debug (StStream *s, int debug)
 {
   SETTABLE (s);
@@ -239,6 +255,7 @@ snapshot (StStream *s)
   StCounters c;
 
   st_api_counters (st_pipeline_stats (s->pipeline), &c);
+  c.input_bytes = st_reader_offset (s->reader);
   pthread_mutex_lock (&s->lock);
   s->snapshot = c;
   pthread_mutex_unlock (&s->lock);
@@ -278,6 +295,17 @@ relay (StReportKind kind, const char *message, void *user)
                 : ST_MESSAGE_DEBUG, message, s->message_data);
 }
 
+/* The running pipeline's statistics.  */
+static StStatistics *
+pipeline_statistics (StStream *s)
+{
+  StDebuginfodStats d;
+
+  st_debuginfod_get_stats (st_pipeline_debuginfod (s->pipeline), &d);
+  return st_api_statistics_new (st_pipeline_stats (s->pipeline), &d,
+                                st_reader_offset (s->reader));
+}
+
 static int
 fail (StStream *s, int result, const char *message)
 {
@@ -298,11 +326,16 @@ st_stream_run (StStream *s)
   if (s == NULL || s->ran || (s->in_fd < 0 && s->in_path == NULL))
     return ST_E_INVALID;
   s->ran = TRUE;
+  pthread_mutex_lock (&s->lock);
+  s->runner = pthread_self ();
+  s->running = TRUE;
+  pthread_mutex_unlock (&s->lock);
   if (in_fd < 0 && (in_fd = open (s->in_path, O_RDONLY | O_CLOEXEC)) < 0)
     {
       g_autofree char *m = g_strdup_printf ("cannot open input %s: %s",
                                             s->in_path, g_strerror (errno));
-      return fail (s, ST_E_IO, m);
+      rc = fail (s, ST_E_IO, m);
+      goto out;
     }
   reader = st_reader_new_full (in_fd, st_api_format (s->in_format), CHECK_MS,
                                check_header, s, &error);
@@ -356,6 +389,7 @@ st_stream_run (StStream *s)
     .report = relay,
     .report_data = s,
     .debug = s->debug,
+    .callgraph = s->call_graph,
     .output_format = writer != NULL ? st_api_format (s->out_format)
                                     : ST_FORMAT_AUTO,
     .demangle = TRUE,
@@ -371,17 +405,30 @@ st_stream_run (StStream *s)
     .check_data = s,
     .check_ms = CHECK_MS,
   };
+  s->reader = reader;
   s->pipeline = st_pipeline_new (reader, writer, &o);
   gboolean ok = st_pipeline_run (s->pipeline, &error);
   snapshot (s);
+  StStatistics *final = pipeline_statistics (s);
+  StCallGraph *graph = st_pipeline_callgraph (s->pipeline) != NULL
+                       ? st_api_call_graph_new (st_pipeline_callgraph (s->pipeline))
+                       : NULL;
+  pthread_mutex_lock (&s->lock);
+  s->final = final;
+  s->final_graph = graph;
+  pthread_mutex_unlock (&s->lock);
   if (!ok)
     rc = fail (s, ST_E_IO, error->message);
   else if (st_pipeline_stopped (s->pipeline))
     rc = fail (s, ST_E_CANCELLED, "cancelled");
   st_pipeline_free (s->pipeline);
   s->pipeline = NULL;
+  s->reader = NULL;
 
 out:
+  pthread_mutex_lock (&s->lock);
+  s->running = FALSE;
+  pthread_mutex_unlock (&s->lock);
   if (chains != NULL && fclose (chains) != 0 && rc == ST_OK)
     rc = fail (s, ST_E_IO, "writing the chains failed");
   st_writer_free (writer);
@@ -402,6 +449,44 @@ st_stream_get_counters (StStream *s, StCounters *out)
   *out = s->snapshot;
   pthread_mutex_unlock (&s->lock);
   return ST_OK;
+}
+
+int
+st_stream_get_statistics (StStream *s, StStatistics **out)
+{
+  gboolean on_runner;
+
+  if (s == NULL || out == NULL)
+    return ST_E_INVALID;
+  pthread_mutex_lock (&s->lock);
+  on_runner = s->running && pthread_equal (s->runner, pthread_self ());
+  *out = s->final != NULL ? st_api_statistics_ref (s->final) : NULL;
+  pthread_mutex_unlock (&s->lock);
+  if (*out != NULL)
+    return ST_OK;
+  /* The library's figures change under any other thread.  */
+  if (!on_runner || s->pipeline == NULL)
+    return ST_E_INVALID;
+  *out = pipeline_statistics (s);
+  return ST_OK;
+}
+
+int
+st_stream_get_call_graph (StStream *s, StCallGraph **out)
+{
+  gboolean on_runner;
+
+  if (s == NULL || out == NULL)
+    return ST_E_INVALID;
+  pthread_mutex_lock (&s->lock);
+  on_runner = s->running && pthread_equal (s->runner, pthread_self ());
+  *out = s->final_graph != NULL ? st_api_call_graph_ref (s->final_graph)
+                                : NULL;
+  pthread_mutex_unlock (&s->lock);
+  if (*out == NULL && on_runner && s->pipeline != NULL
+      && st_pipeline_callgraph (s->pipeline) != NULL)
+    *out = st_api_call_graph_new (st_pipeline_callgraph (s->pipeline));
+  return *out != NULL ? ST_OK : ST_E_INVALID;
 }
 
 const char *

@@ -2,11 +2,9 @@
    verification, samples lost to unusable files.  */
 #include "config.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 #include "model/file-report.h"
-#include "util/printable.h"
 
 struct StFileReport
 {
@@ -120,8 +118,8 @@ st_file_report_no_unwind_data (StFileReport *r, const char *key,
 /* A mapped file that is not ELF and no sample stopped in: data a
    process mapped (/etc/ld.so.cache, locale archives, fonts), never
    code, so not a file the unwinder missed.  */
-static gboolean
-is_data_file (const StFileEntry *e)
+gboolean
+st_file_entry_is_data_file (const StFileEntry *e)
 {
   return e->problem == ST_FILE_NOT_ELF && e->samples == 0;
 }
@@ -138,7 +136,7 @@ st_file_report_totals (const StFileReport *r, StFileReportTotals *t)
     {
       const StFileEntry *e = value;
       t->modules++;
-      if (is_data_file (e))
+      if (st_file_entry_is_data_file (e))
         t->data_files++;
       else if (e->problem != ST_FILE_OK)
         {
@@ -187,7 +185,7 @@ entries (const StFileReport *r, gboolean unusable_only, GCompareFunc order)
   g_hash_table_iter_init (&it, r->by_key);
   while (g_hash_table_iter_next (&it, NULL, &value))
     if (!unusable_only || (((StFileEntry *) value)->problem != ST_FILE_OK
-                           && !is_data_file (value)))
+                           && !st_file_entry_is_data_file (value)))
       g_ptr_array_add (list, value);
   g_ptr_array_sort (list, order);
   return list;
@@ -203,74 +201,4 @@ GPtrArray *
 st_file_report_all (const StFileReport *r)
 {
   return entries (r, FALSE, by_name);
-}
-
-void
-st_file_report_print (const StFileReport *r, FILE *out, gboolean verbose)
-{
-  StFileReportTotals t;
-  GPtrArray *bad = st_file_report_unusable (r);
-
-  st_file_report_totals (r, &t);
-  if (verbose)
-    {
-      GPtrArray *all = st_file_report_all (r);
-      fprintf (out, "stacktrace: files: %" PRIu64 " module(s): %" PRIu64
-               " verified by build-id, %" PRIu64 " by inode, %" PRIu64
-               " unverified, %" PRIu64 " unusable, %" PRIu64 " mapped data "
-               "(not ELF, never sampled)\n", t.modules,
-               t.verified_build_id, t.verified_inode, t.unverified,
-               t.unusable, t.data_files);
-      for (guint i = 0; i < all->len; i++)
-        {
-          const StFileEntry *e = all->pdata[i];
-          g_autofree char *name = st_printable (e->name);
-          if (e->problem == ST_FILE_OK)
-            {
-              g_autofree char *path = st_printable (e->path != NULL
-                                                    ? e->path : "(null)");
-              fprintf (out, "stacktrace:   %s: %s (%s, %s)\n", name, path,
-                       st_file_source_name (e->source),
-                       st_file_verification_name (e->verification));
-            }
-          else if (is_data_file (e))
-            fprintf (out, "stacktrace:   %s: mapped data (not ELF, never "
-                     "sampled)\n", name);
-          else
-            fprintf (out, "stacktrace:   %s: unusable (%s)\n", name,
-                     st_file_problem_name (e->problem));
-        }
-      g_ptr_array_unref (all);
-    }
-  guint shown = 0;
-  uint64_t rest_samples = 0;
-  for (guint i = 0; i < bad->len; i++)
-    {
-      const StFileEntry *e = bad->pdata[i];
-      /* Unsampled files cost nothing: listed with -v only.  */
-      if (shown >= ST_FILE_REPORT_SHOWN || (e->samples == 0 && !verbose))
-        {
-          rest_samples += e->samples;
-          continue;
-        }
-      if (shown++ == 0)
-        fprintf (out, "stacktrace: files that could not be used, by samples "
-                 "lost:\n");
-      /* Recorded names (and reasons quoting them) are the recorded
-         program's choice: a newline in one would forge a line.  */
-      g_autofree char *name = st_printable (e->name);
-      fprintf (out, "stacktrace:   %s: %s, %" PRIu64 " sample(s)\n",
-               name, st_file_problem_name (e->problem), e->samples);
-      if (e->detail != NULL)
-        {
-          g_autofree char *detail = st_printable (e->detail);
-          fprintf (out, "stacktrace:     %s\n", detail);
-        }
-      fprintf (out, "stacktrace:     advice: %s\n",
-               st_file_problem_advice (e->problem, e->has_build_id));
-    }
-  if (bad->len > shown && (shown > 0 || rest_samples > 0 || verbose))
-    fprintf (out, "stacktrace: %u more unusable file(s), %" PRIu64
-             " sample(s) lost in them\n", bad->len - shown, rest_samples);
-  g_ptr_array_unref (bad);
 }

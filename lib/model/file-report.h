@@ -8,13 +8,10 @@
 
 #include <glib.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "model/file-resolver.h"
 
 #define ST_FILE_REPORT_MAX 4096
-/* Unusable files printed after the run; the others are summed.  */
-#define ST_FILE_REPORT_SHOWN 10
 
 typedef struct
 {
@@ -74,16 +71,15 @@ typedef enum
 void st_file_report_no_unwind_data (StFileReport *r, const char *key,
                                     StNoCfiReason why);
 
+/* Whether E is mapped data (not ELF, never sampled: /etc/ld.so.cache),
+   not a module the unwinder missed.  */
+gboolean st_file_entry_is_data_file (const StFileEntry *e);
+
 void st_file_report_totals (const StFileReport *r, StFileReportTotals *t);
 /* The unusable files, most samples first (then by name); borrowed
    entries, free the array with g_ptr_array_unref.  */
 GPtrArray *st_file_report_unusable (const StFileReport *r);
 /* Every module listed, by name.  */
 GPtrArray *st_file_report_all (const StFileReport *r);
-
-/* After the run: the unusable files (at most ST_FILE_REPORT_SHOWN, then a
-   summary line), with VERBOSE every module with its file and source.  */
-void st_file_report_print (const StFileReport *r, FILE *out,
-                           gboolean verbose);
 
 #endif /* ST_FILE_REPORT_H */

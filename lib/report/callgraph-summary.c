@@ -2,11 +2,9 @@
 #include "config.h"
 
 #include <glib.h>
-#include <inttypes.h>
 
 #include "util/glib-compat.h"
 #include "report/callgraph-summary.h"
-#include "util/printable.h"
 #include "report/symbolizer.h"
 
 typedef struct Node Node;
@@ -99,8 +97,8 @@ by_total_desc (gconstpointer a, gconstpointer b)
 }
 
 static void
-print_node (const Node *n, FILE *out, uint64_t all, double min_percent,
-            int depth)
+walk_node (const Node *n, unsigned depth, StCallgraphVisit visit,
+           void *data)
 {
   if (n->children == NULL)
     return;
@@ -109,26 +107,20 @@ print_node (const Node *n, FILE *out, uint64_t all, double min_percent,
   for (guint i = 0; i < kids->len; i++)
     {
       const Node *k = kids->pdata[i];
-      double pct = 100.0 * (double) k->total / (double) all;
-      if (pct < min_percent)
-        break;
-      /* Process and symbol names come from the input: escaped.  */
-      g_autofree char *name = st_printable (k->name);
-      /* Deep recursion would push names off the screen: cap the indent.  */
-      fprintf (out, "%6.1f%% %6.1f%%  %*s%s\n", pct,
-               100.0 * (double) k->self / (double) all,
-               2 * MIN (depth, 30), "", name);
-      print_node (k, out, all, min_percent, depth + 1);
+      visit (k->name, depth, k->total, k->self, data);
+      walk_node (k, depth + 1, visit, data);
     }
   g_ptr_array_unref (kids);
 }
 
 void
-st_callgraph_print (const StCallgraph *g, FILE *out, double min_percent)
+st_callgraph_walk (const StCallgraph *g, StCallgraphVisit visit, void *data)
 {
-  fprintf (out, "Call graph of %" PRIu64 " unwound samples (top-down; "
-           "total%%, self%%; paths under %.1f%% omitted):\n",
-           g->root.total, min_percent);
-  if (g->root.total > 0)
-    print_node (&g->root, out, g->root.total, min_percent, 0);
+  walk_node (&g->root, 0, visit, data);
+}
+
+uint64_t
+st_callgraph_samples (const StCallgraph *g)
+{
+  return g->root.total;
 }

@@ -7,6 +7,7 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "pipeline-run.h"
+#include "summary-text.h"
 
 char *
 run_pipeline (int in_fd, int out_fd, const StPipelineOptions *opts)
@@ -22,9 +23,7 @@ run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
   StReader *reader;
   StWriter *writer;
   StPipeline *p;
-  char *text = NULL, *copy;
-  size_t len = 0;
-  FILE *mem;
+  char *text;
 
   reader = st_reader_new (in_fd, ST_FORMAT_AUTO, &error);
   g_assert_no_error (error);
@@ -34,9 +33,7 @@ run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
   p = st_pipeline_new (reader, writer, opts);
   g_assert_true (st_pipeline_run (p, &error));
   g_assert_no_error (error);
-  mem = open_memstream (&text, &len);
-  st_stats_print (st_pipeline_stats (p), mem, TRUE);
-  fclose (mem);
+  text = summary_text (st_pipeline_stats (p), TRUE);
   if (total != NULL)
     *total = *st_stats_total (st_pipeline_stats (p));
   if (priming != NULL)
@@ -44,7 +41,5 @@ run_pipeline_full (int in_fd, int out_fd, const StPipelineOptions *opts,
   st_pipeline_free (p);
   st_writer_free (writer);
   st_reader_free (reader);
-  copy = g_strdup (text);
-  free (text);
-  return copy;
+  return text;
 }

@@ -30,6 +30,7 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "pipeline-run.h"
+#include "summary-text.h"
 #include "text-sink.h"
 
 #define FIXTURE ST_FIXTURE_DIR "/fixture.syscap"
@@ -590,9 +591,7 @@ test_callgraph (void)
   StPipeline *p = run_bytes (in, len, &opts, &w, &out, &out_len);
   const StCallgraph *g = st_pipeline_callgraph (p);
   g_assert_nonnull (g);
-  TextSink sink;
-  st_callgraph_print (g, text_sink_open (&sink), 0.0);
-  g_autofree char *text = text_sink_close (&sink);
+  g_autofree char *text = summary_text_call_graph (g, 0.0);
   g_assert_true (g_str_has_prefix (text, "Call graph of 299 unwound "
                                    "samples"));
   g_assert_nonnull (strstr (text, "  st_run\n"));

@@ -1,4 +1,5 @@
-/* Statistics snapshots: the documented keys and values in both formats,
+/* The stats file (src/stats-file.c) over the library's snapshot
+   (StStatistics): the documented keys and values in both formats,
    the top offenders' order and limit, escaping of process names.  */
 #include "config.h"
 
@@ -8,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats-export.h"
+#include "api/api-private.h"
+#include "stats-file.h"
+#include "summary-text.h"
 
 static void
 unwind (StStats *s, int32_t pid, const char *comm, StUnwindStatus status,
@@ -41,9 +44,20 @@ static const StStatsRun run = {
   .state = "running",
   .wall_time_ms = 1795400000123,
   .uptime_ms = 4567,
-  .input_bytes = 8192,
-  .debuginfod = { 3, 2 },
 };
+
+/* The stats file of S, through the public snapshot as the command
+   makes it.  */
+static char *
+st_stats_export (const StStats *s, const StStatsRun *r, StStatsFormat format)
+{
+  static const StDebuginfodStats debuginfod = { 3, 2 };
+  StStatistics *stats = st_api_statistics_new (s, &debuginfod, 8192);
+  char *text = st_stats_file_text (stats, r, format);
+
+  st_statistics_free (stats);
+  return text;
+}
 
 static void
 assert_line (const char *text, const char *line)
@@ -218,16 +232,12 @@ test_priming (void)
   g_assert_nonnull (strstr (json, "\"unprimed\": 1,"));
 
   /* The summary says it too.  */
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream (&buf, &len);
-  st_stats_print (s, out, FALSE);
-  fclose (out);
+  char *buf = summary_text (s, FALSE);
   g_assert_nonnull (strstr (buf, "stacktrace: priming (defer): 14 module(s) "
                             "prepared on 2 worker thread(s), 1 in "
                             "preparation; 3 wait(s)"));
   g_assert_nonnull (strstr (buf, "; 1 sample(s) unprimed"));
-  free (buf);
+  g_free (buf);
   st_stats_free (s);
 }
 
@@ -249,13 +259,7 @@ test_empty (void)
 static char *
 summary (const StStats *s, gboolean verbose)
 {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream (&buf, &len);
-
-  st_stats_print (s, out, verbose);
-  fclose (out);
-  return buf;
+  return summary_text (s, verbose);
 }
 
 /* The summary says what happened: no raw stacks at all, raw stacks
@@ -275,12 +279,12 @@ test_summary_wording (void)
                             "input: record with --call-graph=dwarf\n"));
   g_assert_null (strstr (text, "total:"));
   g_assert_null (strstr (text, "no counterpart"));
-  free (text);
+  g_free (text);
   text = summary (s, TRUE);
   g_assert_nonnull (strstr (text, "1 event(s) have no counterpart in the "
                             "output format and were not written: "
                             "FINISHED_ROUND=1\n"));
-  free (text);
+  g_free (text);
 
   ev.kind = ST_EVENT_STACK_USER;
   st_stats_event (s, &ev, TRUE);
@@ -292,7 +296,7 @@ test_summary_wording (void)
   g_assert_nonnull (strstr (text, "2 event(s) have no counterpart in the "
                             "output format and were not written: "
                             "FINISHED_ROUND=1, MMAP=1\n"));
-  free (text);
+  g_free (text);
   st_stats_free (s);
 }
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "text-sink.h"
+#include "summary-text.h"
 
 static StUnwindResult
 result (StUnwindStatus status, StUnwindCause cause, uint32_t n_ips)
@@ -33,10 +33,7 @@ result (StUnwindStatus status, StUnwindCause cause, uint32_t n_ips)
 static char *
 printed (const StStats *s, gboolean verbose)
 {
-  TextSink sink;
-
-  st_stats_print (s, text_sink_open (&sink), verbose);
-  return text_sink_close (&sink);
+  return summary_text (s, verbose);
 }
 
 static const StProcessStats *

@@ -9,7 +9,7 @@
    verification; the bound (ST_FILE_REPORT_MAX listed, the rest counted);
    the printed text line by line (the cause, the reason, the advice for
    the cause and for whether a build-id was recorded, at most
-   ST_FILE_REPORT_SHOWN files then a summary, unsampled files only with
+   ST_SUMMARY_UNUSABLE_FILES files then a summary, unsampled files only with
    -v); names from the input printed escaped, one line each.  */
 #include "config.h"
 
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "model/file-report.h"
-#include "text-sink.h"
+#include "summary-text.h"
 
 static void
 add_ok (StFileReport *r, const char *key, const char *name,
@@ -46,10 +46,7 @@ cost (StFileReport *r, const char *key, guint n)
 static char *
 printed (const StFileReport *r, gboolean verbose)
 {
-  TextSink sink;
-
-  st_file_report_print (r, text_sink_open (&sink), verbose);
-  return text_sink_close (&sink);
+  return summary_text_files (r, verbose);
 }
 
 static const StFileEntry *
@@ -364,7 +361,7 @@ test_print_bound (void)
 {
   StFileReport *r = st_file_report_new ();
 
-  for (guint i = 1; i <= ST_FILE_REPORT_SHOWN + 3; i++)
+  for (guint i = 1; i <= ST_SUMMARY_UNUSABLE_FILES + 3; i++)
     {
       g_autofree char *key = g_strdup_printf ("k%u", i);
       g_autofree char *name = g_strdup_printf ("/f%02u", i);
@@ -375,15 +372,15 @@ test_print_bound (void)
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   /* A header, two lines per file, the summary, the empty rest.  */
   g_assert_cmpuint (g_strv_length (lines), ==,
-                    1 + 2 * ST_FILE_REPORT_SHOWN + 1 + 1);
+                    1 + 2 * ST_SUMMARY_UNUSABLE_FILES + 1 + 1);
   g_assert_cmpstr (lines[1], ==,
                    "stacktrace:   /f01: no unwind data, 99 sample(s)");
   g_assert_cmpstr (lines[2], ==, "stacktrace:     advice: install its debug "
                    "info (or set DEBUGINFOD_URLS)");
-  g_assert_cmpstr (lines[2 * ST_FILE_REPORT_SHOWN - 1], ==,
+  g_assert_cmpstr (lines[2 * ST_SUMMARY_UNUSABLE_FILES - 1], ==,
                    "stacktrace:   /f10: no unwind data, 90 sample(s)");
   /* 89 + 88 + 87.  */
-  g_assert_cmpstr (lines[2 * ST_FILE_REPORT_SHOWN + 1], ==,
+  g_assert_cmpstr (lines[2 * ST_SUMMARY_UNUSABLE_FILES + 1], ==,
                    "stacktrace: 3 more unusable file(s), 264 sample(s) lost "
                    "in them");
   st_file_report_free (r);

@@ -15,7 +15,7 @@
 
 #include "mapped-program.h"
 #include "report/callgraph-summary.h"
-#include "text-sink.h"
+#include "summary-text.h"
 
 #ifndef ST_PROGS_DIR
 #define ST_PROGS_DIR "progs"
@@ -24,10 +24,7 @@
 static char *
 printed (const StCallgraph *g, double min_percent)
 {
-  TextSink sink;
-
-  st_callgraph_print (g, text_sink_open (&sink), min_percent);
-  return text_sink_close (&sink);
+  return summary_text_call_graph (g, min_percent);
 }
 
 typedef struct

@@ -16,6 +16,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "report/sample-report.h"
+#include "summary-text.h"
 #include "unwind/unwinder.h"
 
 #define PID 42
@@ -187,17 +188,13 @@ test_callgraph (Fixture *f, gconstpointer data)
   StEvent ev = sample_event (1);
   uint64_t deep[] = { f->leaf, f->recurse, f->recurse, f->run, f->main };
   uint64_t lost[] = { NOWHERE, f->run, f->main };
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream (&text, &len);
-
   g_assert_null (st_sample_report_add (r, f->dwfl, NULL, &ev, "st-fixture",
                                        deep, G_N_ELEMENTS (deep)));
   g_assert_null (st_sample_report_add (r, f->dwfl, NULL, &ev, "st-fixture",
                                        lost, G_N_ELEMENTS (lost)));
   g_assert_nonnull (st_sample_report_callgraph (r));
-  st_callgraph_print (st_sample_report_callgraph (r), out, 0.0);
-  fclose (out);
+  g_autofree char *text
+    = summary_text_call_graph (st_sample_report_callgraph (r), 0.0);
   g_assert_cmpstr (text, ==,
     "Call graph of 2 unwound samples (top-down; total%, self%; paths "
     "under 0.0% omitted):\n"
@@ -207,7 +204,6 @@ test_callgraph (Fixture *f, gconstpointer data)
     "  50.0%   50.0%        [unknown]\n"
     "  50.0%    0.0%        st_recurse\n"
     "  50.0%   50.0%          st_leaf_work\n");
-  free (text);
   st_sample_report_free (r);
 }
 

@@ -1,14 +1,16 @@
-/* The statistics as a machine-readable snapshot, for a recorder or a
-   monitor to read while stacktrace runs: key=value lines or one JSON
-   object.  The keys are stable; doc/FORMATS documents them.  */
-#ifndef ST_STATS_EXPORT_H
-#define ST_STATS_EXPORT_H
+/* The --stats-file snapshot, for a recorder or a monitor to read while
+   stacktrace runs: key=value lines or one JSON object, made of the
+   library's statistics (StStatistics).  The keys are stable;
+   doc/FORMATS documents them.  */
+#ifndef ST_STATS_FILE_H
+#define ST_STATS_FILE_H
 
 #include <glib.h>
 #include <stdint.h>
 
-#include "model/debuginfod-fetch.h"
-#include "stats.h"
+/* <stacktrace-1/stacktrace.h>'s, declared here alone: its StRecord
+   is not the command's (record.h) in stacktrace.c.  */
+typedef struct StStatistics StStatistics;
 
 /* Version of the key set; raised only when a key changes meaning or is
    removed (new keys may appear without a new version).  */
@@ -31,12 +33,10 @@ typedef struct
   const char *state;        /* running, finished, stopped or failed */
   int64_t wall_time_ms;     /* when the snapshot was taken, Unix time */
   int64_t uptime_ms;        /* since stacktrace started */
-  uint64_t input_bytes;     /* input consumed so far */
-  StDebuginfodStats debuginfod;
 } StStatsRun;
 
 /* The snapshot as a string (free it with g_free), ending in a newline.  */
-char *st_stats_export (const StStats *stats, const StStatsRun *run,
-                       StStatsFormat format);
+char *st_stats_file_text (const StStatistics *stats, const StStatsRun *run,
+                          StStatsFormat format);
 
-#endif /* ST_STATS_EXPORT_H */
+#endif /* ST_STATS_FILE_H */

@@ -1,4 +1,4 @@
-/* Statistics snapshots.  One walk over the fields feeds both formats: a
+/* The stats file's snapshots.  One walk over the fields feeds both formats: a
    nested name (cause, debuginfod, top) is a key prefix in the text format
    ("cause.no_cfi=3", "top.1.pid=42") and an object or array in JSON.  */
 #include "config.h"
@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "stats-export.h"
+#include <stacktrace-1/stacktrace.h>
+
+#include "stats-file.h"
 
 typedef struct
 {
@@ -144,7 +146,7 @@ end (Emitter *e, gboolean array)
 }
 
 static uint64_t
-not_unwound (const StUnwindCounters *c)
+not_unwound (const StCounters *c)
 {
   return c->samples - c->complete;
 }
@@ -154,8 +156,7 @@ not_unwound (const StUnwindCounters *c)
 static gint
 by_offence (gconstpointer a, gconstpointer b)
 {
-  const StProcessStats *x = *(StProcessStats *const *) a;
-  const StProcessStats *y = *(StProcessStats *const *) b;
+  const StProcessCounters *x = a, *y = b;
   uint64_t nx = not_unwound (&x->counters), ny = not_unwound (&y->counters);
 
   if (nx != ny)
@@ -166,14 +167,24 @@ by_offence (gconstpointer a, gconstpointer b)
 }
 
 static void
-put_top_offenders (Emitter *e, const StStats *stats)
+put_top_offenders (Emitter *e, const StStatistics *stats)
 {
-  GPtrArray *procs = st_stats_processes (stats);
+  size_t n_procs = st_statistics_n_processes (stats);
+  g_autoptr (GArray) procs = g_array_sized_new (FALSE, FALSE,
+                                                sizeof (StProcessCounters),
+                                                (guint) n_procs);
   guint n = 0;
 
-  g_ptr_array_sort (procs, by_offence);
+  for (size_t i = 0; i < n_procs; i++)
+    {
+      StProcessCounters p;
+      if (st_statistics_get_process (stats, i, &p) == ST_OK)
+        g_array_append_val (procs, p);
+    }
+  g_array_sort (procs, by_offence);
   while (n < procs->len && n < ST_STATS_TOP_OFFENDERS
-         && not_unwound (&((StProcessStats *) procs->pdata[n])->counters) > 0)
+         && not_unwound (&g_array_index (procs, StProcessCounters,
+                                         n).counters) > 0)
     n++;
 
   if (is_text (e))
@@ -181,8 +192,9 @@ put_top_offenders (Emitter *e, const StStats *stats)
   begin (e, "top", 0, TRUE);
   for (guint i = 0; i < n; i++)
     {
-      const StProcessStats *p = procs->pdata[i];
-      const StUnwindCounters *c = &p->counters;
+      const StProcessCounters *p = &g_array_index (procs, StProcessCounters,
+                                                   i);
+      const StCounters *c = &p->counters;
 
       begin (e, NULL, i + 1, FALSE);
       put_i64 (e, "pid", p->pid);
@@ -192,24 +204,21 @@ put_top_offenders (Emitter *e, const StStats *stats)
       put_u64 (e, "truncated", c->truncated);
       put_u64 (e, "failed", c->failed);
       put_percent (e, "success_rate_percent",
-                   st_unwind_success_shown (c, 2));
+                   st_counters_success_percent (c, 2));
       end (e, FALSE);
     }
   end (e, TRUE);
-  g_ptr_array_unref (procs);
 }
 
 /* The files that could not be used, most samples lost first.  */
 static void
-put_files (Emitter *e, const StFileReport *files)
+put_files (Emitter *e, const StStatistics *stats)
 {
-  StFileReportTotals t = { 0 };
-  GPtrArray *bad = files != NULL ? st_file_report_unusable (files)
-                                 : g_ptr_array_new ();
-  guint n = MIN (bad->len, ST_STATS_UNUSABLE_FILES);
+  StFileCounters t = { 0 };
+  size_t n = MIN (st_statistics_n_unusable_files (stats),
+                  ST_STATS_UNUSABLE_FILES);
 
-  if (files != NULL)
-    st_file_report_totals (files, &t);
+  st_statistics_get_files (stats, &t);
   begin (e, "files", 0, FALSE);
   put_u64 (e, "modules", t.modules);
   put_u64 (e, "verified_build_id", t.verified_build_id);
@@ -220,43 +229,45 @@ put_files (Emitter *e, const StFileReport *files)
   if (is_text (e))
     put_u64 (e, "unusable_list.count", n);
   begin (e, "unusable_list", 0, TRUE);
-  for (guint i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++)
     {
-      const StFileEntry *f = bad->pdata[i];
-      begin (e, NULL, i + 1, FALSE);
-      put_string (e, "path", f->name);
-      put_string (e, "reason", st_file_problem_name (f->problem));
-      put_string (e, "detail", f->detail != NULL ? f->detail : "");
-      put_u64 (e, "samples", f->samples);
-      put_string (e, "advice", st_file_problem_advice (f->problem,
-                                                       f->has_build_id));
+      StModuleFile f;
+      if (st_statistics_get_unusable_file (stats, i, &f) != ST_OK)
+        continue;
+      begin (e, NULL, (guint) i + 1, FALSE);
+      put_string (e, "path", f.name);
+      put_string (e, "reason", f.problem);
+      put_string (e, "detail", f.detail != NULL ? f.detail : "");
+      put_u64 (e, "samples", f.samples);
+      put_string (e, "advice", f.advice);
       end (e, FALSE);
     }
   end (e, TRUE);
   end (e, FALSE);
-  g_ptr_array_unref (bad);
 }
 
 /* Damaged spots of the input by what was done about them (the kinds of
    the summary line), their bytes, and where the first was.  */
 static void
-put_damage (Emitter *e, const StStats *stats)
+put_damage (Emitter *e, const StStatistics *stats)
 {
-  static const char *const keys[ST_DAMAGE_N] = {
-    [ST_DAMAGE_PASSED] = "passed",
-    [ST_DAMAGE_DROPPED] = "dropped",
-    [ST_DAMAGE_SKIPPED] = "skipped",
-    [ST_DAMAGE_TRUNCATED] = "cut_off",
+  static const char *const keys[] = {
+    [ST_DAMAGE_OUTCOME_PASSED] = "passed",
+    [ST_DAMAGE_OUTCOME_DROPPED] = "dropped",
+    [ST_DAMAGE_OUTCOME_SKIPPED] = "skipped",
+    [ST_DAMAGE_OUTCOME_CUT_OFF] = "cut_off",
   };
+  StDamageCounters d = { 0 };
 
+  st_statistics_get_damage (stats, &d);
   begin (e, "damage", 0, FALSE);
-  put_u64 (e, "total", st_stats_damaged (stats));
-  put_u64 (e, "first_offset", st_stats_first_damage (stats));
-  for (int i = 0; i < ST_DAMAGE_N; i++)
+  put_u64 (e, "total", d.places);
+  put_u64 (e, "first_offset", d.first_offset);
+  for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       g_autofree char *bytes = g_strconcat (keys[i], "_bytes", NULL);
-      put_u64 (e, keys[i], st_stats_damage_count (stats, i));
-      put_u64 (e, bytes, st_stats_damage_bytes (stats, i));
+      put_u64 (e, keys[i], d.count[i]);
+      put_u64 (e, bytes, d.bytes[i]);
     }
   end (e, FALSE);
 }
@@ -275,12 +286,19 @@ put_time (Emitter *e, int64_t wall_time_ms)
   put_string (e, "time", with_ms);
 }
 
-char *
-st_stats_export (const StStats *stats, const StStatsRun *run,
-                 StStatsFormat format)
+static const char *
+priming_name (StPrimePolicy policy)
 {
-  const StUnwindCounters *t = st_stats_total (stats);
-  GPtrArray *procs = st_stats_processes (stats);
+  return policy == ST_PRIME_DROP ? "drop"
+         : policy == ST_PRIME_DEFER ? "defer" : "sync";
+}
+
+char *
+st_stats_file_text (const StStatistics *stats, const StStatsRun *run,
+                    StStatsFormat format)
+{
+  StCounters t = { 0 };
+  StPrimingCounters pr = { 0 };
   Emitter e = {
     .out = g_string_new (NULL),
     .format = format,
@@ -289,6 +307,8 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
     .first = TRUE,
   };
 
+  st_statistics_get_counters (stats, &t);
+  st_statistics_get_priming (stats, &pr);
   if (!is_text (&e))
     {
       g_string_append_c (e.out, '{');
@@ -298,58 +318,60 @@ st_stats_export (const StStats *stats, const StStatsRun *run,
   put_string (&e, "state", run->state);
   put_time (&e, run->wall_time_ms);
   put_i64 (&e, "uptime_ms", run->uptime_ms);
-  put_u64 (&e, "input_bytes", run->input_bytes);
-  put_u64 (&e, "events_in", st_stats_events_in (stats));
-  put_u64 (&e, "events_out", st_stats_events_out (stats));
-  put_u64 (&e, "samples", t->samples);
-  put_u64 (&e, "unwound_to_root", t->complete);
-  put_u64 (&e, "truncated", t->truncated);
-  put_u64 (&e, "failed", t->failed);
-  put_u64 (&e, "stitched", t->stitched);
+  put_u64 (&e, "input_bytes", t.input_bytes);
+  put_u64 (&e, "events_in", t.records_in);
+  put_u64 (&e, "events_out", t.records_out);
+  put_u64 (&e, "samples", t.samples);
+  put_u64 (&e, "unwound_to_root", t.complete);
+  put_u64 (&e, "truncated", t.truncated);
+  put_u64 (&e, "failed", t.failed);
+  put_u64 (&e, "stitched", t.stitched);
   begin (&e, "sources", 0, FALSE);
-  put_u64 (&e, "dwarf", t->complete - t->stitched - t->fp_chain);
-  put_u64 (&e, "stitched", t->stitched);
-  put_u64 (&e, "frame_pointer_chain", t->fp_chain);
-  put_u64 (&e, "stitch_refused", t->stitch_refused);
+  put_u64 (&e, "dwarf", t.complete - t.stitched - t.fp_chain);
+  put_u64 (&e, "stitched", t.stitched);
+  put_u64 (&e, "frame_pointer_chain", t.fp_chain);
+  put_u64 (&e, "stitch_refused", t.stitch_refused);
   end (&e, FALSE);
-  put_u64 (&e, "unprimed", t->unprimed);
-  put_percent (&e, "success_rate_percent", st_unwind_success_shown (t, 2));
-  put_u64 (&e, "user_frames", t->frames);
-  put_u64 (&e, "frames_by_frame_pointer_step", t->fp_frames);
-  put_u64 (&e, "sampled_frames_by_code", t->code_frames);
+  put_u64 (&e, "unprimed", t.unprimed);
+  put_percent (&e, "success_rate_percent",
+               st_counters_success_percent (&t, 2));
+  put_u64 (&e, "user_frames", t.frames);
+  put_u64 (&e, "frames_by_frame_pointer_step", t.fp_frames);
+  put_u64 (&e, "sampled_frames_by_code", t.code_frames);
   begin (&e, "cause", 0, FALSE);
-  for (int i = 1; i < ST_CAUSE_N; i++)
+  /* Every cause the library names ("?": no such cause).  */
+  for (int i = ST_STOP_NONE + 1; i < ST_STOP_CAUSES; i++)
     {
-      g_autofree char *name = g_strdup (st_unwind_cause_name (i));
+      if (strcmp (st_stop_cause_name (i), "?") == 0)
+        continue;
+      g_autofree char *name = g_strdup (st_stop_cause_name (i));
       g_strdelimit (name, "-", '_');
-      put_u64 (&e, name, t->by_cause[i]);
+      put_u64 (&e, name, t.by_cause[i]);
     }
   end (&e, FALSE);
   put_damage (&e, stats);
   begin (&e, "debuginfod", 0, FALSE);
-  put_u64 (&e, "queries", run->debuginfod.queries);
-  put_u64 (&e, "found", run->debuginfod.found);
+  put_u64 (&e, "queries", t.debuginfod_queries);
+  put_u64 (&e, "found", t.debuginfod_found);
   end (&e, FALSE);
-  const StPrimingStats *pr = st_stats_priming (stats);
   begin (&e, "priming", 0, FALSE);
-  put_string (&e, "mode", pr->mode);
-  put_u64 (&e, "threads", pr->threads);
-  put_u64 (&e, "modules_prepared", pr->modules_prepared);
-  put_u64 (&e, "modules_pending", pr->modules_pending);
-  put_u64 (&e, "waits", pr->waits);
-  put_u64 (&e, "deferred", pr->deferred);
-  put_u64 (&e, "stalls", pr->stalls);
-  put_u64 (&e, "forced", pr->forced);
-  put_u64 (&e, "held_bytes", pr->held);
-  put_u64 (&e, "cap_bytes", pr->cap);
+  put_string (&e, "mode", priming_name (pr.policy));
+  put_u64 (&e, "threads", pr.threads);
+  put_u64 (&e, "modules_prepared", pr.modules_prepared);
+  put_u64 (&e, "modules_pending", pr.modules_pending);
+  put_u64 (&e, "waits", pr.waits);
+  put_u64 (&e, "deferred", pr.deferred);
+  put_u64 (&e, "stalls", pr.stalls);
+  put_u64 (&e, "forced", pr.forced);
+  put_u64 (&e, "held_bytes", pr.held_bytes);
+  put_u64 (&e, "cap_bytes", pr.cap_bytes);
   end (&e, FALSE);
-  put_files (&e, st_stats_file_report (stats));
-  put_u64 (&e, "sampled_processes", procs->len);
+  put_files (&e, stats);
+  put_u64 (&e, "sampled_processes", st_statistics_n_processes (stats));
   put_top_offenders (&e, stats);
   if (!is_text (&e))
     g_string_append (e.out, "\n}\n");
 
-  g_ptr_array_unref (procs);
   g_string_free (e.prefix, TRUE);
   g_array_free (e.prefix_lens, TRUE);
   return g_string_free (e.out, FALSE);
