@@ -92,7 +92,10 @@ EOF
   done
   echo "== unit tests under qemu-aarch64 ($(echo $run | wc -w) of" \
        "$(echo $all | wc -w); not these: $(echo $HOST_ONLY))"
-  make -j2 -C tests check TESTS="$run" LOG_COMPILER=qemu-aarch64 \
+  # Through libtool: the tests of the shared library are wrapper scripts
+  # that set the library path for the binary in .libs.
+  make -j2 -C tests check TESTS="$run" \
+    LOG_COMPILER="$(pwd)/libtool --mode=execute qemu-aarch64" \
     >unit-check.log 2>&1
   grep -E '^(FAIL|ERROR|XPASS)|^# (TOTAL|PASS|SKIP|FAIL|ERROR)' unit-check.log
   grep -qE '^# (FAIL|ERROR): +[1-9]' unit-check.log && failed=1

@@ -172,6 +172,13 @@ set_open_error (const StPerfEventAttr *attr, int pid, int cpu, int err,
           return;
         }
       break;
+    case ENOSYS:
+      g_set_error (error, ST_ERROR, ST_ERROR_UNSUPPORTED,
+                   "cannot open the perf event %s %s: this system has no "
+                   "perf_event_open (a kernel without CONFIG_PERF_EVENTS, "
+                   "an emulator such as qemu-user, or a seccomp filter)",
+                   event_name (attr), where);
+      return;
     case ESRCH:
       g_set_error (error, ST_ERROR, ST_ERROR_IO,
                    "cannot open the perf event %s: no such process",
