@@ -5,6 +5,10 @@
 
 #include "parallel-unwind.h"
 
+/* The most jobs a worker takes at once, and how many wake one.  */
+#define CHUNK_MAX 32
+#define CHUNK_WAKE 8
+
 typedef enum
 {
   JOB_QUEUED,        /* waits for a worker */
@@ -46,7 +50,11 @@ struct StParallelUnwind
   pthread_cond_t todo_cond;    /* a job queued, or STOP */
   pthread_cond_t walked_cond;  /* a job walked */
   StParallelJob *todo_head, *todo_tail;  /* (LOCK) */
+  guint n_todo;                          /* (LOCK) */
   gboolean stop;                         /* (LOCK) */
+  /* (LOCK) who waits: signals only then (a wake is a system call).  */
+  guint idle_workers;
+  gboolean main_waits;
 
   /* The pipeline's thread only: */
   StParallelJob *order_head, *order_tail;
@@ -66,21 +74,47 @@ worker_run (void *data)
   for (;;)
     {
       while (pu->todo_head == NULL && !pu->stop)
-        pthread_cond_wait (&pu->todo_cond, &pu->lock);
+        {
+          pu->idle_workers++;
+          pthread_cond_wait (&pu->todo_cond, &pu->lock);
+          pu->idle_workers--;
+        }
       if (pu->todo_head == NULL)
         break;
-      StParallelJob *job = pu->todo_head;
-      pu->todo_head = job->next_todo;
+      /* A share of what is queued, taken at once: a sample is walked in
+         microseconds, one lock round and wake per sample would cost as
+         much.  */
+      guint n = CLAMP (pu->n_todo / (2 * pu->n_workers), 1, CHUNK_MAX);
+      StParallelJob *first = pu->todo_head, *last = first;
+      first->state = JOB_WALKING;
+      for (guint i = 1; i < n; i++)
+        {
+          last = last->next_todo;
+          last->state = JOB_WALKING;
+        }
+      pu->todo_head = last->next_todo;
       if (pu->todo_head == NULL)
         pu->todo_tail = NULL;
-      job->state = JOB_WALKING;
+      pu->n_todo -= n;
       pthread_mutex_unlock (&pu->lock);
 
-      st_sample_unwinder_walk (w->unwinder, job->ev, job->walk);
+      /* (NEXT_TODO of the chunk is only read here until it is walked.)  */
+      for (StParallelJob *job = first;; job = job->next_todo)
+        {
+          st_sample_unwinder_walk (w->unwinder, job->ev, job->walk);
+          if (job == last)
+            break;
+        }
 
       pthread_mutex_lock (&pu->lock);
-      job->state = JOB_WALKED;
-      pthread_cond_broadcast (&pu->walked_cond);
+      for (StParallelJob *job = first;; job = job->next_todo)
+        {
+          job->state = JOB_WALKED;
+          if (job == last)
+            break;
+        }
+      if (pu->main_waits)
+        pthread_cond_signal (&pu->walked_cond);
     }
   pthread_mutex_unlock (&pu->lock);
   return NULL;
@@ -190,8 +224,15 @@ conclude_oldest (StParallelUnwind *pu)
   StParallelJob *job = pu->order_head;
 
   pthread_mutex_lock (&pu->lock);
+  /* Whatever is queued is to be walked now.  */
+  if (job->state != JOB_WALKED && pu->n_todo > 0 && pu->idle_workers > 0)
+    pthread_cond_broadcast (&pu->todo_cond);
   while (job->state != JOB_WALKED)
-    pthread_cond_wait (&pu->walked_cond, &pu->lock);
+    {
+      pu->main_waits = TRUE;
+      pthread_cond_wait (&pu->walked_cond, &pu->lock);
+      pu->main_waits = FALSE;
+    }
   pthread_mutex_unlock (&pu->lock);
 
   job->u = st_sample_unwinder_conclude (pu->main, job->ev, job->walk);
@@ -235,7 +276,11 @@ st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev)
   else
     pu->todo_head = job;
   pu->todo_tail = job;
-  pthread_cond_signal (&pu->todo_cond);
+  pu->n_todo++;
+  /* Woken for a chunk's worth (or when the results are wanted:
+     wake_workers).  */
+  if (pu->idle_workers > 0 && pu->n_todo >= CHUNK_WAKE)
+    pthread_cond_signal (&pu->todo_cond);
   pthread_mutex_unlock (&pu->lock);
   return job;
 }
