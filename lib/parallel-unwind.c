@@ -26,6 +26,8 @@ struct StParallelJob
   StParallelJob *next_todo;  /* (LOCK) the workers' queue */
   StParallelJob *next_order; /* submitted, not concluded: in order */
   StParallelJob *next_free;
+  StParallelJob *next_made;  /* every job made, to free them all */
+  gboolean taken;            /* its result given out (or free) */
 };
 
 typedef struct
@@ -60,6 +62,7 @@ struct StParallelUnwind
   StParallelJob *order_head, *order_tail;
   guint in_flight;             /* submitted, not concluded */
   StParallelJob *free_jobs;
+  StParallelJob *made_jobs;
   StWalk *free_walks[ST_PARALLEL_IN_FLIGHT];
   guint n_free_walks;
 };
@@ -185,28 +188,25 @@ st_parallel_unwind_free (StParallelUnwind *pu)
   for (guint i = 0; i < pu->n_workers; i++)
     if (pu->workers[i].started)
       pthread_join (pu->workers[i].thread, NULL);
-  /* (The workers ended their last walk: what was queued is freed.)  */
-  while (pu->order_head != NULL)
+  /* (The workers ended their last walk.)  Jobs not concluded, or whose
+     result was never taken (an abandoned output), go with the rest.  */
+  while (pu->made_jobs != NULL)
     {
-      StParallelJob *job = pu->order_head;
-      pu->order_head = job->next_order;
+      StParallelJob *job = pu->made_jobs;
+      pu->made_jobs = job->next_made;
       if (job->walk != NULL)
         {
           st_walk_clear (job->walk);
           g_free (job->walk);
         }
+      if (!job->taken && job->u != NULL)
+        st_sample_unwinder_release (pu->main, job->u);
       g_free (job);
     }
   for (guint i = 0; i < pu->n_free_walks; i++)
     {
       st_walk_clear (pu->free_walks[i]);
       g_free (pu->free_walks[i]);
-    }
-  while (pu->free_jobs != NULL)
-    {
-      StParallelJob *job = pu->free_jobs;
-      pu->free_jobs = job->next_free;
-      g_free (job);
     }
   for (guint i = 0; i < pu->n_workers; i++)
     worker_clear (&pu->workers[i]);
@@ -255,9 +255,14 @@ st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev)
   if (job != NULL)
     pu->free_jobs = job->next_free;
   else
-    job = g_new (StParallelJob, 1);
+    {
+      job = g_new (StParallelJob, 1);
+      job->next_made = pu->made_jobs;
+      pu->made_jobs = job;
+    }
   job->ev = ev;
   job->u = NULL;
+  job->taken = FALSE;
   job->walk = pu->n_free_walks > 0 ? pu->free_walks[--pu->n_free_walks]
                                    : g_new0 (StWalk, 1);
   job->next_order = NULL;
@@ -293,6 +298,7 @@ st_parallel_unwind_result (StParallelUnwind *pu, StParallelJob *job)
     conclude_oldest (pu);
 
   StUnwound *u = job->u;
+  job->taken = TRUE;
   job->next_free = pu->free_jobs;
   pu->free_jobs = job;
   return u;

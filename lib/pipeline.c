@@ -217,8 +217,10 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->unwinder = st_sample_unwinder_new (p->processes, p->modules, p->stats,
                                         p->priming, p->sample_report,
                                         p->jit_names, &uo);
+  /* N threads: this one (reading, concluding, writing) and N - 1
+     workers walking.  */
   if (parallel_applies (options, p))
-    p->parallel = st_parallel_unwind_new (options->jobs, p->unwinder,
+    p->parallel = st_parallel_unwind_new (options->jobs - 1, p->unwinder,
                                           worker_module_cache_new, p, &uo);
   st_reader_set_damage_handler (reader, &damage);
   return p;

@@ -76,10 +76,11 @@ typedef struct
                                  ST_PRIMING_MAX_THREADS) */
   guint jobs;                 /* threads that unwind; 0 or 1: the
                                  pipeline's own thread only, else (at
-                                 most ST_PIPELINE_MAX_JOBS) workers
-                                 walk the samples of a batch while it
-                                 does what depends on their order: the
-                                 output is the same for any number */
+                                 most ST_PIPELINE_MAX_JOBS) it and
+                                 JOBS - 1 workers that walk the samples
+                                 of a batch while it does what depends
+                                 on their order: the output is the same
+                                 for any number */
   gboolean trim_heap;         /* give the C library's free heap pages
                                  back to the system (malloc_trim) when
                                  idle and every some 100,000 events: a
