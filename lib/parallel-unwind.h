@@ -39,9 +39,9 @@ typedef struct StParallelJob StParallelJob;
    lazy fetch), for one worker.  */
 typedef StModuleCache *(*StModuleCacheMaker) (void *user);
 
-/* N_WORKERS threads; results concluded by MAIN (not owned).  FALSE
-   when a thread could not be started: NULL, and the caller unwinds on
-   its own thread.  */
+/* N_WORKERS threads; results concluded by MAIN (not owned).  NULL when
+   a thread could not be started: the caller then unwinds on its own
+   thread.  */
 StParallelUnwind *st_parallel_unwind_new (guint n_workers,
                                           StSampleUnwinder *main,
                                           StModuleCacheMaker make_cache,
