@@ -178,6 +178,7 @@ printf '%-8s %7s %5s | %9s %9s %9s %6s | %8s %6s | %8s %6s | %6s %6s\n' \
   capture samples fr/sm "fast s/s" "steady" "frames/s" "RSS MB" "dwfl s/s" \
   "RSS MB" "perf s/s" "RSS MB" "x dwfl" "x perf"
 declare -A fast_rate fast_steady fast_rss jobs_rate jobs_rss jobs_scale
+declare -A dwfl_scale
 for name in "${names[@]}"; do
   data=$(capture "$name") || exit 1
   best_of fast "$stacktrace" --engine fast --jobs 1 -i "$data" -o /dev/null \
@@ -188,6 +189,11 @@ for name in "${names[@]}"; do
   st=$(steady "$data" "$samples") || die "$name: steady-state run failed"
   timed dwfl "$stacktrace" --engine dwfl --jobs 1 -i "$data" -o /dev/null || die "$name: dwfl failed"
   dwfl_wall=$t_wall dwfl_rss=$t_rss
+  # The libdwfl engine is unwinding-bound (the walk is nearly all of
+  # it): the scaling of the walk itself.
+  timed dwfl_jobs "$stacktrace" --engine dwfl -i "$data" -o /dev/null \
+    || die "$name: dwfl at the default --jobs failed"
+  dwfl_scale[$name]=$(ratio "$dwfl_wall" "$t_wall")
   timed perf perf script -i "$data" --no-inline -F ip,sym || die "$name: perf script failed"
   perf_wall=$t_wall perf_rss=$t_rss
 
@@ -217,13 +223,16 @@ done
 echo
 echo "--jobs (issue 33): fast engine, whole run, default --jobs" \
   "($(getconf _NPROCESSORS_ONLN) processors) against --jobs 1:"
-printf '%-8s %9s %9s %6s %6s %6s\n' capture "j1 s/s" "jN s/s" "x j1" \
-  "RSS j1" "RSS jN"
+printf '%-8s %9s %9s %6s %6s %6s | %7s\n' capture "j1 s/s" "jN s/s" "x j1" \
+  "RSS j1" "RSS jN" "dwfl x"
 for name in "${names[@]}"; do
-  printf '%-8s %9s %9s %6s %6d %6d\n' "$name" "${fast_rate[$name]}" \
+  printf '%-8s %9s %9s %6s %6d %6d | %7s\n' "$name" "${fast_rate[$name]}" \
     "${jobs_rate[$name]}" "${jobs_scale[$name]}" \
-    $((fast_rss[$name] / 1024)) $((jobs_rss[$name] / 1024))
+    $((fast_rss[$name] / 1024)) $((jobs_rss[$name] / 1024)) \
+    "${dwfl_scale[$name]}"
 done
+echo "  (dwfl x: the libdwfl engine, unwinding-bound, at the default" \
+     "--jobs against --jobs 1, one run each)"
 
 echo
 echo "Targets (issue 4), this run:"
