@@ -24,6 +24,7 @@
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "kernel-join.h"
+#include "parallel-unwind.h"
 #include "pipeline.h"
 #include "priming.h"
 #include "report/jit-names.h"
@@ -56,6 +57,8 @@ struct StPipeline
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
   StSampleUnwinder *unwinder;  /* the per-sample unwinding service */
+  StParallelUnwind *parallel; /* --jobs: samples walked on workers;
+                                 NULL: on this thread */
   StCaptureMounts *mounts;    /* a capture's mount tables, to the
                                  file resolver */
 
@@ -115,6 +118,51 @@ write_counters (int64_t time, const StProgressCounters *counters, void *user)
   return st_writer_counters (user, time, counters);
 }
 
+/* A module cache looking for files as OPTIONS say (the finder: the
+   caller's own, else DEBUGINFOD's).  */
+static StModuleCache *
+module_cache_new (const StPipelineOptions *options, StDebuginfod *debuginfod)
+{
+  StFileResolver *resolver
+    = st_file_resolver_new_full (options->symfs, options->buildid_dir,
+                                 options->perf_cache_dir);
+  if (options->given_files_only)
+    st_file_resolver_set_given_only (resolver);
+  StModuleCache *modules = st_module_cache_new_with_resolver (resolver);
+  if (options->live)
+    st_file_resolver_hold_roots (st_module_cache_resolver (modules));
+  if (options->finder != NULL)
+    st_module_cache_set_finder (modules, options->finder,
+                                options->finder_data);
+  else
+    st_module_cache_set_finder (modules, st_debuginfod_module_finder,
+                                debuginfod);
+  /* Downloads only for the files samples need (see unwind_fetching).  */
+  st_module_cache_set_lazy_fetch (modules, TRUE);
+  return modules;
+}
+
+/* A worker's module cache (StModuleCacheMaker).  */
+static StModuleCache *
+worker_module_cache_new (void *user)
+{
+  StPipeline *p = user;
+
+  return module_cache_new (&p->options, NULL);
+}
+
+/* Whether samples may be walked on workers with the same result: files
+   are prepared inline (sync), never fetched by a finder (a fetch on
+   a worker is not yet shared with the others and the pipeline's own
+   cache), not a live session's (process roots held as read).  */
+static gboolean
+parallel_applies (const StPipelineOptions *options, const StPipeline *p)
+{
+  return options->jobs > 1 && options->mode == ST_MODE_UNWIND
+         && options->priming == ST_PRIMING_SYNC && !options->live
+         && options->finder == NULL && p->debuginfod == NULL;
+}
+
 StPipeline *
 st_pipeline_new (StReader *reader, StWriter *writer,
                  const StPipelineOptions *options)
@@ -143,26 +191,10 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                                p->jit_names);
     }
   p->processes = st_process_table_new ();
-  StFileResolver *resolver
-    = st_file_resolver_new_full (options->symfs, options->buildid_dir,
-                                 options->perf_cache_dir);
-  if (options->given_files_only)
-    st_file_resolver_set_given_only (resolver);
-  p->modules = st_module_cache_new_with_resolver (resolver);
-  if (options->live)
-    st_file_resolver_hold_roots (st_module_cache_resolver (p->modules));
-  if (options->finder != NULL)
-    st_module_cache_set_finder (p->modules, options->finder,
-                                options->finder_data);
-  else
-    {
-      if (options->debuginfod && !options->given_files_only)
-        p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
-      st_module_cache_set_finder (p->modules, st_debuginfod_module_finder,
-                                  p->debuginfod);
-    }
-  /* Downloads only for the files samples need (see unwind_fetching).  */
-  st_module_cache_set_lazy_fetch (p->modules, TRUE);
+  if (options->finder == NULL && options->debuginfod
+      && !options->given_files_only)
+    p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
+  p->modules = module_cache_new (options, p->debuginfod);
   p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
   /* After the prepare hook and the finder: workers read them.  Some
      room for one round of perf.data besides the waiting: at most half of
@@ -185,6 +217,11 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->unwinder = st_sample_unwinder_new (p->processes, p->modules, p->stats,
                                         p->priming, p->sample_report,
                                         p->jit_names, &uo);
+  /* N threads: this one (reading, concluding, writing) and N - 1
+     workers walking.  */
+  if (parallel_applies (options, p))
+    p->parallel = st_parallel_unwind_new (options->jobs - 1, p->unwinder,
+                                          worker_module_cache_new, p, &uo);
   st_reader_set_damage_handler (reader, &damage);
   return p;
 }
@@ -197,6 +234,7 @@ st_pipeline_free (StPipeline *p)
   /* Modules still prepared on workers are not needed any more (drop, or
      mappings never sampled): their downloads need not go on.  */
   st_debuginfod_cancel (p->debuginfod);
+  st_parallel_unwind_free (p->parallel);
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
   st_sample_unwinder_free (p->unwinder);
@@ -247,6 +285,33 @@ sample_readiness (const StEvent *ev, void *user)
   return st_sample_unwinder_readiness (p->unwinder, ev);
 }
 
+/* Whether EV changes what a walk reads: the process table's events
+   (st_process_table_apply), a mapping's JIT names.  */
+static gboolean
+changes_model (const StEvent *ev)
+{
+  return ev->kind == ST_EVENT_MAP || ev->kind == ST_EVENT_PROCESS
+         || ev->kind == ST_EVENT_FORK || ev->kind == ST_EVENT_EXIT;
+}
+
+/* process_event with workers: a sample is submitted to be walked, its
+   result taken in emit_event; an event that changes the model waits
+   until every sample before it is concluded.  The modules of the
+   sample's process are prepared here, as the walk on this thread would
+   (the file report and the names of --chains are this thread's).  */
+static void *
+process_event_parallel (StPipeline *p, const StEvent *ev)
+{
+  if (changes_model (ev))
+    st_parallel_unwind_apply (p->parallel, ev);
+  st_sample_unwinder_apply (p->unwinder, ev);
+  if (ev->kind != ST_EVENT_STACK_USER)
+    return NULL;
+  st_sample_unwinder_readiness (p->unwinder, ev);
+  st_priming_sample_unwound (p->priming, FALSE);
+  return st_parallel_unwind_submit (p->parallel, ev);
+}
+
 /* In time order: the event's effect on the process model, and unwinding.  */
 static void *
 process_event (const StEvent *ev, gboolean force, void *user)
@@ -254,6 +319,8 @@ process_event (const StEvent *ev, gboolean force, void *user)
   StPipeline *p = user;
   gboolean resumed = FALSE;
 
+  if (p->parallel != NULL)
+    return process_event_parallel (p, ev);
   if (ev->kind == ST_EVENT_STACK_USER && st_priming_defers (p->priming))
     {
       if (st_priming_sample_waits (p->priming, ev, force, sample_readiness,
@@ -330,6 +397,8 @@ emit_event (const StEvent *ev, void *result, void *user)
   StPipeline *p = user;
   StUnwound *u = result;
 
+  if (p->parallel != NULL && u != NULL)
+    u = st_parallel_unwind_result (p->parallel, result);
   /* Held in place in a mapped input that shrank since: its bytes read
      as zeros now (see mapping-guard.h).  */
   if (G_UNLIKELY (ev->offset + ev->raw_len
@@ -415,7 +484,13 @@ handle (StPipeline *p, const StEvent *ev)
     hold_root (roots, ev);
   /* Mount tables before the mappings that need them, as read.  */
   if (ev->kind == ST_EVENT_OTHER)
-    st_capture_mounts_feed (p->mounts, ev);
+    {
+      st_capture_mounts_feed (p->mounts, ev);
+      /* (Only a capture has them: a perf.data's records are not
+         waited for.)  */
+      if (p->parallel != NULL && ev->source == ST_FORMAT_SYSPROF)
+        st_parallel_unwind_feed_mounts (p->parallel, ev);
+    }
   /* First sight of a module: as read, before time order holds it.  */
   st_priming_see (p->priming, ev);
   if (p->reorder != NULL)
@@ -458,6 +533,10 @@ input_wait (void *user)
   /* Samples whose modules became ready meanwhile go out now.  */
   if (st_priming_on_workers (p->priming))
     priming_progress (p);
+  /* So do those held for the workers.  */
+  if (p->parallel != NULL && p->reorder != NULL
+      && st_reader_format (p->reader) != ST_FORMAT_PERF)
+    st_reorder_flush (p->reorder);
   /* Idle: what was freed goes back to the system (at most once a
      second; a live session's memory would otherwise stay at its peak).  */
   gint64 now = g_get_monotonic_time ();
@@ -498,13 +577,19 @@ st_pipeline_run (StPipeline *p, GError **error)
                                    p->options.output_format == ST_FORMAT_SYSPROF);
       /* Events of a mapped file are held in place, not copied.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
+      if (p->parallel != NULL)
+        st_reorder_set_emit_after_batch (p->reorder);
     }
-  else if (st_priming_defers (p->priming))
+  else if (st_priming_defers (p->priming) || p->parallel != NULL)
     {
-      /* A window only for samples that wait for their modules.  */
+      /* A window only for samples that wait for their modules, or to
+         give workers samples to share (released a batch at a time, and
+         whenever the input stalls).  */
       p->reorder = st_reorder_new (process_event, emit_event, p,
                                    ST_REORDER_MAX_BYTES, FALSE);
       st_reorder_set_as_read (p->reorder);
+      if (p->parallel != NULL)
+        st_reorder_set_as_read_batch (p->reorder, ST_PARALLEL_IN_FLIGHT);
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
     }
 

@@ -13,6 +13,9 @@
 #include "sample-unwinder.h"
 #include "unwind/unwinder.h"
 
+/* The most threads StPipelineOptions.jobs may ask for.  */
+#define ST_PIPELINE_MAX_JOBS 64
+
 typedef enum
 {
   ST_MODE_NONE,       /* read and check, write nothing */
@@ -71,6 +74,13 @@ typedef struct
                                  0: ST_PRIMING_DEFAULT_CAP */
   guint priming_threads;      /* workers; 0: one per processor (at most
                                  ST_PRIMING_MAX_THREADS) */
+  guint jobs;                 /* threads that unwind; 0 or 1: the
+                                 pipeline's own thread only, else (at
+                                 most ST_PIPELINE_MAX_JOBS) it and
+                                 JOBS - 1 workers that walk the samples
+                                 of a batch while it does what depends
+                                 on their order: the output is the same
+                                 for any number */
   gboolean trim_heap;         /* give the C library's free heap pages
                                  back to the system (malloc_trim) when
                                  idle and every some 100,000 events: a

@@ -68,6 +68,7 @@ struct StReorder
   void *user;
   size_t max_bytes;
   gboolean emit_in_time_order;
+  gboolean emit_after_batch;  /* ... once the whole batch is processed */
   StEventStable stable;
   void *stable_user;
 
@@ -81,6 +82,8 @@ struct StReorder
   int64_t watermark;        /* newest time seen before the last round_end */
   gboolean have_watermark;
   gboolean as_read;         /* key = seq, released when pushed */
+  guint as_read_batch;      /* ... or when that many are unreleased */
+  guint unreleased;
   guint overflows;
   GPtrArray *todo;          /* released, to process in this order */
   guint todo_next;          /* index of the next one to process */
@@ -105,6 +108,18 @@ void
 st_reorder_set_as_read (StReorder *r)
 {
   r->as_read = TRUE;
+}
+
+void
+st_reorder_set_as_read_batch (StReorder *r, guint n_events)
+{
+  r->as_read_batch = n_events;
+}
+
+void
+st_reorder_set_emit_after_batch (StReorder *r)
+{
+  r->emit_after_batch = TRUE;
 }
 
 void
@@ -287,6 +302,7 @@ static void
 run (StReorder *r, gboolean force)
 {
   GPtrArray *todo = r->todo;
+  guint first = r->todo_next;
 
   r->waiting = FALSE;
   while (r->todo_next < todo->len)
@@ -323,9 +339,12 @@ run (StReorder *r, gboolean force)
       r->todo_next++;
       p->result = result;
       p->processed = TRUE;
-      if (r->emit_in_time_order)
+      if (r->emit_in_time_order && !r->emit_after_batch)
         done (r, p);
     }
+  if (r->emit_in_time_order && r->emit_after_batch)
+    for (guint i = first; i < r->todo_next; i++)
+      done (r, todo->pdata[i]);
   if (!r->waiting)
     {
       g_ptr_array_set_size (todo, 0);
@@ -344,6 +363,8 @@ release (StReorder *r, int64_t limit, gboolean all)
   GPtrArray *todo = r->todo;
   guint batch = todo->len;
 
+  if (all)
+    r->unreleased = 0;
   for (Pending *p = r->head; p != NULL; p = p->next)
     if (!p->queued && (all || p->key <= limit))
       {
@@ -388,7 +409,10 @@ st_reorder_push (StReorder *r, const StEvent *ev)
   r->bytes += p->held;
 
   if (r->as_read)
-    release (r, 0, TRUE);
+    {
+      if (++r->unreleased >= r->as_read_batch)
+        release (r, 0, TRUE);
+    }
   else if (ev->round_end)
     {
       if (r->have_watermark)

@@ -42,6 +42,11 @@ StReorder *st_reorder_new (StReorderProcess process, StReorderEmit emit,
                            gboolean emit_in_time_order);
 void st_reorder_free (StReorder *r);
 
+/* With EMIT_IN_TIME_ORDER: a released batch is processed whole before
+   its events are emitted (the results of --jobs' workers are taken
+   then, not one by one as processed).  */
+void st_reorder_set_emit_after_batch (StReorder *r);
+
 /* Events whose memory STABLE accepts are held without copying it.  */
 void st_reorder_set_stable (StReorder *r, StEventStable stable, void *user);
 
@@ -49,6 +54,9 @@ void st_reorder_set_stable (StReorder *r, StEventStable stable, void *user);
    released as it is pushed, in input order; the window then only holds
    events while processing waits.  */
 void st_reorder_set_as_read (StReorder *r);
+/* ... but released N_EVENTS at a time (or at st_reorder_flush): for
+   --jobs' workers, a batch of samples to share.  */
+void st_reorder_set_as_read_batch (StReorder *r, guint n_events);
 
 void st_reorder_push (StReorder *r, const StEvent *ev);
 /* Processes and emits everything buffered (at the end of the input),

@@ -220,18 +220,19 @@ module_at_stop (StSampleUnwinder *su, StSampleContext *sample,
    time another module).  */
 #define ST_FETCH_RETRIES 4
 
-/* Unwinds the sample of SAMPLE into R.  A walk stopped at a PC in a module whose
-   file is still to be fetched (lazy debuginfod) fetches it: inline, then
-   the sample is unwound again; on a worker, then the sample waits when
-   MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
+/* Unwinds SAMPLE into IPS, SPS and R.  A walk stopped at a PC in a
+   module whose file is still to be fetched (lazy debuginfod) fetches
+   it: inline, then the sample is unwound again; on a worker, then the
+   sample waits when MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
    defer's cap).  A module that stays unusable is charged the sample.  */
 static gboolean
 unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
-                 gboolean may_wait, StUnwindResult *r)
+                 uint64_t *ips, uint64_t *sps, gboolean may_wait,
+                 StUnwindResult *r, const char **cost)
 {
   for (guint tries = 0;; tries++)
     {
-      st_unwinder_unwind_sample (su->unwinder, sample, su->ips, su->sps,
+      st_unwinder_unwind_sample (su->unwinder, sample, ips, sps,
                                  ST_UNWIND_MAX_FRAMES, r);
       const StMap *map = NULL;
       StModule *m = r->cause == ST_CAUSE_NO_MODULE
@@ -241,8 +242,11 @@ unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
       if (tries == ST_FETCH_RETRIES
           || !st_module_cache_fetch (su->modules, m, map))
         {
-          st_file_report_cost (st_module_cache_file_report (su->modules),
-                               st_module_identity (m));
+          if (cost != NULL)
+            *cost = st_module_identity (m);
+          else
+            st_file_report_cost (st_module_cache_file_report (su->modules),
+                                 st_module_identity (m));
           return TRUE;
         }
       if (st_module_ready (m))
@@ -262,26 +266,48 @@ unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
 /* A walk stopped at the last frame of R, in a module whose file has no
    CFI, or whose code was built without it (the walk then stops on
    whatever the frame-pointer fallback read): that file cost the
-   sample.  */
+   sample.  Its identity (borrowed from the module cache) and why, or
+   NULL.  */
+static const char *
+no_unwind_data_at_stop (StSampleUnwinder *su, StProcess *proc,
+                        const uint64_t *ips, const StUnwindResult *r,
+                        StNoCfiReason *why)
+{
+  const StMap *map = st_address_space_find (proc->maps, ips[r->n_ips - 1]);
+
+  if (map == NULL || !st_map_is_module (map))
+    return NULL;
+  StModule *m = st_module_cache_get (su->modules, map);
+  if (!st_module_ready (m) || m->elf == NULL
+      || !(m->no_unwind_sections || m->code_without_cfi))
+    return NULL;
+  *why = m->no_unwind_sections ? ST_NO_CFI_SECTIONS
+         : __atomic_load_n (&m->debug_file_found, __ATOMIC_ACQUIRE)
+         ? ST_NO_CFI_DEBUG_FILE : ST_NO_CFI_CODE;
+  return st_module_identity (m);
+}
+
+/* Whether R stopped where the want of CFI is why: stopped in a file
+   without CFI, whatever the frame-pointer attempt then met (unreadable
+   memory, a loop).  */
+static gboolean
+may_lack_unwind_data (const StUnwindResult *r)
+{
+  return r->status != ST_UNWIND_COMPLETE && r->n_ips > 0
+         && r->cause != ST_CAUSE_NO_MODULE && r->cause != ST_CAUSE_STACK_END
+         && r->cause != ST_CAUSE_MAX_DEPTH;
+}
+
 static void
 charge_no_unwind_data (StSampleUnwinder *su, StProcess *proc,
                        const StUnwindResult *r)
 {
-  const StMap *map = st_address_space_find (proc->maps,
-                                            su->ips[r->n_ips - 1]);
+  StNoCfiReason why;
+  const char *key = no_unwind_data_at_stop (su, proc, su->ips, r, &why);
 
-  if (map == NULL || !st_map_is_module (map))
-    return;
-  StModule *m = st_module_cache_get (su->modules, map);
-  if (!st_module_ready (m) || m->elf == NULL
-      || !(m->no_unwind_sections || m->code_without_cfi))
-    return;
-  StNoCfiReason why
-    = m->no_unwind_sections ? ST_NO_CFI_SECTIONS
-      : __atomic_load_n (&m->debug_file_found, __ATOMIC_ACQUIRE)
-      ? ST_NO_CFI_DEBUG_FILE : ST_NO_CFI_CODE;
-  st_file_report_no_unwind_data (st_module_cache_file_report (su->modules),
-                                 st_module_identity (m), why);
+  if (key != NULL)
+    st_file_report_no_unwind_data (st_module_cache_file_report (su->modules),
+                                   key, why);
 }
 
 /* The unwound chain of EV (P->ips, N_IPS) to --chains and the call
@@ -356,6 +382,65 @@ advise_jvm (StSampleUnwinder *su, const StProcess *proc, const StEvent *ev,
     }
 }
 
+/* The chain unwound into SU->ips and SU->sps (R) into its result: what
+   is done in the order of the samples (stitching, statistics, the
+   --chains line).  */
+static StUnwound *
+conclude (StSampleUnwinder *su, StProcess *proc, const StEvent *ev,
+          StUnwindResult *r)
+{
+  if (su->stitcher != NULL)
+    stitch (su, proc, ev, r);
+  if (g_hash_table_size (su->jvm_pids) > 0)
+    advise_jvm (su, proc, ev, r->n_ips);
+  st_stats_unwind (su->stats, ev->pid, proc->comm, r);
+  if (r->status != ST_UNWIND_COMPLETE && su->options.debug
+      && su->options.report != NULL)
+    debug_line (su, proc, ev, r);
+
+  StUnwound *u = unwound_new (su, r->n_ips);
+  memcpy (u->ips, su->ips, r->n_ips * sizeof (uint64_t));
+  u->status = r->status;
+  u->cause = r->cause;
+  u->n_stitched = r->n_stitched;
+  u->stitched = r->n_stitched > 0;
+  u->unprimed = r->unprimed;
+
+  /* Named now: the process's mappings are those of the sample's time.  */
+  if (su->sample_report != NULL)
+    u->chain_line = report_sample (su, proc, ev, r->n_ips);
+  return u;
+}
+
+/* The next pair of chain arrays when the stitcher may still read the
+   last chains learnt.  */
+static void
+next_chain (StSampleUnwinder *su)
+{
+  if (su->chain_lent)
+    {
+      su->chain = (su->chain + 1) % G_N_ELEMENTS (su->chain_ips);
+      su->ips = su->chain_ips[su->chain];
+      su->sps = su->chain_sps[su->chain];
+      su->chain_lent = FALSE;
+    }
+}
+
+/* EV, or as if the recorder had copied less (truncate_stack, for
+   testing stitching) in *CUT.  */
+static const StEvent *
+cut_stack (StSampleUnwinder *su, const StEvent *raw_ev, StEvent *cut)
+{
+  if (su->options.truncate_stack > 0
+      && raw_ev->stack.stack_size > su->options.truncate_stack)
+    {
+      *cut = *raw_ev;
+      cut->stack.stack_size = su->options.truncate_stack;
+      return cut;
+    }
+  return raw_ev;
+}
+
 /* Unwinds raw-stack event RAW_EV; NULL when it must wait for a file
    being fetched (MAY_WAIT).  */
 StUnwound *
@@ -364,62 +449,75 @@ st_sample_unwinder_unwind (StSampleUnwinder *su, const StEvent *raw_ev,
 {
   StProcess *proc = st_process_table_get (su->processes, raw_ev->pid);
   StUnwindResult r;
+  StEvent cut;
 
   st_process_table_use_unwind_state (su->processes, proc);
-  StEvent cut;
-  const StEvent *ev = raw_ev;
-
-  if (su->chain_lent)
-    {
-      /* The stitcher may still read the last chains learnt.  */
-      su->chain = (su->chain + 1) % G_N_ELEMENTS (su->chain_ips);
-      su->ips = su->chain_ips[su->chain];
-      su->sps = su->chain_sps[su->chain];
-      su->chain_lent = FALSE;
-    }
-
-  if (su->options.truncate_stack > 0
-      && raw_ev->stack.stack_size > su->options.truncate_stack)
-    {
-      /* For testing stitching: as if the recorder had copied less.  */
-      cut = *raw_ev;
-      cut.stack.stack_size = su->options.truncate_stack;
-      ev = &cut;
-    }
+  next_chain (su);
+  const StEvent *ev = cut_stack (su, raw_ev, &cut);
   /* Its registers and memory, set up once for every walk of it.  */
   StSampleContext sample;
   st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
-  if (!unwind_fetching (su, &sample, may_wait, &r))
+  if (!unwind_fetching (su, &sample, su->ips, su->sps, may_wait, &r, NULL))
     return NULL;
-  /* Stopped in a file without CFI: whatever the frame-pointer attempt
-     then met (unreadable memory, a loop), the want of CFI is why.  */
-  if (r.status != ST_UNWIND_COMPLETE && r.n_ips > 0
-      && r.cause != ST_CAUSE_NO_MODULE && r.cause != ST_CAUSE_STACK_END
-      && r.cause != ST_CAUSE_MAX_DEPTH)
+  if (may_lack_unwind_data (&r))
     charge_no_unwind_data (su, proc, &r);
-  if (su->stitcher != NULL)
-    stitch (su, proc, ev, &r);
-  if (g_hash_table_size (su->jvm_pids) > 0)
-    advise_jvm (su, proc, ev, r.n_ips);
-  st_stats_unwind (su->stats, ev->pid, proc->comm, &r);
-  if (r.status != ST_UNWIND_COMPLETE && su->options.debug
-      && su->options.report != NULL)
-    debug_line (su, proc, ev, &r);
-
-  StUnwound *u = unwound_new (su, r.n_ips);
-  memcpy (u->ips, su->ips, r.n_ips * sizeof (uint64_t));
-  u->status = r.status;
-  u->cause = r.cause;
-  u->n_stitched = r.n_stitched;
-  u->stitched = r.n_stitched > 0;
-  u->unprimed = r.unprimed;
-
-  /* Named now: the process's mappings are those of the sample's time.  */
-  if (su->sample_report != NULL)
-    u->chain_line = report_sample (su, proc, ev, r.n_ips);
-  return u;
+  return conclude (su, proc, ev, &r);
 }
 
+void
+st_sample_unwinder_walk (StSampleUnwinder *su, const StEvent *raw_ev,
+                         StWalk *w)
+{
+  StProcess *proc = st_process_table_get (su->processes, raw_ev->pid);
+  StEvent cut;
+  const char *cost = NULL, *no_cfi = NULL;
+
+  st_process_table_use_unwind_state (su->processes, proc);
+  const StEvent *ev = cut_stack (su, raw_ev, &cut);
+  StSampleContext sample;
+  st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
+  unwind_fetching (su, &sample, w->ips, w->sps, FALSE, &w->result, &cost);
+  if (may_lack_unwind_data (&w->result))
+    no_cfi = no_unwind_data_at_stop (su, proc, w->ips, &w->result,
+                                     &w->no_cfi_why);
+  /* Copied: the engine's message and the module cache's names are
+     this thread's.  */
+  g_free (w->detail);
+  g_free (w->cost_key);
+  g_free (w->no_cfi_key);
+  w->detail = g_strdup (w->result.detail);
+  w->result.detail = w->detail;
+  w->cost_key = g_strdup (cost);
+  w->no_cfi_key = g_strdup (no_cfi);
+}
+
+StUnwound *
+st_sample_unwinder_conclude (StSampleUnwinder *su, const StEvent *raw_ev,
+                             StWalk *w)
+{
+  StProcess *proc = st_process_table_get (su->processes, raw_ev->pid);
+  StEvent cut;
+  StFileReport *files = st_module_cache_file_report (su->modules);
+
+  st_process_table_use_unwind_state (su->processes, proc);
+  next_chain (su);
+  const StEvent *ev = cut_stack (su, raw_ev, &cut);
+  if (w->cost_key != NULL)
+    st_file_report_cost (files, w->cost_key);
+  if (w->no_cfi_key != NULL)
+    st_file_report_no_unwind_data (files, w->no_cfi_key, w->no_cfi_why);
+  memcpy (su->ips, w->ips, w->result.n_ips * sizeof (uint64_t));
+  memcpy (su->sps, w->sps, w->result.n_ips * sizeof (uint64_t));
+  return conclude (su, proc, ev, &w->result);
+}
+
+void
+st_walk_clear (StWalk *w)
+{
+  g_clear_pointer (&w->detail, g_free);
+  g_clear_pointer (&w->cost_key, g_free);
+  g_clear_pointer (&w->no_cfi_key, g_free);
+}
 
 StModulesReadiness
 st_sample_unwinder_readiness (StSampleUnwinder *su, const StEvent *ev)

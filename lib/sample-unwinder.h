@@ -12,13 +12,17 @@
    Results come from free lists of a few capacities: no allocation per
    sample once warm.
 
-   Threads: one thread at a time per service.  The module cache it is
-   given may be shared (module-cache.h says what that allows).  */
+   Threads: one thread at a time per service, and per process table and
+   module cache it is given (module-cache.h).  With --jobs each worker
+   has a service of its own, on a replica of the model, that only walks
+   (st_sample_unwinder_walk); the pipeline's service concludes
+   (parallel-unwind.h).  */
 #ifndef ST_SAMPLE_UNWINDER_H
 #define ST_SAMPLE_UNWINDER_H
 
 #include <stdbool.h>
 
+#include "model/file-report.h"
 #include "model/module-cache.h"
 #include "model/process-table.h"
 #include "priming.h"
@@ -93,6 +97,36 @@ void st_sample_unwinder_apply (StSampleUnwinder *su, const StEvent *ev);
 StUnwound *st_sample_unwinder_unwind (StSampleUnwinder *su,
                                       const StEvent *ev, gboolean may_wait);
 void st_sample_unwinder_release (StSampleUnwinder *su, StUnwound *u);
+
+/* --jobs: the walk apart from what depends on the order of the samples.
+   A worker's own service (its own process table and module cache, fed
+   the same events: nothing of it is shared) walks a sample into an
+   StWalk; the pipeline's service concludes it, in the samples' order,
+   as st_sample_unwinder_unwind would have after its walk.  The walk
+   depends only on the model and the files (every cache is memoization),
+   so the result is the same whichever thread walked.  */
+typedef struct
+{
+  StUnwindResult result;  /* its detail: DETAIL */
+  char *detail;           /* owned copies: */
+  char *cost_key;         /* a module whose file could not be had */
+  char *no_cfi_key;       /* a module without CFI that stopped the walk */
+  StNoCfiReason no_cfi_why;
+  uint64_t ips[ST_UNWIND_MAX_FRAMES];
+  uint64_t sps[ST_UNWIND_MAX_FRAMES];
+} StWalk;
+
+/* Walks EV (applied before to SU's model) into W; never waits for a
+   preparation on another thread (SU has no priming: files are prepared
+   and fetched inline).  */
+void st_sample_unwinder_walk (StSampleUnwinder *su, const StEvent *ev,
+                              StWalk *w);
+/* EV's result from W, walked on a replica of SU's model as of EV's
+   time (W's arrays are reused afterwards).  */
+StUnwound *st_sample_unwinder_conclude (StSampleUnwinder *su,
+                                        const StEvent *ev, StWalk *w);
+/* Frees what W owns (not W).  */
+void st_walk_clear (StWalk *w);
 
 /* Whether EV's process has every module ready, or what keeps them.  */
 StModulesReadiness st_sample_unwinder_readiness (StSampleUnwinder *su,

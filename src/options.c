@@ -1,6 +1,7 @@
 /* Option parsing (GOption), with eu-stacktrace's -i/-o/-m/-f kept.  */
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -175,7 +176,7 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   g_autofree char *priming = NULL, *priming_cap = NULL;
   gboolean version = FALSE;
   /* G_MININT: not given (-1 is a value to refuse, not a default).  */
-  int input_fd = G_MININT, output_fd = G_MININT;
+  int input_fd = G_MININT, output_fd = G_MININT, jobs = G_MININT;
   GOptionEntry entries[] = {
     { "input", 'i', 0, G_OPTION_ARG_FILENAME, &opts->input,
       "Read from PATH (file or FIFO; default: stdin, or ./perf.data when "
@@ -226,6 +227,9 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
       "When modules are prepared: sync, drop or defer", "MODE" },
     { "priming-cap", 0, 0, G_OPTION_ARG_STRING, &priming_cap,
       "With defer: hold at most SIZE (default 16M)", "SIZE" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      "Unwind on N threads (default: one per processor; 1: the main "
+      "thread only); the output is the same for any N", "N" },
     { "sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->sandbox,
       "Restrict this process once started (default as root)", NULL },
     { "no-sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->no_sandbox,
@@ -321,6 +325,14 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
                    "--counters-interval needs a number of milliseconds > 0");
       return FALSE;
     }
+  if (jobs != G_MININT && (jobs < 1 || jobs > ST_PIPELINE_MAX_JOBS))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--jobs needs a number of threads from 1 to %d (got %d)",
+                   ST_PIPELINE_MAX_JOBS, jobs);
+      return FALSE;
+    }
+  opts->jobs = jobs == G_MININT ? 0 : jobs;
   if (opts->truncate_stack < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -330,6 +342,16 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   opts->input_fd = input_fd;
   opts->output_fd = output_fd;
   return TRUE;
+}
+
+guint
+st_options_default_jobs (void)
+{
+  cpu_set_t set;
+
+  if (sched_getaffinity (0, sizeof set, &set) != 0)
+    return 1;
+  return CLAMP (CPU_COUNT (&set), 1, ST_PIPELINE_MAX_JOBS);
 }
 
 void

@@ -38,6 +38,8 @@ typedef struct
   gboolean priming_auto;  /* no --priming: by the kind of input */
   StPrimingMode priming;
   guint64 priming_cap;    /* 0: the default */
+  int jobs;               /* --jobs: unwinding threads; 0: not given
+                             (st_options_default_jobs) */
   gboolean sandbox;       /* --sandbox: also when not root */
   gboolean no_sandbox;    /* --no-sandbox: never (debugging) */
 } StOptions;
@@ -47,5 +49,9 @@ typedef struct
 gboolean st_options_parse (StOptions *opts, int *argc, char ***argv,
                            GError **error);
 void st_options_clear (StOptions *opts);
+
+/* Without --jobs: one per processor this process may run on
+   (sched_getaffinity), at most ST_PIPELINE_MAX_JOBS.  */
+guint st_options_default_jobs (void);
 
 #endif /* ST_OPTIONS_H */

@@ -673,6 +673,7 @@ main (int argc, char **argv)
     .live = input_is_live (in_fd),
     .priming = opts.priming_auto ? default_priming (in_fd) : opts.priming,
     .priming_cap = opts.priming_cap,
+    .jobs = opts.jobs > 0 ? (guint) opts.jobs : st_options_default_jobs (),
     .check = unwinder != NULL ? st_live_check_output : st_live_check,
     .check_data = live,
     .check_ms = ST_LIVE_CHECK_MS,

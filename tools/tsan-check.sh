@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ThreadSanitizer check of the worker threads (JIT-style priming): not
+# ThreadSanitizer check of the worker threads (JIT-style priming, and
+# --jobs' unwinding workers): not
 # part of make check or CI (a third build, slow).  Builds stacktrace with
 # -fsanitize=thread (configure --enable-sanitizers=thread) in build-tsan/
 # (or DIR), then runs under it the unit
@@ -61,7 +62,8 @@ for mode in defer drop; do
   done
 done
 export ST_TSAN_PRIMING=default
-for s in priming.sh many-processes.sh; do
+# (jobs-identical.sh runs everything at --jobs 2 and 8: the workers.)
+for s in priming.sh many-processes.sh jobs-identical.sh; do
   run_script "$s" "$builddir/src/stacktrace"
 done
 

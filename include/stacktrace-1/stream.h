@@ -88,6 +88,9 @@ ST_PUBLIC int st_stream_set_debuginfod (StStream *stream, const char *urls);
    default).  */
 ST_PUBLIC int st_stream_set_stitching (StStream *stream, int stitch);
 ST_PUBLIC int st_stream_set_priming (StStream *stream, StPrimePolicy policy);
+/* Threads that unwind (1, the default: the calling thread only; 0: one
+   per processor; at most 64).  The output is the same for any number.  */
+ST_PUBLIC int st_stream_set_jobs (StStream *stream, int jobs);
 /* Each unwound sample's chain as a text line, as the command's --chains
    (PID TID TIME ADDRS SYMBOLS, tab-separated), into PATH.  */
 ST_PUBLIC int st_stream_set_chains_path (StStream *stream, const char *path);

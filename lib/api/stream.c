@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@ struct StStream
   gboolean debug;
   gboolean call_graph;
   StPrimePolicy priming;
+  guint jobs;                /* 0: one per processor */
   StMessageFunc message;
   void *message_data;
 
@@ -63,6 +65,7 @@ st_stream_new (void)
   s->in_fd = s->out_fd = -1;
   s->unwind = TRUE;
   s->stitch = TRUE;
+  s->jobs = 1;
   pthread_mutex_init (&s->lock, NULL);
   st_api_set_error (&s->error, "");
   return s;
@@ -207,6 +210,27 @@ st_stream_set_priming (StStream *s, StPrimePolicy policy)
     return ST_E_INVALID;
   s->priming = policy;
   return ST_OK;
+}
+
+int
+st_stream_set_jobs (StStream *s, int jobs)
+{
+  SETTABLE (s);
+  if (jobs < 0 || jobs > ST_PIPELINE_MAX_JOBS)
+    return ST_E_INVALID;
+  s->jobs = (guint) jobs;
+  return ST_OK;
+}
+
+/* One per processor this process may run on.  */
+static guint
+processors (void)
+{
+  cpu_set_t set;
+
+  if (sched_getaffinity (0, sizeof set, &set) != 0)
+    return 1;
+  return CLAMP (CPU_COUNT (&set), 1, ST_PIPELINE_MAX_JOBS);
 }
 
 int
@@ -398,6 +422,7 @@ st_stream_run (StStream *s)
     .debuginfod_urls = s->debuginfod_urls,
     .counters = TRUE,
     .live = !regular,
+    .jobs = s->jobs != 0 ? s->jobs : processors (),
     .priming = s->priming == ST_PRIME_DROP ? ST_PRIMING_DROP
                : s->priming == ST_PRIME_DEFER ? ST_PRIMING_DEFER
                : ST_PRIMING_SYNC,

@@ -26,8 +26,10 @@
    nothing but that module, and the main thread takes it back when it
    collects completions (st_module_cache_collect, _wait_any, _wait_for);
    only then is it READY.  A module PREPARING is never evicted, and none
-   of its fields but NAME may be read.  The cache itself is used from the
-   main thread only.  */
+   of its fields but NAME may be read.  The cache itself (lookups, its LRU,
+   the kept descriptors, the code pages it owns) is used from one thread
+   at a time, without locks: --jobs gives each worker a cache of its
+   own (parallel-unwind.h) rather than sharing one.  */
 #ifndef ST_MODULE_CACHE_H
 #define ST_MODULE_CACHE_H
 

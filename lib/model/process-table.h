@@ -1,5 +1,9 @@
 /* What the stream has told us about each process: name, mappings, and a
-   slot for the unwinder's per-process state.  */
+   slot for the unwinder's per-process state.
+
+   Threads: one at a time per table, no lock (a lookup moves the process
+   in LRU lists, a walk fills its state slots): --jobs gives each worker
+   a table of its own, fed the same events (parallel-unwind.h).  */
 #ifndef ST_PROCESS_TABLE_H
 #define ST_PROCESS_TABLE_H
 

@@ -2,7 +2,11 @@
    public API): one Dwfl per process, reused across its samples, modules
    reported from the process's mappings, memory served from the stack
    copy or the mapped files.  The reference engine (--engine dwfl), and
-   the fast engine's fallback and symbolizer.  */
+   the fast engine's fallback and symbolizer.
+
+   Threads: libdwfl keeps no lock; an engine, its Dwfls and the Elfs of
+   its module cache are used from one thread at a time (--jobs: each
+   worker has its own, parallel-unwind.h).  */
 #ifndef ST_DWFL_UNWINDER_H
 #define ST_DWFL_UNWINDER_H
 

@@ -6,7 +6,12 @@
 
    Addresses are ELF virtual addresses of the module (runtime address
    minus the load bias).  Attached to an StModule by the module cache's
-   prepare hook; everything here touches only its own module.  */
+   prepare hook; everything here touches only its own module.
+
+   Threads: lookups fill the tables and the hot table as they go, and
+   the budget cools other modules': a module's tables are used by one
+   thread at a time, that of its module cache (module-cache.h; --jobs
+   gives each worker its own).  */
 #ifndef ST_RULE_CACHE_H
 #define ST_RULE_CACHE_H
 

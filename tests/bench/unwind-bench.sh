@@ -2,9 +2,11 @@
 # Unwinding benchmark (make bench; not part of make check).  Records real
 # captures with perf --call-graph=dwarf (8 KiB stack copies), or reuses
 # them from a cache directory, and prints for each, in one run:
-# samples/s, frames/s and peak RSS of stacktrace --engine fast, of
-# --engine dwfl and of `perf script --no-inline -F ip,sym` on the same
-# capture, the ratios, and the targets of issue 4.
+# samples/s, frames/s and peak RSS of stacktrace --engine fast (--jobs 1),
+# of --engine dwfl and of `perf script --no-inline -F ip,sym` on the same
+# capture, the ratios, and the targets of issue 4; then samples/s and
+# peak RSS at the default --jobs (one per processor) and the scaling
+# from --jobs 1 (issue 33).
 #
 #   unwind-bench.sh [--stacktrace PATH] [--cache DIR] [--rerecord]
 #                   [--runs N] [--callgrind] [--only NAME...]
@@ -175,17 +177,23 @@ names=(cc1 python multi procs1k)
 printf '%-8s %7s %5s | %9s %9s %9s %6s | %8s %6s | %8s %6s | %6s %6s\n' \
   capture samples fr/sm "fast s/s" "steady" "frames/s" "RSS MB" "dwfl s/s" \
   "RSS MB" "perf s/s" "RSS MB" "x dwfl" "x perf"
-declare -A fast_rate fast_steady fast_rss
+declare -A fast_rate fast_steady fast_rss jobs_rate jobs_rss jobs_scale
+declare -A dwfl_scale
 for name in "${names[@]}"; do
   data=$(capture "$name") || exit 1
-  best_of fast "$stacktrace" --engine fast -i "$data" -o /dev/null \
+  best_of fast "$stacktrace" --engine fast --jobs 1 -i "$data" -o /dev/null \
     || die "$name: fast failed"
   fast_wall=$best fast_mem=$best_rss
   samples=$(sed -n 's/^stacktrace: total: \([0-9]*\) samples.*/\1/p' "$work/fast.err")
   frames=$(sed -n 's/^stacktrace: \([0-9]*\) user frames.*/\1/p' "$work/fast.err")
   st=$(steady "$data" "$samples") || die "$name: steady-state run failed"
-  timed dwfl "$stacktrace" --engine dwfl -i "$data" -o /dev/null || die "$name: dwfl failed"
+  timed dwfl "$stacktrace" --engine dwfl --jobs 1 -i "$data" -o /dev/null || die "$name: dwfl failed"
   dwfl_wall=$t_wall dwfl_rss=$t_rss
+  # The libdwfl engine is unwinding-bound (the walk is nearly all of
+  # it): the scaling of the walk itself.
+  timed dwfl_jobs "$stacktrace" --engine dwfl -i "$data" -o /dev/null \
+    || die "$name: dwfl at the default --jobs failed"
+  dwfl_scale[$name]=$(ratio "$dwfl_wall" "$t_wall")
   timed perf perf script -i "$data" --no-inline -F ip,sym || die "$name: perf script failed"
   perf_wall=$t_wall perf_rss=$t_rss
 
@@ -193,6 +201,11 @@ for name in "${names[@]}"; do
   fast_rate[$name]=$f
   fast_steady[$name]=$st
   fast_rss[$name]=$fast_mem
+  best_of jobs "$stacktrace" --engine fast -i "$data" -o /dev/null \
+    || die "$name: default --jobs failed"
+  jobs_rate[$name]=$(rate "$samples" "$best")
+  jobs_rss[$name]=$best_rss
+  jobs_scale[$name]=$(ratio "$fast_wall" "$best")
   printf '%-8s %7d %5s | %9s %9s %9s %6d | %8s %6d | %8s %6d | %6s %6s\n' \
     "$name" "$samples" "$(ratio "$frames" "$samples")" "$f" "$st" \
     "$(rate "$frames" "$fast_wall")" $((fast_mem / 1024)) \
@@ -201,11 +214,25 @@ for name in "${names[@]}"; do
     "$(ratio "$dwfl_wall" "$fast_wall")" "$(ratio "$perf_wall" "$fast_wall")"
   if [ $callgrind = yes ] && command -v valgrind >/dev/null; then
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
-      "$stacktrace" -i "$data" -o /dev/null -q 2>"$work/cg.err"
+      "$stacktrace" --jobs 1 -i "$data" -o /dev/null -q 2>"$work/cg.err"
     ir=$(sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' "$work/cg.err" | tr -d ,)
     echo "         callgrind: $(ratio "${ir:-0}" "$samples") instructions per sample (fast, whole run)"
   fi
 done
+
+echo
+echo "--jobs (issue 33): fast engine, whole run, default --jobs" \
+  "($(getconf _NPROCESSORS_ONLN) processors) against --jobs 1:"
+printf '%-8s %9s %9s %6s %6s %6s | %7s\n' capture "j1 s/s" "jN s/s" "x j1" \
+  "RSS j1" "RSS jN" "dwfl x"
+for name in "${names[@]}"; do
+  printf '%-8s %9s %9s %6s %6d %6d | %7s\n' "$name" "${fast_rate[$name]}" \
+    "${jobs_rate[$name]}" "${jobs_scale[$name]}" \
+    $((fast_rss[$name] / 1024)) $((jobs_rss[$name] / 1024)) \
+    "${dwfl_scale[$name]}"
+done
+echo "  (dwfl x: the libdwfl engine, unwinding-bound, at the default" \
+     "--jobs against --jobs 1, one run each)"
 
 echo
 echo "Targets (issue 4), this run:"

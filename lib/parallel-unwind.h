@@ -1,0 +1,72 @@
+/* --jobs: raw-stack samples walked on worker threads, concluded in
+   their order on the pipeline's thread.
+
+   Each worker owns a replica of the model: its own process table,
+   module cache and engine (StSampleUnwinder without stitching, report or
+   priming), fed every event that changes the model, in the same order
+   as the pipeline's own.  Nothing a walk touches is shared between
+   threads, so the caches (rule tables, Dwfls, module LRU, code pages)
+   need no lock, and a walk gives what it would on the pipeline's
+   thread: it depends only on the model and the files.
+
+   The pipeline's thread submits each sample after applying it to its
+   own model (the model is then as of the sample's time), and takes the
+   result back in any order; results are concluded (stitching,
+   statistics, --chains line: st_sample_unwinder_conclude) strictly in
+   the order of submission.  Before an event that changes the model,
+   everything submitted is concluded (st_parallel_unwind_apply): the
+   model is frozen while workers walk, for them and for the
+   conclusions.
+
+   Threads: every function from the pipeline's thread only.  Memory:
+   at most ST_PARALLEL_IN_FLIGHT walks held (StWalk, 4 KiB each), plus
+   per worker what one single-threaded unwinder holds (its rule tables'
+   budget, its Dwfls, its mapped files: mapped files are shared pages).  */
+#ifndef ST_PARALLEL_UNWIND_H
+#define ST_PARALLEL_UNWIND_H
+
+#include "capture-mounts.h"
+#include "model/module-cache.h"
+#include "sample-unwinder.h"
+
+/* Samples submitted and not concluded yet, at most.  */
+#define ST_PARALLEL_IN_FLIGHT 1024
+
+typedef struct StParallelUnwind StParallelUnwind;
+typedef struct StParallelJob StParallelJob;
+
+/* A new module cache as the pipeline's own (resolver settings, finder,
+   lazy fetch), for one worker.  */
+typedef StModuleCache *(*StModuleCacheMaker) (void *user);
+
+/* N_WORKERS threads; results concluded by MAIN (not owned).  NULL when
+   a thread could not be started: the caller then unwinds on its own
+   thread.  */
+StParallelUnwind *st_parallel_unwind_new (guint n_workers,
+                                          StSampleUnwinder *main,
+                                          StModuleCacheMaker make_cache,
+                                          void *make_cache_data,
+                                          const StSampleUnwinderOptions *o);
+/* Concludes nothing more: call st_parallel_unwind_settle first for the
+   results to count.  */
+void st_parallel_unwind_free (StParallelUnwind *pu);
+
+/* Raw-stack event EV, applied to the main model, to be walked; EV stays
+   valid until st_parallel_unwind_result.  */
+StParallelJob *st_parallel_unwind_submit (StParallelUnwind *pu,
+                                          const StEvent *ev);
+/* JOB's result (concluding every job submitted before it first);
+   JOB is gone.  */
+StUnwound *st_parallel_unwind_result (StParallelUnwind *pu,
+                                      StParallelJob *job);
+/* Concludes every job submitted (their results wait for
+   st_parallel_unwind_result).  */
+void st_parallel_unwind_settle (StParallelUnwind *pu);
+/* EV's effect on every worker's model (after settling).  */
+void st_parallel_unwind_apply (StParallelUnwind *pu, const StEvent *ev);
+/* A capture's mount table frame, to every worker's resolver (after
+   settling).  */
+void st_parallel_unwind_feed_mounts (StParallelUnwind *pu,
+                                     const StEvent *ev);
+
+#endif /* ST_PARALLEL_UNWIND_H */
