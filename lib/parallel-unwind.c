@@ -158,6 +158,9 @@ st_parallel_unwind_new (guint n_workers, StSampleUnwinder *main,
       Worker *w = &pu->workers[i];
       w->pu = pu;
       w->processes = st_process_table_new ();
+      /* It forgets what the pipeline's table forgets, when it does
+         (st_parallel_unwind_forget), never on its own.  */
+      st_process_table_set_unbounded (w->processes);
       w->modules = make_cache (make_cache_data);
       w->mounts = st_capture_mounts_new (st_module_cache_resolver (w->modules));
       w->unwinder = st_sample_unwinder_new (w->processes, w->modules, NULL,
@@ -319,6 +322,14 @@ st_parallel_unwind_apply (StParallelUnwind *pu, const StEvent *ev)
   st_parallel_unwind_settle (pu);
   for (guint i = 0; i < pu->n_workers; i++)
     st_sample_unwinder_apply (pu->workers[i].unwinder, ev);
+}
+
+void
+st_parallel_unwind_forget (StParallelUnwind *pu, int32_t pid)
+{
+  st_parallel_unwind_settle (pu);
+  for (guint i = 0; i < pu->n_workers; i++)
+    st_process_table_forget (pu->workers[i].processes, pid);
 }
 
 void

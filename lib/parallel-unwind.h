@@ -64,6 +64,13 @@ StUnwound *st_parallel_unwind_result (StParallelUnwind *pu,
 void st_parallel_unwind_settle (StParallelUnwind *pu);
 /* EV's effect on every worker's model (after settling).  */
 void st_parallel_unwind_apply (StParallelUnwind *pu, const StEvent *ev);
+/* Process PID forgotten by the pipeline's process table (its bounds),
+   by every worker's too (after settling).  The pipeline settles before
+   anything that may make its table forget (an event that changes the
+   model, a sample of a process it does not know), so that no sample
+   in flight or waiting to be concluded is of a process forgotten
+   since it was submitted.  */
+void st_parallel_unwind_forget (StParallelUnwind *pu, int32_t pid);
 /* A capture's mount table frame, to every worker's resolver (after
    settling).  */
 void st_parallel_unwind_feed_mounts (StParallelUnwind *pu,

@@ -151,6 +151,15 @@ worker_module_cache_new (void *user)
   return module_cache_new (&p->options, NULL);
 }
 
+/* The workers' tables forget what ours forgets (parallel-unwind.h).  */
+static void
+forget_in_workers (int32_t pid, void *user)
+{
+  StPipeline *p = user;
+
+  st_parallel_unwind_forget (p->parallel, pid);
+}
+
 /* Whether samples may be walked on workers with the same result: files
    are prepared inline (sync), never fetched by a finder (a fetch on
    a worker is not yet shared with the others and the pipeline's own
@@ -191,6 +200,9 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                                p->jit_names);
     }
   p->processes = st_process_table_new ();
+  if (options->max_processes > 0)
+    st_process_table_set_limits (p->processes, options->max_processes,
+                                 ST_PROCESS_TABLE_MAX_UNWIND_STATES);
   if (options->finder == NULL && options->debuginfod
       && !options->given_files_only)
     p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
@@ -222,6 +234,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   if (parallel_applies (options, p))
     p->parallel = st_parallel_unwind_new (options->jobs - 1, p->unwinder,
                                           worker_module_cache_new, p, &uo);
+  if (p->parallel != NULL)
+    st_process_table_set_forget_func (p->processes, forget_in_workers, p);
   st_reader_set_damage_handler (reader, &damage);
   return p;
 }
@@ -234,6 +248,7 @@ st_pipeline_free (StPipeline *p)
   /* Modules still prepared on workers are not needed any more (drop, or
      mappings never sampled): their downloads need not go on.  */
   st_debuginfod_cancel (p->debuginfod);
+  st_process_table_set_forget_func (p->processes, NULL, NULL);
   st_parallel_unwind_free (p->parallel);
   /* Processes hold Dwfls that reference the cached Elfs: free them first.  */
   st_process_table_free (p->processes);
@@ -307,6 +322,10 @@ process_event_parallel (StPipeline *p, const StEvent *ev)
   st_sample_unwinder_apply (p->unwinder, ev);
   if (ev->kind != ST_EVENT_STACK_USER)
     return NULL;
+  /* A process made for the sample may make the table forget another
+     (its bounds): a change of the model like any other.  */
+  if (st_process_table_lookup (p->processes, ev->pid) == NULL)
+    st_parallel_unwind_settle (p->parallel);
   st_sample_unwinder_readiness (p->unwinder, ev);
   st_priming_sample_unwound (p->priming, FALSE);
   return st_parallel_unwind_submit (p->parallel, ev);

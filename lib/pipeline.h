@@ -81,6 +81,9 @@ typedef struct
                                  of a batch while it does what depends
                                  on their order: the output is the same
                                  for any number */
+  guint max_processes;        /* processes remembered; 0: the process
+                                 table's default (tests set fewer, to
+                                 see them forgotten) */
   gboolean trim_heap;         /* give the C library's free heap pages
                                  back to the system (malloc_trim) when
                                  idle and every some 100,000 events: a

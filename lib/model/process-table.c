@@ -53,6 +53,8 @@ struct StProcessTable
   size_t max_map_bytes; /* 0: no bound */
   uint64_t forgotten;
   uint64_t states_dropped;
+  StProcessForgetFunc forget_func;
+  void *forget_data;
 };
 
 static void
@@ -117,6 +119,22 @@ st_process_table_set_max_exited (StProcessTable *t, guint max_exited)
   t->max_exited = MAX (max_exited, 1);
 }
 
+void
+st_process_table_set_forget_func (StProcessTable *t, StProcessForgetFunc func,
+                                  void *data)
+{
+  t->forget_func = func;
+  t->forget_data = data;
+}
+
+void
+st_process_table_set_unbounded (StProcessTable *t)
+{
+  t->max_processes = G_MAXUINT;
+  t->max_exited = G_MAXUINT;
+  t->max_map_bytes = 0;
+}
+
 /* Removes P from the unwind-state list and frees its state.  */
 static void
 drop_state (StProcessTable *t, StProcess *p)
@@ -161,6 +179,8 @@ count_maps (StProcessTable *t, StProcess *p)
 static void
 forget (StProcessTable *t, StProcess *p)
 {
+  if (t->forget_func != NULL)
+    t->forget_func (p->pid, t->forget_data);
   t->map_bytes -= links (p)->counted;
   set_running (t, p);
   drop_state (t, p);
@@ -367,4 +387,13 @@ uint64_t
 st_process_table_forgotten (StProcessTable *t)
 {
   return t->forgotten;
+}
+
+void
+st_process_table_forget (StProcessTable *t, int32_t pid)
+{
+  StProcess *p = st_process_table_lookup (t, pid);
+
+  if (p != NULL)
+    forget (t, p);
 }

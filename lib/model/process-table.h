@@ -98,4 +98,15 @@ guint st_process_table_n_unwind_states (StProcessTable *t);
 /* Processes forgotten to keep within the bound.  */
 uint64_t st_process_table_forgotten (StProcessTable *t);
 
+/* Called with the pid of every process the table forgets (before it is
+   gone), to keep a copy of the model in step (parallel-unwind.h).  */
+typedef void (*StProcessForgetFunc) (int32_t pid, void *data);
+void st_process_table_set_forget_func (StProcessTable *t,
+                                       StProcessForgetFunc func, void *data);
+/* Forgets process PID, if known, as the bounds would.  */
+void st_process_table_forget (StProcessTable *t, int32_t pid);
+/* No bound on processes, exited ones or mappings' bytes: a copy of
+   another table that forgets only what that one forgets.  */
+void st_process_table_set_unbounded (StProcessTable *t);
+
 #endif /* ST_PROCESS_TABLE_H */

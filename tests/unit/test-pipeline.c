@@ -166,12 +166,12 @@ run_clear (Run *r)
 }
 
 static Run
-run_fixture (StPipelineOptions *opts)
+run_capture (const char *path, StPipelineOptions *opts)
 {
   Run r = { 0 };
   TextSink chains;
   g_autofree char *out_path = NULL;
-  int in_fd = open (FIXTURE, O_RDONLY | O_CLOEXEC);
+  int in_fd = open (path, O_RDONLY | O_CLOEXEC);
   int out_fd = g_file_open_tmp ("st-pipeline-XXXXXX", &out_path, NULL);
 
   g_assert_cmpint (in_fd, >=, 0);
@@ -192,6 +192,12 @@ run_fixture (StPipelineOptions *opts)
   return r;
 }
 
+static Run
+run_fixture (StPipelineOptions *opts)
+{
+  return run_capture (FIXTURE, opts);
+}
+
 static GArray *
 fixture_frames (char **bytes)
 {
@@ -202,6 +208,84 @@ fixture_frames (char **bytes)
 }
 
 /* --- the cases ---------------------------------------------------------------- */
+
+/* The fixture with every frame of its process followed by a copy as of
+   process PID + 1 (and thread TID + 1): two processes whose samples
+   alternate; after the 100th sample, one more copy as of a process the
+   stream never mapped.  Written to a temporary file, whose path is
+   returned.  */
+static char *
+fixture_twice (void)
+{
+  g_autofree char *in_bytes = NULL;
+  GArray *in = fixture_frames (&in_bytes);
+  GByteArray *out = g_byte_array_new ();
+  int32_t pid = 0;
+  guint samples = 0;
+  char *path = NULL;
+
+  for (guint i = 0; i < in->len && pid == 0; i++)
+    if (frame (in, i)->type == STACK_USER)
+      pid = frame (in, i)->pid;
+  g_byte_array_append (out, (const uint8_t *) in_bytes, 256);
+  for (guint i = 0; i < in->len; i++)
+    {
+      const Frame *f = frame (in, i);
+      g_byte_array_append (out, f->bytes, f->len);
+      if (f->pid != pid)
+        continue;
+      for (int copy = 1; copy <= 2; copy++)
+        {
+          if (copy == 2 && !(f->type == STACK_USER && ++samples == 100))
+            break;
+          guint at = out->len;
+          g_byte_array_append (out, f->bytes, f->len);
+          int32_t other = copy == 1 ? pid + 1 : pid + 2;
+          memcpy (out->data + at + 4, &other, 4);
+          guint tid_at = f->type == SAMPLE ? 28
+                         : f->type == STACK_USER ? 32 : 0;
+          if (tid_at != 0)
+            {
+              int32_t tid = get32 (out->data + at + tid_at) + copy;
+              memcpy (out->data + at + tid_at, &tid, 4);
+            }
+        }
+    }
+  int fd = g_file_open_tmp ("st-pipeline-twice-XXXXXX", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, out->data, out->len), ==, (gssize) out->len);
+  close (fd);
+  g_byte_array_unref (out);
+  g_array_unref (in);
+  return path;
+}
+
+/* --jobs with a process table that forgets (its bound at two processes,
+   two whose samples alternate and a third that comes in between): the
+   workers' copies forget what the pipeline's forgets, when it does, so
+   the output is that of one thread.  */
+static void
+test_jobs_forgetting (void)
+{
+  g_autofree char *twice = fixture_twice ();
+  StPipelineOptions one = {
+    .mode = ST_MODE_UNWIND, .engine = ST_ENGINE_FAST, .stitch = TRUE,
+    .given_files_only = TRUE, .max_processes = 2, .jobs = 1,
+  };
+  StPipelineOptions three = one;
+  three.jobs = 3;
+  Run a = run_capture (twice, &one);
+  Run b = run_capture (twice, &three);
+
+  g_assert_cmpuint (a.output_len, ==, b.output_len);
+  g_assert_true (memcmp (a.output, b.output, a.output_len) == 0);
+  g_assert_cmpstr (a.chains, ==, b.chains);
+  g_assert_cmpstr (a.stats, ==, b.stats);
+  g_assert_cmpuint (a.total.samples, ==, 2 * 299 + 1);
+  run_clear (&a);
+  run_clear (&b);
+  g_unlink (twice);
+}
 
 static void
 test_passthru (void)
@@ -616,5 +700,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/abandon", test_abandon);
   g_test_add_func ("/pipeline/damage", test_damage);
   g_test_add_func ("/pipeline/callgraph", test_callgraph);
+  g_test_add_func ("/pipeline/jobs/forgetting", test_jobs_forgetting);
   return g_test_run ();
 }
