@@ -453,7 +453,7 @@ main (int argc, char **argv)
   StOptions opts = { 0 };
   g_autoptr (GError) error = NULL;
   StLiveUnwinder *unwinder = NULL;
-  StRecord *record = NULL;
+  StRecordRun *record = NULL;
   /* --record first: its --stack-size is the live unwinder's too.  */
   gboolean recording = st_record_wanted (argc, argv);
 
