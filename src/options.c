@@ -7,15 +7,15 @@
 #include "options.h"
 
 static gboolean
-parse_format (const char *value, StFormat *out, gboolean allow_auto,
+parse_format (const char *value, StFileFormat *out, gboolean allow_auto,
               GError **error)
 {
   if (allow_auto && g_strcmp0 (value, "auto") == 0)
-    *out = ST_FORMAT_AUTO;
+    *out = ST_FILE_FORMAT_AUTO;
   else if (g_strcmp0 (value, "sysprof") == 0)
-    *out = ST_FORMAT_SYSPROF;
+    *out = ST_FILE_FORMAT_CAPTURE;
   else if (g_strcmp0 (value, "perf") == 0)
-    *out = ST_FORMAT_PERF;
+    *out = ST_FILE_FORMAT_PERF;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -27,14 +27,14 @@ parse_format (const char *value, StFormat *out, gboolean allow_auto,
 }
 
 static gboolean
-parse_mode (const char *value, StMode *out, GError **error)
+parse_mode (const char *value, StRunMode *out, GError **error)
 {
   if (g_strcmp0 (value, "none") == 0)
-    *out = ST_MODE_NONE;
+    *out = ST_RUN_NONE;
   else if (g_strcmp0 (value, "passthru") == 0)
-    *out = ST_MODE_PASSTHRU;
+    *out = ST_RUN_PASSTHRU;
   else if (g_strcmp0 (value, "naive") == 0)
-    *out = ST_MODE_UNWIND;
+    *out = ST_RUN_UNWIND;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -63,12 +63,12 @@ parse_stats_format (const char *value, StStatsFormat *out, GError **error)
 }
 
 static gboolean
-parse_engine (const char *value, StEngine *out, GError **error)
+parse_engine (const char *value, StUnwindEngine *out, GError **error)
 {
   if (g_strcmp0 (value, "fast") == 0)
-    *out = ST_ENGINE_FAST;
+    *out = ST_ENGINE_FAST_CFI;
   else if (g_strcmp0 (value, "dwfl") == 0)
-    *out = ST_ENGINE_DWFL;
+    *out = ST_ENGINE_LIBDWFL;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -79,14 +79,14 @@ parse_engine (const char *value, StEngine *out, GError **error)
 }
 
 static gboolean
-parse_priming (const char *value, StPrimingMode *out, GError **error)
+parse_priming (const char *value, StPrimePolicy *out, GError **error)
 {
   if (g_strcmp0 (value, "sync") == 0)
-    *out = ST_PRIMING_SYNC;
+    *out = ST_PRIME_INLINE;
   else if (g_strcmp0 (value, "drop") == 0)
-    *out = ST_PRIMING_DROP;
+    *out = ST_PRIME_DROP;
   else if (g_strcmp0 (value, "defer") == 0)
-    *out = ST_PRIMING_DEFER;
+    *out = ST_PRIME_DEFER;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -249,10 +249,10 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
                           "callchains");
 
   opts->input_fd = opts->output_fd = -1;
-  opts->format = ST_FORMAT_AUTO;
-  opts->output_format = ST_FORMAT_AUTO;
-  opts->mode = ST_MODE_UNWIND;
-  opts->engine = ST_ENGINE_FAST;
+  opts->format = ST_FILE_FORMAT_AUTO;
+  opts->output_format = ST_FILE_FORMAT_AUTO;
+  opts->mode = ST_RUN_UNWIND;
+  opts->engine = ST_ENGINE_FAST_CFI;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, description);

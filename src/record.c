@@ -610,7 +610,7 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
   int stream_fd;
 
   if (opts->input != NULL || opts->input_fd >= 0
-      || opts->format != ST_FORMAT_AUTO)
+      || opts->format != ST_FILE_FORMAT_AUTO)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "--record reads its own perf events: no input "
@@ -618,7 +618,7 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
       return FALSE;
     }
   /* Refused before anything runs, not after the command started.  */
-  if (opts->output == NULL && opts->output_fd < 0 && opts->mode != ST_MODE_NONE
+  if (opts->output == NULL && opts->output_fd < 0 && opts->mode != ST_RUN_NONE
       && isatty (STDOUT_FILENO))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
@@ -650,8 +650,8 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
   if (!rec->output_format_given)
     opts->output_format = opts->output != NULL
                           && g_str_has_suffix (opts->output, ".syscap")
-                          ? ST_FORMAT_SYSPROF : ST_FORMAT_PERF;
-  scan_processes (rec, opts->output_format == ST_FORMAT_PERF);
+                          ? ST_FILE_FORMAT_CAPTURE : ST_FILE_FORMAT_PERF;
+  scan_processes (rec, opts->output_format == ST_FILE_FORMAT_PERF);
   current = rec;
   rec->signal_stopping = stopping;
   st_ring_source_set_poll_ms (rec->source, poll_ms (rec));
@@ -675,15 +675,15 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
   if (rec->child != NULL && !st_record_child_release (rec->child, error))
     return FALSE;
   opts->input_fd = stream_fd;
-  opts->format = ST_FORMAT_PERF;
+  opts->format = ST_FILE_FORMAT_PERF;
   return TRUE;
 }
 
-void
-st_record_write_mounts (StRecordRun *rec, StWriter *w)
+const void *
+st_record_mounts (StRecordRun *rec, size_t *len)
 {
-  if (rec->mounts != NULL)
-    st_proc_scan_write_frames (w, rec->mounts);
+  *len = rec->mounts != NULL ? rec->mounts->len : 0;
+  return rec->mounts != NULL ? rec->mounts->data : NULL;
 }
 
 static void

@@ -13,7 +13,6 @@
 #include <glib.h>
 #include <stdio.h>
 
-#include "format/writer.h"
 #include "options.h"
 
 typedef struct StRecordRun StRecordRun;
@@ -39,8 +38,9 @@ gboolean st_record_start (StRecordRun *rec, StOptions *opts,
                                                       void *data),
                           void *data, GError **error);
 
-/* The mount tables of the walk of /proc (-a), first in a capture.  */
-void st_record_write_mounts (StRecordRun *rec, StWriter *w);
+/* The mount tables of the walk of /proc (-a), first in a capture:
+   whole capture frames, *LEN bytes, or NULL.  */
+const void *st_record_mounts (StRecordRun *rec, size_t *len);
 
 /* Stops the ring reader (after the stream's reader is freed), ends and
    waits for the command, and prints what the recording gave to OUT:

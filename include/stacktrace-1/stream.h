@@ -179,7 +179,11 @@ typedef struct
   int abandoned;           /* st_stream_abandon_output was called */
   int stopped;             /* the check function or a cancel stopped it */
   int chains_whole;        /* the chains were written whole */
-  int reserved_int[3];
+  int started;             /* the records were read: everything was
+                              opened and the output's header written */
+  int failed;              /* reading or writing the records failed
+                              (st_stream_error says why) */
+  int reserved_int;
   uint64_t input_bytes;    /* the input read */
   uint64_t reserved[7];
 } StStreamOutcome;

@@ -679,6 +679,7 @@ st_stream_run (StStream *s)
     .check_ms = check_interval (s),
   };
   s->reader = reader;
+  s->outcome.started = 1;
   s->pipeline = st_pipeline_new (reader, writer, &o);
   gboolean ok = st_pipeline_run (s->pipeline, &error);
   snapshot (s);
@@ -695,6 +696,7 @@ st_stream_run (StStream *s)
                                                    ST_ERROR_BROKEN_PIPE);
   s->outcome.abandoned = st_pipeline_output_abandoned (s->pipeline);
   s->outcome.stopped = st_pipeline_stopped (s->pipeline);
+  s->outcome.failed = !ok;
   if (!ok)
     rc = fail (s, ST_E_IO, error->message);
   else if (st_pipeline_stopped (s->pipeline))

@@ -96,7 +96,7 @@ main (int argc, char **argv)
   uint64_t truncate = 0;
   Check check = { 0 };
   long idle = 0;
-  int arg = 1;
+  int arg = 1, rc_load;
 
   for (; arg < argc && strncmp (argv[arg], "--", 2) == 0; arg++)
     {
@@ -135,6 +135,8 @@ main (int argc, char **argv)
     }
 
   st_install_mapped_file_guard ();
+  rc_load = st_load_debuginfod ();
+  CHECK (rc_load == ST_OK || rc_load == ST_E_UNSUPPORTED);
   StStream *s = st_stream_new ();
   StStreamOutcome outcome;
   check.stream = s;
@@ -190,6 +192,7 @@ main (int argc, char **argv)
   printf ("output_whole=%d\nbroken_pipe=%d\nabandoned=%d\nstopped=%d\n"
           "chains_whole=%d\n", outcome.output_whole, outcome.broken_pipe,
           outcome.abandoned, outcome.stopped, outcome.chains_whole);
+  printf ("started=%d\nfailed=%d\n", outcome.started, outcome.failed);
   printf ("check_calls=%ld\n", check.calls);
   st_stream_free (s);
   close (in_fd);

@@ -33,6 +33,8 @@ compare() {
   [ "$(value output_whole "$tmp/lib.report")" = 1 ] \
     || fail "$name: output not whole"
   [ "$(value stopped "$tmp/lib.report")" = 0 ] || fail "$name: stopped"
+  [ "$(value started "$tmp/lib.report")" = 1 ] || fail "$name: not started"
+  [ "$(value failed "$tmp/lib.report")" = 0 ] || fail "$name: failed"
   [ -s "$tmp/lib.chains" ] || fail "$name: no chains"
   cmp -s "$tmp/cmd.out" "$tmp/lib.out" \
     || fail "$name: the stream's output differs from the command's"
