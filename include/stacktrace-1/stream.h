@@ -14,9 +14,9 @@
 
    Threads: one thread makes the stream, sets it, runs it and frees it.
    While st_stream_run runs, any other thread may call st_stream_cancel
-   and st_stream_get_counters (and only those).  Message functions are
-   called on the running thread (st_stream_get_statistics may be called
-   from them).  */
+   and st_stream_get_counters (and only those).  Message, check and idle
+   functions are called on the running thread (st_stream_get_statistics
+   may be called from them).  */
 #if !defined(STACKTRACE_1_INSIDE) && !defined(STACKTRACE_1_COMPILATION)
 #error "Only <stacktrace-1/stacktrace.h> can be included directly."
 #endif
@@ -65,8 +65,7 @@ ST_PUBLIC int st_stream_set_input_path (StStream *stream, const char *path,
 /* The output (FORMAT: CAPTURE, PERF, or AUTO: the input's); without
    one, the input is only read and unwound (counters, chains).  An
    output that is the input's regular file (the same inode) is refused
-   (ST_E_INVALID from the run or st_stream_open_input) before anything
-   is written.  */
+   (ST_E_INVALID from st_stream_run) before anything is written.  */
 ST_PUBLIC int st_stream_set_output_fd (StStream *stream, int fd,
                                        StFileFormat format);
 ST_PUBLIC int st_stream_set_output_path (StStream *stream, const char *path,
