@@ -533,6 +533,8 @@ handle (StPipeline *p, const StEvent *ev)
       p->trimmed_at = g_get_monotonic_time ();
       if (p->options.trim_heap)
         st_heap_trim ();
+      if (p->options.idle != NULL)
+        p->options.idle (p->options.idle_data);
     }
 }
 
@@ -565,6 +567,8 @@ input_wait (void *user)
       p->events_untrimmed = 0;
       if (p->options.trim_heap)
         st_heap_trim ();
+      if (p->options.idle != NULL)
+        p->options.idle (p->options.idle_data);
     }
   if (p->writer != NULL)
     st_writer_flush (p->writer);

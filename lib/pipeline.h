@@ -14,7 +14,7 @@
 #include "unwind/unwinder.h"
 
 /* The most threads StPipelineOptions.jobs may ask for.  */
-#define ST_PIPELINE_MAX_JOBS 64
+#define ST_PIPELINE_MAX_JOBS 64    /* = ST_STREAM_MAX_JOBS */
 
 typedef enum
 {
@@ -90,6 +90,10 @@ typedef struct
                                  process-wide act, so only when the
                                  caller owns the process (the command
                                  does) */
+  /* Called where the heap would be trimmed (idle, and every some
+     100,000 events), for a caller that trims it itself; may be NULL.  */
+  void (*idle) (void *data);
+  void *idle_data;
   /* Called after every event and, while the input stalls, every
      CHECK_MS (and when a signal interrupts the wait).  Returns FALSE to
      stop: the pipeline then ends as at the end of the input, after the

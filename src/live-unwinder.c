@@ -208,7 +208,7 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
   if (stream_fd < 0)
     return FALSE;
   opts->input_fd = stream_fd;
-  opts->format = ST_FORMAT_PERF;
+  opts->format = ST_FILE_FORMAT_PERF;
   /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  Its
      thread inherits our timer slack: its wait steps are tens of
      microseconds, so it is made with none to speak of.  */
@@ -220,17 +220,17 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
   if (lu->pacer == NULL)
     return FALSE;
   opts->output_fd = st_capture_pacer_input_fd (lu->pacer);
-  opts->output_format = ST_FORMAT_SYSPROF;
-  opts->mode = ST_MODE_UNWIND;
+  opts->output_format = ST_FILE_FORMAT_CAPTURE;
+  opts->mode = ST_RUN_UNWIND;
   opts->no_counters = FALSE;
   return TRUE;
 }
 
-void
-st_live_unwinder_write_mounts (StLiveUnwinder *lu, StWriter *w)
+const void *
+st_live_unwinder_mounts (StLiveUnwinder *lu, size_t *len)
 {
-  if (lu->mounts != NULL)
-    st_proc_scan_write_frames (w, lu->mounts);
+  *len = lu->mounts != NULL ? lu->mounts->len : 0;
+  return lu->mounts != NULL ? lu->mounts->data : NULL;
 }
 
 gboolean

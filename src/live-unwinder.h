@@ -10,7 +10,6 @@
 #include <glib.h>
 #include <stdio.h>
 
-#include "format/writer.h"
 #include "options.h"
 
 typedef struct StLiveUnwinder StLiveUnwinder;
@@ -38,8 +37,9 @@ gboolean st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
                                   gboolean (*stopping) (void),
                                   GError **error);
 
-/* Sysprof's mount tables, first thing in the capture.  */
-void st_live_unwinder_write_mounts (StLiveUnwinder *lu, StWriter *w);
+/* Sysprof's mount tables, first thing in the capture: whole capture
+   frames (FILE_CHUNK), *LEN bytes, or NULL.  */
+const void *st_live_unwinder_mounts (StLiveUnwinder *lu, size_t *len);
 
 /* Whether the recorder has stopped reading the capture for good: it
    went away, or took nothing within the stop's grace (the pacer gave

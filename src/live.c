@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/api-private.h"
 #include "live.h"
 #include "summary.h"
 
@@ -24,9 +23,7 @@ struct StLive
   int stats_fd;              /* -1: written by rename (see write_in_place) */
   StStatsFormat format;
   gboolean verbose;
-  StStats *empty;            /* shown until a pipeline is attached */
-  StPipeline *pipeline;
-  StReader *reader;
+  StStream *stream;          /* NULL: zeros shown */
   gboolean (*output_gone) (void *data);
   void *output_gone_data;
   int64_t start_us;          /* monotonic */
@@ -133,6 +130,13 @@ st_live_grace_expired (const StLive *l)
   return l->grace_expired;
 }
 
+/* The input read so far (0 before the run).  */
+static uint64_t
+input_offset (const StLive *l)
+{
+  return l->stream != NULL ? st_stream_get_input_offset (l->stream) : 0;
+}
+
 /* Whether the run goes on after a stop request: only while draining,
    within the grace period, and until a second request.  */
 static gboolean
@@ -145,7 +149,7 @@ keep_running_after_stop (StLive *l)
   if (l->drain_start_us == 0)
     {
       l->drain_start_us = now;
-      l->drain_offset = l->reader != NULL ? st_reader_offset (l->reader) : 0;
+      l->drain_offset = input_offset (l);
       fprintf (stderr, "stacktrace: SIG%s at input offset %" G_GUINT64_FORMAT
                ": reading the input to its end (at most %d s; send it again "
                "to stop now)\n", sigabbrev_np (stop_signal), l->drain_offset,
@@ -159,24 +163,15 @@ keep_running_after_stop (StLive *l)
   return TRUE;
 }
 
-static const StStats *
-current_stats (const StLive *l)
-{
-  return l->pipeline != NULL ? st_pipeline_stats (l->pipeline) : l->empty;
-}
-
-/* The statistics so far.  */
+/* The statistics so far; NULL (zeros) before the run got going.  */
 static StStatistics *
 snapshot (const StLive *l)
 {
-  StDebuginfodStats debuginfod;
+  StStatistics *stats = NULL;
 
-  st_debuginfod_get_stats (l->pipeline != NULL
-                           ? st_pipeline_debuginfod (l->pipeline) : NULL,
-                           &debuginfod);
-  return st_api_statistics_new (current_stats (l), &debuginfod,
-                                l->reader != NULL
-                                ? st_reader_offset (l->reader) : 0);
+  if (l->stream != NULL && st_stream_get_statistics (l->stream, &stats) != ST_OK)
+    stats = NULL;
+  return stats;
 }
 
 void
@@ -184,19 +179,17 @@ st_live_print_summary (const StLive *l, FILE *out, gboolean verbose)
 {
   StStatistics *stats = snapshot (l);
 
-  st_summary_print (stats, out, verbose, l->pipeline != NULL);
+  st_summary_print (stats, out, verbose, stats != NULL);
   st_statistics_free (stats);
 }
 
 void
 st_live_print_call_graph (const StLive *l, FILE *out)
 {
-  const StCallgraph *g = l->pipeline != NULL
-                         ? st_pipeline_callgraph (l->pipeline) : NULL;
+  StCallGraph *graph = NULL;
 
-  if (g == NULL)
+  if (l->stream == NULL || st_stream_get_call_graph (l->stream, &graph) != ST_OK)
     return;
-  StCallGraph *graph = st_api_call_graph_new (g);
   st_summary_print_call_graph (graph, out, 1.0);
   st_call_graph_free (graph);
 }
@@ -272,7 +265,6 @@ st_live_new (const char *stats_file, StStatsFormat format, gboolean verbose)
   l->stats_fd = -1;
   l->format = format;
   l->verbose = verbose;
-  l->empty = st_stats_new ();
   l->start_us = g_get_monotonic_time ();
   return l;
 }
@@ -289,7 +281,6 @@ st_live_free (StLive *l)
 {
   if (l == NULL)
     return;
-  st_stats_free (l->empty);
   if (l->stats_fd >= 0)
     close (l->stats_fd);
   g_free (l->stats_file);
@@ -312,10 +303,9 @@ st_live_keep_stats_file (StLive *l, GError **error)
 }
 
 void
-st_live_attach (StLive *l, StPipeline *pipeline, StReader *reader)
+st_live_attach (StLive *l, StStream *stream)
 {
-  l->pipeline = pipeline;
-  l->reader = reader;
+  l->stream = stream;
 }
 
 void
@@ -331,10 +321,10 @@ st_live_check_output (void *user)
 {
   StLive *l = user;
 
-  if (l->output_gone != NULL && l->pipeline != NULL
+  if (l->output_gone != NULL && l->stream != NULL
       && l->output_gone (l->output_gone_data))
     {
-      st_pipeline_abandon_output (l->pipeline);
+      st_stream_abandon_output (l->stream);
       return FALSE;
     }
   return st_live_check (l);
@@ -351,7 +341,7 @@ st_live_check (void *user)
       fprintf (stderr, "stacktrace: statistics so far (%.1f s, input offset %"
                G_GUINT64_FORMAT "):\n",
                (double) (g_get_monotonic_time () - l->start_us) / 1e6,
-               l->reader != NULL ? st_reader_offset (l->reader) : 0);
+               input_offset (l));
       st_live_print_summary (l, stderr, l->verbose);
     }
   if (l->stats_file != NULL

@@ -1,16 +1,16 @@
 /* The command's side of running live, e.g. spawned by a recorder:
    signals, --stats-file snapshots, the summary on SIGUSR1.  Everything
-   happens on the main thread, from the check function the reader and the
-   pipeline call between frames and while the input stalls, so the
-   statistics are never read while they change.  */
+   happens on the main thread, from the stream's check function, called
+   between frames and while the input stalls, so the statistics are
+   never read while they change.  */
 #ifndef ST_LIVE_H
 #define ST_LIVE_H
 
 #include <glib.h>
 #include <stdio.h>
 
-#include "format/reader.h"
-#include "pipeline.h"
+#include <stacktrace-1/stacktrace.h>
+
 #include "stats-file.h"
 
 /* How often the check function runs while the input stalls, and how old
@@ -54,13 +54,13 @@ gboolean st_live_grace_expired (const StLive *live);
    cannot be opened: then no more snapshots are written.  */
 gboolean st_live_keep_stats_file (StLive *live, GError **error);
 
-/* What the snapshots and summaries describe from now on (before, they
-   show zeros).  */
-void st_live_attach (StLive *live, StPipeline *pipeline, StReader *reader);
+/* What the snapshots and summaries describe from now on, just before
+   STREAM runs (before, they show zeros).  */
+void st_live_attach (StLive *live, StStream *stream);
 
-/* The check function (StPipelineOptions.check, StInputWaitFunc): prints
-   a requested summary, refreshes the stats file when due, and returns
-   FALSE once SIGINT or SIGTERM asks to stop now.  */
+/* The check function (st_stream_set_check_func): prints a requested
+   summary, refreshes the stats file when due, and returns FALSE once
+   SIGINT or SIGTERM asks to stop now.  */
 gboolean st_live_check (void *live);
 
 /* GONE (DATA) tells when the output's reader has gone for good (a
@@ -68,7 +68,7 @@ gboolean st_live_check (void *live);
 void st_live_set_output_gone (StLive *live, gboolean (*gone) (void *data),
                               void *data);
 /* st_live_check, and FALSE too once GONE says so, after abandoning the
-   pipeline's output (nothing held is unwound any more).  A check
+   stream's output (nothing held is unwound any more).  A check
    function of its own: the plain one, called at every frame, does not
    pay for the question.  */
 gboolean st_live_check_output (void *live);

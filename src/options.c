@@ -1,22 +1,21 @@
 /* Option parsing (GOption), with eu-stacktrace's -i/-o/-m/-f kept.  */
 #include "config.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "options.h"
 
 static gboolean
-parse_format (const char *value, StFormat *out, gboolean allow_auto,
+parse_format (const char *value, StFileFormat *out, gboolean allow_auto,
               GError **error)
 {
   if (allow_auto && g_strcmp0 (value, "auto") == 0)
-    *out = ST_FORMAT_AUTO;
+    *out = ST_FILE_FORMAT_AUTO;
   else if (g_strcmp0 (value, "sysprof") == 0)
-    *out = ST_FORMAT_SYSPROF;
+    *out = ST_FILE_FORMAT_CAPTURE;
   else if (g_strcmp0 (value, "perf") == 0)
-    *out = ST_FORMAT_PERF;
+    *out = ST_FILE_FORMAT_PERF;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -28,14 +27,14 @@ parse_format (const char *value, StFormat *out, gboolean allow_auto,
 }
 
 static gboolean
-parse_mode (const char *value, StMode *out, GError **error)
+parse_mode (const char *value, StRunMode *out, GError **error)
 {
   if (g_strcmp0 (value, "none") == 0)
-    *out = ST_MODE_NONE;
+    *out = ST_RUN_NONE;
   else if (g_strcmp0 (value, "passthru") == 0)
-    *out = ST_MODE_PASSTHRU;
+    *out = ST_RUN_PASSTHRU;
   else if (g_strcmp0 (value, "naive") == 0)
-    *out = ST_MODE_UNWIND;
+    *out = ST_RUN_UNWIND;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -64,12 +63,12 @@ parse_stats_format (const char *value, StStatsFormat *out, GError **error)
 }
 
 static gboolean
-parse_engine (const char *value, StEngine *out, GError **error)
+parse_engine (const char *value, StUnwindEngine *out, GError **error)
 {
   if (g_strcmp0 (value, "fast") == 0)
-    *out = ST_ENGINE_FAST;
+    *out = ST_ENGINE_FAST_CFI;
   else if (g_strcmp0 (value, "dwfl") == 0)
-    *out = ST_ENGINE_DWFL;
+    *out = ST_ENGINE_LIBDWFL;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -80,14 +79,14 @@ parse_engine (const char *value, StEngine *out, GError **error)
 }
 
 static gboolean
-parse_priming (const char *value, StPrimingMode *out, GError **error)
+parse_priming (const char *value, StPrimePolicy *out, GError **error)
 {
   if (g_strcmp0 (value, "sync") == 0)
-    *out = ST_PRIMING_SYNC;
+    *out = ST_PRIME_INLINE;
   else if (g_strcmp0 (value, "drop") == 0)
-    *out = ST_PRIMING_DROP;
+    *out = ST_PRIME_DROP;
   else if (g_strcmp0 (value, "defer") == 0)
-    *out = ST_PRIMING_DEFER;
+    *out = ST_PRIME_DEFER;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -228,8 +227,8 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
     { "priming-cap", 0, 0, G_OPTION_ARG_STRING, &priming_cap,
       "With defer: hold at most SIZE (default 16M)", "SIZE" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-      "Unwind on N threads (default: one per processor; 1: the main "
-      "thread only); the output is the same for any N", "N" },
+      "Unwind on N threads (default 1: the main thread only; 0: one per "
+      "processor); the output is the same for any N", "N" },
     { "sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->sandbox,
       "Restrict this process once started (default as root)", NULL },
     { "no-sandbox", 0, 0, G_OPTION_ARG_NONE, &opts->no_sandbox,
@@ -253,10 +252,10 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
                           "callchains");
 
   opts->input_fd = opts->output_fd = -1;
-  opts->format = ST_FORMAT_AUTO;
-  opts->output_format = ST_FORMAT_AUTO;
-  opts->mode = ST_MODE_UNWIND;
-  opts->engine = ST_ENGINE_FAST;
+  opts->format = ST_FILE_FORMAT_AUTO;
+  opts->output_format = ST_FILE_FORMAT_AUTO;
+  opts->mode = ST_RUN_UNWIND;
+  opts->engine = ST_ENGINE_FAST_CFI;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, description);
@@ -325,14 +324,17 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
                    "--counters-interval needs a number of milliseconds > 0");
       return FALSE;
     }
-  if (jobs != G_MININT && (jobs < 1 || jobs > ST_PIPELINE_MAX_JOBS))
+  if (jobs != G_MININT && (jobs < 0 || jobs > ST_STREAM_MAX_JOBS))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--jobs needs a number of threads from 1 to %d (got %d)",
-                   ST_PIPELINE_MAX_JOBS, jobs);
+                   "--jobs needs a number of threads from 1 to %d, or 0 "
+                   "for one per processor (got %d)", ST_STREAM_MAX_JOBS,
+                   jobs);
       return FALSE;
     }
-  opts->jobs = jobs == G_MININT ? 0 : jobs;
+  /* One by default: on two cores the workers' hand-offs cost more than
+     the fast engine's walks (doc/PERFORMANCE, "--jobs").  */
+  opts->jobs = jobs == G_MININT ? 1 : jobs;
   if (opts->truncate_stack < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -342,16 +344,6 @@ st_options_parse (StOptions *opts, int *argc, char ***argv, GError **error)
   opts->input_fd = input_fd;
   opts->output_fd = output_fd;
   return TRUE;
-}
-
-guint
-st_options_default_jobs (void)
-{
-  cpu_set_t set;
-
-  if (sched_getaffinity (0, sizeof set, &set) != 0)
-    return 1;
-  return CLAMP (CPU_COUNT (&set), 1, ST_PIPELINE_MAX_JOBS);
 }
 
 void

@@ -4,9 +4,17 @@
 
 #include <glib.h>
 
-#include "model/event.h"
-#include "pipeline.h"
+#include <stacktrace-1/stacktrace.h>
+
 #include "stats-file.h"
+
+/* -m: what is written.  */
+typedef enum
+{
+  ST_RUN_NONE,            /* read and check, write nothing */
+  ST_RUN_PASSTHRU,        /* copy or convert, raw stacks kept */
+  ST_RUN_UNWIND,          /* raw stacks unwound (-m naive) */
+} StRunMode;
 
 typedef struct
 {
@@ -14,10 +22,10 @@ typedef struct
   char *output;           /* NULL: stdout */
   int input_fd;           /* -1: unset */
   int output_fd;          /* -1: unset */
-  StFormat format;
-  StFormat output_format; /* AUTO: by the -o name, else the input's */
-  StMode mode;
-  StEngine engine;
+  StFileFormat format;
+  StFileFormat output_format; /* AUTO: by the -o name, else the input's */
+  StRunMode mode;
+  StUnwindEngine engine;
   char *symfs;
   char *buildid_dir;
   gboolean no_host_files;
@@ -36,10 +44,10 @@ typedef struct
   char *stats_file;
   StStatsFormat stats_format;
   gboolean priming_auto;  /* no --priming: by the kind of input */
-  StPrimingMode priming;
+  StPrimePolicy priming;
   guint64 priming_cap;    /* 0: the default */
-  int jobs;               /* --jobs: unwinding threads; 0: not given
-                             (st_options_default_jobs) */
+  int jobs;               /* --jobs: unwinding threads (1 by default; 0:
+                             one per processor, st_stream_set_jobs) */
   gboolean sandbox;       /* --sandbox: also when not root */
   gboolean no_sandbox;    /* --no-sandbox: never (debugging) */
 } StOptions;
@@ -49,9 +57,5 @@ typedef struct
 gboolean st_options_parse (StOptions *opts, int *argc, char ***argv,
                            GError **error);
 void st_options_clear (StOptions *opts);
-
-/* Without --jobs: one per processor this process may run on
-   (sched_getaffinity), at most ST_PIPELINE_MAX_JOBS.  */
-guint st_options_default_jobs (void);
 
 #endif /* ST_OPTIONS_H */

@@ -43,7 +43,7 @@
 #define POLL_MS_MIN 10
 #define POLL_MS_MAX 100
 
-struct StRecord
+struct StRecordRun
 {
   gboolean record;
   gboolean all_cpus;
@@ -83,7 +83,7 @@ struct StRecord
 
 /* The recording the ring thread's stop question is about (there is one
    per process: the question takes no data).  */
-static StRecord *current;
+static StRecordRun *current;
 
 static int64_t
 monotonic_ns (void)
@@ -135,7 +135,7 @@ parse_u64 (const char *option, const char *value, uint64_t *out,
 }
 
 static gboolean
-parse_pids (StRecord *rec, GError **error)
+parse_pids (StRecordRun *rec, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (rec->pids_arg, ",", -1);
 
@@ -158,7 +158,7 @@ parse_pids (StRecord *rec, GError **error)
 }
 
 static gboolean
-check_options (StRecord *rec, GError **error)
+check_options (StRecordRun *rec, GError **error)
 {
   uint64_t max_rate;
   g_autofree char *text = NULL;
@@ -221,10 +221,10 @@ check_options (StRecord *rec, GError **error)
   return TRUE;
 }
 
-StRecord *
+StRecordRun *
 st_record_parse (int *argc, char ***argv, GError **error)
 {
-  StRecord *rec = g_new0 (StRecord, 1);
+  StRecordRun *rec = g_new0 (StRecordRun, 1);
   int end = double_dash (*argc, *argv);
   int n;
   GOptionEntry entries[] = {
@@ -297,7 +297,7 @@ fail:
 }
 
 static gboolean
-open_one (StRecord *rec, int pid, guint cpu_index, gboolean owner,
+open_one (StRecordRun *rec, int pid, guint cpu_index, gboolean owner,
           GError **error)
 {
   int fd = st_perf_events_open (&rec->attr, pid, rec->cpus[cpu_index],
@@ -345,7 +345,7 @@ threads_of (int pid, GError **error)
    ring, the others are pointed at it once it is mapped.  A thread that
    ends meanwhile is skipped.  */
 static gboolean
-open_processes (StRecord *rec, GError **error)
+open_processes (StRecordRun *rec, GError **error)
 {
   for (guint p = 0; p < rec->pids->len; p++)
     {
@@ -385,7 +385,7 @@ open_processes (StRecord *rec, GError **error)
 }
 
 static gboolean
-open_events (StRecord *rec, GError **error)
+open_events (StRecordRun *rec, GError **error)
 {
   if (rec->pids->len > 0)
     return open_processes (rec, error);
@@ -398,7 +398,7 @@ open_events (StRecord *rec, GError **error)
 
 /* -p's events beyond the first of each CPU write to that one's ring.  */
 static gboolean
-share_rings (StRecord *rec, GError **error)
+share_rings (StRecordRun *rec, GError **error)
 {
   for (guint i = rec->rings->len; i < rec->fds->len; i++)
     {
@@ -418,7 +418,7 @@ share_rings (StRecord *rec, GError **error)
 }
 
 static void
-set_events (StRecord *rec, unsigned long request)
+set_events (StRecordRun *rec, unsigned long request)
 {
   for (guint i = 0; i < rec->fds->len; i++)
     ioctl (g_array_index (rec->fds, int, i), request, 0);
@@ -445,7 +445,7 @@ process_alive (int pid)
 static gboolean
 record_stopping (void)
 {
-  StRecord *rec = current;
+  StRecordRun *rec = current;
   gboolean stop = rec->signal_stopping != NULL && rec->signal_stopping ();
 
   if (rec->child != NULL)
@@ -520,7 +520,7 @@ name_threads (StPerfWriter *w, uint32_t pid, uint64_t id, int64_t time,
    whole of /proc (and the mount tables, for a capture); -p, those
    processes; a command has not run yet (its exec is recorded).  */
 static void
-scan_processes (StRecord *rec, gboolean perf_output)
+scan_processes (StRecordRun *rec, gboolean perf_output)
 {
   int64_t now = monotonic_ns ();
   StPerfWriter *w = st_ring_source_writer (rec->source);
@@ -560,7 +560,7 @@ scan_processes (StRecord *rec, gboolean perf_output)
 /* Data pages per ring: --mmap-pages, or half a second at the rate, all
    rings within the ring source's budget.  */
 static guint
-ring_pages (const StRecord *rec)
+ring_pages (const StRecordRun *rec)
 {
   long page = sysconf (_SC_PAGESIZE);
   uint64_t rate = rec->freq;
@@ -580,7 +580,7 @@ ring_pages (const StRecord *rec)
 }
 
 static int
-poll_ms (const StRecord *rec)
+poll_ms (const StRecordRun *rec)
 {
   uint64_t rate = rec->freq;
   double fill_ms;
@@ -595,7 +595,7 @@ poll_ms (const StRecord *rec)
 }
 
 gboolean
-st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
+st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
                  gboolean (*before_threads) (int child_pid, void *data),
                  void *data, GError **error)
 {
@@ -610,7 +610,7 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
   int stream_fd;
 
   if (opts->input != NULL || opts->input_fd >= 0
-      || opts->format != ST_FORMAT_AUTO)
+      || opts->format != ST_FILE_FORMAT_AUTO)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "--record reads its own perf events: no input "
@@ -618,7 +618,7 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
       return FALSE;
     }
   /* Refused before anything runs, not after the command started.  */
-  if (opts->output == NULL && opts->output_fd < 0 && opts->mode != ST_MODE_NONE
+  if (opts->output == NULL && opts->output_fd < 0 && opts->mode != ST_RUN_NONE
       && isatty (STDOUT_FILENO))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
@@ -650,8 +650,8 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
   if (!rec->output_format_given)
     opts->output_format = opts->output != NULL
                           && g_str_has_suffix (opts->output, ".syscap")
-                          ? ST_FORMAT_SYSPROF : ST_FORMAT_PERF;
-  scan_processes (rec, opts->output_format == ST_FORMAT_PERF);
+                          ? ST_FILE_FORMAT_CAPTURE : ST_FILE_FORMAT_PERF;
+  scan_processes (rec, opts->output_format == ST_FILE_FORMAT_PERF);
   current = rec;
   rec->signal_stopping = stopping;
   st_ring_source_set_poll_ms (rec->source, poll_ms (rec));
@@ -675,19 +675,19 @@ st_record_start (StRecord *rec, StOptions *opts, gboolean (*stopping) (void),
   if (rec->child != NULL && !st_record_child_release (rec->child, error))
     return FALSE;
   opts->input_fd = stream_fd;
-  opts->format = ST_FORMAT_PERF;
+  opts->format = ST_FILE_FORMAT_PERF;
   return TRUE;
 }
 
-void
-st_record_write_mounts (StRecord *rec, StWriter *w)
+const void *
+st_record_mounts (StRecordRun *rec, size_t *len)
 {
-  if (rec->mounts != NULL)
-    st_proc_scan_write_frames (w, rec->mounts);
+  *len = rec->mounts != NULL ? rec->mounts->len : 0;
+  return rec->mounts != NULL ? rec->mounts->data : NULL;
 }
 
 static void
-print_lost (const StRecord *rec, const StRingSourceCounts *c, FILE *out)
+print_lost (const StRecordRun *rec, const StRingSourceCounts *c, FILE *out)
 {
   long page = sysconf (_SC_PAGESIZE);
 
@@ -718,7 +718,7 @@ cpu_ms (const struct rusage *ru)
 /* What the recording cost: stacktrace's CPU (every thread: the rings,
    the unwinding, the output) per sample, and the command's.  */
 static void
-print_cpu (const StRecord *rec, uint64_t samples, FILE *out)
+print_cpu (const StRecordRun *rec, uint64_t samples, FILE *out)
 {
   struct rusage self, children;
 
@@ -735,7 +735,7 @@ print_cpu (const StRecord *rec, uint64_t samples, FILE *out)
 }
 
 void
-st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
+st_record_finish (StRecordRun *rec, FILE *out, gboolean quiet)
 {
   StRingSourceCounts c;
   const char *problem;
@@ -789,7 +789,7 @@ st_record_finish (StRecord *rec, FILE *out, gboolean quiet)
 }
 
 void
-st_record_free (StRecord *rec)
+st_record_free (StRecordRun *rec)
 {
   if (rec == NULL)
     return;

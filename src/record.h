@@ -13,17 +13,16 @@
 #include <glib.h>
 #include <stdio.h>
 
-#include "format/writer.h"
 #include "options.h"
 
-typedef struct StRecord StRecord;
+typedef struct StRecordRun StRecordRun;
 
 /* Whether ARGV asks for --record (before a "--").  */
 gboolean st_record_wanted (int argc, char **argv);
 
 /* Takes --record's options and the command after "--" out of ARGV (the
    rest are stacktrace's own).  NULL with ERROR set on a usage error.  */
-StRecord *st_record_parse (int *argc, char ***argv, GError **error);
+StRecordRun *st_record_parse (int *argc, char ***argv, GError **error);
 
 /* Opens the events, maps their rings, walks /proc, starts the ring
    reader and the command, and points OPTS at the stream (input) with
@@ -33,20 +32,21 @@ StRecord *st_record_parse (int *argc, char ***argv, GError **error);
    (0: none) and DATA once everything is open and before the first
    thread starts (the sandbox); FALSE from it (having said why) ends the
    start.  FALSE with ERROR set (G_OPTION_ERROR for a usage error).  */
-gboolean st_record_start (StRecord *rec, StOptions *opts,
+gboolean st_record_start (StRecordRun *rec, StOptions *opts,
                           gboolean (*stopping) (void),
                           gboolean (*before_threads) (int child_pid,
                                                       void *data),
                           void *data, GError **error);
 
-/* The mount tables of the walk of /proc (-a), first in a capture.  */
-void st_record_write_mounts (StRecord *rec, StWriter *w);
+/* The mount tables of the walk of /proc (-a), first in a capture:
+   whole capture frames, *LEN bytes, or NULL.  */
+const void *st_record_mounts (StRecordRun *rec, size_t *len);
 
 /* Stops the ring reader (after the stream's reader is freed), ends and
    waits for the command, and prints what the recording gave to OUT:
    the kernel's losses always (they do not change the exit status, as
    with perf record), the rest unless QUIET.  */
-void st_record_finish (StRecord *rec, FILE *out, gboolean quiet);
-void st_record_free (StRecord *rec);
+void st_record_finish (StRecordRun *rec, FILE *out, gboolean quiet);
+void st_record_free (StRecordRun *rec);
 
 #endif /* ST_RECORD_H */

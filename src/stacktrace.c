@@ -1,6 +1,6 @@
-/* stacktrace: the command.  Opens the input and output, wires reader,
-   pipeline and writer, prints the summary.  No format or unwind logic
-   lives here.  */
+/* stacktrace: the command, the library's first client: opens the input
+   and outputs, runs them through a StStream (<stacktrace-1/stacktrace.h>
+   alone), prints the summary.  No format or unwind logic lives here.  */
 #include "config.h"
 
 #include <errno.h>
@@ -14,17 +14,18 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* (stdlib.h first: it is what defines __GLIBC__.)  */
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
-#include "util/domain.h"
-#include "util/mapping-guard.h"
-#include "format/reader.h"
-#include "format/writer.h"
+#include <elfutils/debuginfod.h>
+#include <stacktrace-1/stacktrace.h>
+
 #include "live.h"
 #include "live-unwinder.h"
-#include "model/debuginfod-library.h"
 #include "options.h"
 #include "output-file.h"
-#include "pipeline.h"
 #include "record.h"
 #include "sandbox.h"
 
@@ -95,31 +96,20 @@ open_output (const StOptions *o, StOutputFile *file, GError **error)
   return fd;
 }
 
-/* The chains file, opened as the output is.  */
-static FILE *
+/* The chains file's descriptor, opened as the output is.  */
+static int
 open_chains (const StOptions *o, StOutputFile *file, GError **error)
 {
-  FILE *f;
   int fd;
 
   if (st_output_file_in_place (file))
     fd = open_interruptibly (o->chains, O_WRONLY | O_CLOEXEC);
   else
     fd = st_output_file_create (file, error);
-  if (fd < 0)
-    {
-      if (error != NULL && *error == NULL)
-        g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
-                     "cannot open %s: %s", o->chains, g_strerror (errno));
-      return NULL;
-    }
-  if ((f = fdopen (fd, "w")) == NULL)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
-                   "cannot open %s: %s", o->chains, g_strerror (errno));
-      close (fd);
-    }
-  return f;
+  if (fd < 0 && error != NULL && *error == NULL)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+                 "cannot open %s: %s", o->chains, g_strerror (errno));
+  return fd;
 }
 
 /* Every output path checked before anything is opened or created: a
@@ -131,7 +121,7 @@ check_outputs (const StOptions *o, StOutputFile **out, StOutputFile **chains)
   g_autoptr (GError) error = NULL;
 
   *out = *chains = NULL;
-  if (o->mode != ST_MODE_NONE && o->output_fd < 0 && o->output != NULL
+  if (o->mode != ST_RUN_NONE && o->output_fd < 0 && o->output != NULL
       && strcmp (o->output, "-") != 0
       && (*out = st_output_file_check ("output", o->output, o->force,
                                        &error)) == NULL)
@@ -161,11 +151,11 @@ fail:
 /* The output format when --output-format is not given: by the -o
    name's suffix as perf users name their files, else the input's (a
    filter's output is what came in, unwound).  WHY says which.  */
-static StFormat
-choose_output_format (const StOptions *o, const StReader *reader,
+static StFileFormat
+choose_output_format (const StOptions *o, const StStream *stream,
                       const char **why)
 {
-  if (o->output_format != ST_FORMAT_AUTO)
+  if (o->output_format != ST_FILE_FORMAT_AUTO)
     {
       *why = "--output-format";
       return o->output_format;
@@ -173,16 +163,16 @@ choose_output_format (const StOptions *o, const StReader *reader,
   if (o->output != NULL && g_str_has_suffix (o->output, ".data"))
     {
       *why = "the -o name ends in .data";
-      return ST_FORMAT_PERF;
+      return ST_FILE_FORMAT_PERF;
     }
   if (o->output != NULL && g_str_has_suffix (o->output, ".syscap"))
     {
       *why = "the -o name ends in .syscap";
-      return ST_FORMAT_SYSPROF;
+      return ST_FILE_FORMAT_CAPTURE;
     }
   *why = "the input's format";
-  return st_reader_format (reader) == ST_FORMAT_PERF ? ST_FORMAT_PERF
-                                                     : ST_FORMAT_SYSPROF;
+  return st_stream_get_input_format (stream) == ST_FILE_FORMAT_PERF
+         ? ST_FILE_FORMAT_PERF : ST_FILE_FORMAT_CAPTURE;
 }
 
 /* Ends FILE: into place when the run wrote it whole (WRITTEN), else
@@ -258,7 +248,7 @@ output_is_input (const StOptions *o, int in_fd)
 
 /* The library's messages, on standard error under the program's name.  */
 static void
-report_to_stderr (StReportKind kind, const char *message, void *user)
+report_to_stderr (StMessageKind kind, const char *message, void *user)
 {
   (void) kind;
   (void) user;
@@ -268,14 +258,26 @@ report_to_stderr (StReportKind kind, const char *message, void *user)
 /* Without --priming: sync for a regular file (batch: nothing to gain
    from not waiting), defer for anything else (live: a pipe, a FIFO, a
    socket, an inherited descriptor).  */
-static StPrimingMode
+static StPrimePolicy
 default_priming (int in_fd)
 {
   struct stat st;
 
   if (fstat (in_fd, &st) == 0 && S_ISREG (st.st_mode))
-    return ST_PRIMING_SYNC;
-  return ST_PRIMING_DEFER;
+    return ST_PRIME_INLINE;
+  return ST_PRIME_DEFER;
+}
+
+/* The stream's idle moments: the C library's free heap pages given back
+   to the system (a live session's memory would otherwise stay at its
+   peak).  Process-wide, so the command's to do, not the library's.  */
+static void
+trim_heap (void *data)
+{
+  (void) data;
+#ifdef __GLIBC__
+  malloc_trim (0);
+#endif
 }
 
 /* Whether the input is being recorded now: anything but a regular
@@ -373,7 +375,7 @@ enter_sandbox (const StOptions *o, StLive *live, gboolean live_unwinder,
   if (debuginfod)
     {
       /* Loaded now: a library mapped later is executable memory.  */
-      st_debuginfod_library (NULL);
+      st_load_debuginfod ();
       cache = debuginfod_cache_dir ();
       g_mkdir_with_parents (cache, 0700);
     }
@@ -453,7 +455,7 @@ main (int argc, char **argv)
   StOptions opts = { 0 };
   g_autoptr (GError) error = NULL;
   StLiveUnwinder *unwinder = NULL;
-  StRecord *record = NULL;
+  StRecordRun *record = NULL;
   /* --record first: its --stack-size is the live unwinder's too.  */
   gboolean recording = st_record_wanted (argc, argv);
 
@@ -475,7 +477,7 @@ main (int argc, char **argv)
   signal (SIGPIPE, SIG_IGN);
   /* Mapped files that shrink under us become zeros and a mark, not a
      SIGBUS that kills: the library installs no handler by itself.  */
-  st_mapping_guard_install ();
+  st_install_mapped_file_guard ();
   st_live_install_signals ();
 
   /* As perf report: no input named and a terminal on standard input
@@ -493,17 +495,15 @@ main (int argc, char **argv)
   StOutputFile *out_file = NULL, *chains_file = NULL;
   StOutputCommitter *committer = NULL;
   StLive *live = NULL;
-  FILE *chains = NULL;
+  int chains_fd = -1;
   gboolean sandbox = sandbox_wanted (&opts, unwinder != NULL);
   char *perf_cache_dir = NULL;
-  StReader *reader = NULL;
-  StWriter *writer = NULL;
-  StPipeline *pipeline = NULL;
+  StStream *stream = NULL;
   int in_fd = -1;
   int out_fd = -1;
   gboolean outputs_written = FALSE;
 
-  if (unwinder == NULL && opts.mode != ST_MODE_NONE && opts.output == NULL
+  if (unwinder == NULL && opts.mode != ST_RUN_NONE && opts.output == NULL
       && isatty (opts.output_fd >= 0 ? opts.output_fd : STDOUT_FILENO))
     {
       fprintf (stderr, "stacktrace: refusing to write binary output to "
@@ -519,14 +519,14 @@ main (int argc, char **argv)
      their outputs are opened now, as the sandbox creates nothing.  */
   if (sandbox && (unwinder != NULL || record != NULL))
     {
-      if (out_file != NULL && opts.mode != ST_MODE_NONE
+      if (out_file != NULL && opts.mode != ST_RUN_NONE
           && (out_fd = open_output (&opts, out_file, &error)) < 0)
         {
           fprintf (stderr, "stacktrace: %s\n", error->message);
           goto out;
         }
       if (chains_file != NULL
-          && (chains = open_chains (&opts, chains_file, &error)) == NULL)
+          && (chains_fd = open_chains (&opts, chains_file, &error)) < 0)
         {
           fprintf (stderr, "stacktrace: %s\n", error->message);
           goto out;
@@ -578,11 +578,15 @@ main (int argc, char **argv)
       goto out;
     }
   st_live_set_drain (live, input_can_drain (in_fd));
-  reader = st_reader_new_full (in_fd, opts.format, ST_LIVE_CHECK_MS,
-                               st_live_check, live, &error);
-  if (reader == NULL)
+  stream = st_stream_new ();
+  st_stream_set_input_fd (stream, in_fd, opts.format);
+  st_stream_set_check_func (stream, unwinder != NULL ? st_live_check_output
+                                                     : st_live_check,
+                            live, ST_LIVE_CHECK_MS);
+  int rc = st_stream_open_input (stream);
+  if (rc != ST_OK)
     {
-      if (g_error_matches (error, ST_ERROR, ST_ERROR_STOPPED))
+      if (rc == ST_E_CANCELLED)
         {
           fprintf (stderr, "stacktrace: stopped by SIG%s before the input's "
                    "header arrived\n", sigabbrev_np (st_live_stop_signal ()));
@@ -594,17 +598,18 @@ main (int argc, char **argv)
                  opts.input != NULL && strcmp (opts.input, "-") != 0
                  ? opts.input : "", opts.input != NULL
                  && strcmp (opts.input, "-") != 0 ? ": " : "",
-                 error->message);
+                 st_stream_error (stream));
       goto out;
     }
   st_live_start_stats (live);
   const char *format_why = NULL;
-  StFormat output_format = choose_output_format (&opts, reader, &format_why);
-  if (opts.verbose && opts.mode != ST_MODE_NONE)
+  StFileFormat output_format = choose_output_format (&opts, stream,
+                                                     &format_why);
+  if (opts.verbose && opts.mode != ST_RUN_NONE)
     fprintf (stderr, "stacktrace: writing %s (%s)\n",
-             output_format == ST_FORMAT_PERF ? "perf.data"
+             output_format == ST_FILE_FORMAT_PERF ? "perf.data"
              : "a Sysprof capture", format_why);
-  if (opts.mode != ST_MODE_NONE)
+  if (opts.mode != ST_RUN_NONE)
     {
       if (output_is_input (&opts, in_fd))
         goto out;
@@ -619,26 +624,23 @@ main (int argc, char **argv)
             fprintf (stderr, "stacktrace: %s\n", error->message);
           goto out;
         }
-      writer = st_writer_new (out_fd, output_format, reader,
-                              opts.mode == ST_MODE_UNWIND, &error);
-      if (writer == NULL)
-        {
-          fprintf (stderr, "stacktrace: %s\n", error->message);
-          goto out;
-        }
-      if (unwinder != NULL)
-        st_live_unwinder_write_mounts (unwinder, writer);
-      if (record != NULL)
-        st_record_write_mounts (record, writer);
+      st_stream_set_output_fd (stream, out_fd, output_format);
+      size_t len = 0;
+      const void *mounts = unwinder != NULL
+                           ? st_live_unwinder_mounts (unwinder, &len)
+                           : record != NULL ? st_record_mounts (record, &len)
+                           : NULL;
+      if (mounts != NULL)
+        st_stream_add_output_frames (stream, mounts, len);
     }
-  if (chains_file != NULL && chains == NULL
-      && (chains = open_chains (&opts, chains_file, &error)) == NULL)
+  if (chains_file != NULL && chains_fd < 0
+      && (chains_fd = open_chains (&opts, chains_file, &error)) < 0)
     {
       fprintf (stderr, "stacktrace: %s\n", error->message);
       goto out;
     }
   /* Every output is open: the sandbox of a run from a file or a pipe,
-     before the first thread (the pipeline's workers).  */
+     before the first thread (the stream's workers).  */
   if (unwinder == NULL && record == NULL && sandbox
       && (!start_committer (out_file, chains_file, &committer)
           || !enter_sandbox (&opts, live, FALSE, input_is_live (in_fd),
@@ -650,83 +652,87 @@ main (int argc, char **argv)
   perf_cache_dir = perf_dir != NULL && perf_dir[0] != '\0'
                    ? g_strdup (perf_dir)
                    : g_build_filename (g_get_home_dir (), ".debug", NULL);
-  StPipelineOptions popts = {
-    .mode = opts.mode,
-    .engine = opts.engine,
-    .output_format = output_format,
-    .symfs = opts.symfs,
-    .buildid_dir = opts.buildid_dir,
-    .given_files_only = opts.no_host_files,
-    .perf_cache_dir = perf_cache_dir,
-    .chains = chains,
-    .report = report_to_stderr,
-    .debug = opts.debug,
-    .callgraph = opts.summary,
-    .demangle = !opts.no_demangle,
-    .stitch = !opts.no_stitch,
-    .truncate_stack = (uint64_t) opts.truncate_stack,
-    .debuginfod = !opts.no_debuginfod,
-    .debuginfod_urls = g_getenv ("DEBUGINFOD_URLS"),
-    .trim_heap = TRUE,
-    .counters = !opts.no_counters,
-    .counters_interval_ms = (unsigned) opts.counters_interval,
-    .live = input_is_live (in_fd),
-    .priming = opts.priming_auto ? default_priming (in_fd) : opts.priming,
-    .priming_cap = opts.priming_cap,
-    .jobs = opts.jobs > 0 ? (guint) opts.jobs : st_options_default_jobs (),
-    .check = unwinder != NULL ? st_live_check_output : st_live_check,
-    .check_data = live,
-    .check_ms = ST_LIVE_CHECK_MS,
-  };
-  pipeline = st_pipeline_new (reader, writer, &popts);
-  st_live_attach (live, pipeline, reader);
+  st_stream_set_unwind (stream, opts.mode == ST_RUN_UNWIND);
+  st_stream_set_engine (stream, opts.engine);
+  st_stream_set_symfs (stream, opts.symfs);
+  st_stream_set_buildid_dirs (stream, opts.buildid_dir, perf_cache_dir);
+  st_stream_set_host_files (stream, !opts.no_host_files);
+  if (chains_fd >= 0)
+    st_stream_set_chains_fd (stream, chains_fd);
+  st_stream_set_message_func (stream, report_to_stderr, NULL);
+  st_stream_set_debug (stream, opts.debug);
+  st_stream_set_call_graph (stream, opts.summary);
+  st_stream_set_demangle (stream, !opts.no_demangle);
+  st_stream_set_stitching (stream, !opts.no_stitch);
+  st_stream_set_truncate_stack (stream, (uint64_t) opts.truncate_stack);
+  st_stream_set_debuginfod (stream, opts.no_debuginfod
+                                    ? NULL : g_getenv ("DEBUGINFOD_URLS"));
+  st_stream_set_idle_func (stream, trim_heap, NULL);
+  st_stream_set_counters (stream, !opts.no_counters,
+                          (unsigned) opts.counters_interval);
+  st_stream_set_priming (stream, opts.priming_auto ? default_priming (in_fd)
+                                                   : opts.priming);
+  st_stream_set_priming_cap (stream, opts.priming_cap);
+  st_stream_set_jobs (stream, opts.jobs);
+  st_live_attach (live, stream);
   if (unwinder != NULL)
     st_live_set_output_gone (live, st_live_unwinder_output_gone, unwinder);
-  gboolean ok = st_pipeline_run (pipeline, &error);
+  st_stream_run (stream);
+  StStreamOutcome outcome;
+  st_stream_get_outcome (stream, &outcome);
+  if (!outcome.started)
+    {
+      /* The output could not be begun (its header not written).  */
+      fprintf (stderr, "stacktrace: %s\n", st_stream_error (stream));
+      goto out;
+    }
+  gboolean ok = !outcome.failed;
   gboolean named_input = opts.input != NULL && strcmp (opts.input, "-") != 0;
   gboolean client_gone = FALSE;
   /* The outputs go into place unless writing them failed: damaged or
      cut input, a stop by a signal, still leave every valid frame.  */
-  outputs_written = writer == NULL || !st_writer_failed (writer);
-  if (st_pipeline_output_abandoned (pipeline)
-      || (!ok && unwinder != NULL
-          && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE)))
+  outputs_written = outcome.output_whole;
+  StStatistics *stats = NULL;
+  StDamageCounters damage = { 0 };
+  if (st_stream_get_statistics (stream, &stats) == ST_OK)
+    st_statistics_get_damage (stats, &damage);
+  st_statistics_free (stats);
+  if (outcome.abandoned || (!ok && unwinder != NULL && outcome.broken_pipe))
     {
       /* The recorder stopped reading the capture: its end of the run.  */
       fprintf (stderr, "stacktrace: the capture's reader went away; "
                "stopping\n");
-      g_clear_error (&error);
       ok = client_gone = TRUE;
     }
-  else if (!ok && g_error_matches (error, ST_ERROR, ST_ERROR_BROKEN_PIPE))
+  else if (!ok && outcome.broken_pipe)
     fprintf (stderr, "stacktrace: %s; stopped after %" G_GUINT64_FORMAT
-             " input bytes\n", error->message, st_reader_offset (reader));
+             " input bytes\n", st_stream_error (stream),
+             st_stream_get_input_offset (stream));
   else if (!ok)
-    fprintf (stderr, "stacktrace: %s\n", error->message);
-  else if (st_stats_damaged (st_pipeline_stats (pipeline)) > 0)
+    fprintf (stderr, "stacktrace: %s\n", st_stream_error (stream));
+  else if (damage.places > 0)
     {
       /* Every valid frame was written, but a script must know.  */
-      const StStats *stats = st_pipeline_stats (pipeline);
       fprintf (stderr, "stacktrace: the input was damaged in %"
                G_GUINT64_FORMAT " place(s), the first at offset %"
                G_GUINT64_FORMAT "%s%s; every valid frame was written\n",
-               st_stats_damaged (stats), st_stats_first_damage (stats),
+               damage.places, damage.first_offset,
                named_input ? " of " : "", named_input ? opts.input : "");
       ok = FALSE;
     }
   uint64_t drain_from = 0;
   gboolean drained = st_live_drained (live, &drain_from);
-  if (st_pipeline_stopped (pipeline) && st_live_stop_signal () != 0)
+  if (outcome.stopped && st_live_stop_signal () != 0)
     fprintf (stderr, "stacktrace: stopped by SIG%s at input offset %"
              G_GUINT64_FORMAT "%s\n", sigabbrev_np (st_live_stop_signal ()),
-             st_reader_offset (reader),
+             st_stream_get_input_offset (stream),
              st_live_grace_expired (live) ? " (the grace period ran out "
              "before the input ended)" : "");
   else if (drained)
     fprintf (stderr, "stacktrace: stopped by SIG%s at input offset %"
              G_GUINT64_FORMAT ", after reading the input to its end at %"
              G_GUINT64_FORMAT "\n", sigabbrev_np (st_live_stop_signal ()),
-             drain_from, st_reader_offset (reader));
+             drain_from, st_stream_get_input_offset (stream));
   if (!opts.quiet)
     st_live_print_summary (live, stderr, opts.verbose);
   if (opts.verbose)
@@ -734,16 +740,14 @@ main (int argc, char **argv)
   if (opts.summary)
     st_live_print_call_graph (live, stderr);
   gboolean chains_written = TRUE;
-  if (chains != NULL && fclose (chains) != 0)
+  if (chains_fd >= 0 && (!outcome.chains_whole || close (chains_fd) != 0))
     {
       fprintf (stderr, "stacktrace: writing %s failed\n", opts.chains);
       ok = chains_written = FALSE;
     }
-  chains = NULL;
-  /* Ended before the outputs are renamed into place: a reader that
-     waits for the name sees them whole.  */
-  st_writer_free (writer);
-  writer = NULL;
+  chains_fd = -1;
+  /* The output was ended by the run, before the outputs are renamed into
+     place: a reader that waits for the name sees them whole.  */
   if (out_fd > STDERR_FILENO && out_fd != opts.output_fd && close (out_fd) != 0)
     outputs_written = FALSE;
   out_fd = -1;
@@ -753,21 +757,21 @@ main (int argc, char **argv)
     ok = FALSE;
   status = ok ? 0 : 1;
   state = !ok ? "failed"
-          : st_pipeline_stopped (pipeline) || drained || client_gone ? "stopped"
+          : outcome.stopped || drained || client_gone ? "stopped"
           : "finished";
 
 out:
   if (live != NULL)
     st_live_finish (live, state);
-  if (chains != NULL)
-    fclose (chains);
+  if (chains_fd >= 0)
+    close (chains_fd);
   /* Not written through: the paths keep what they had.  */
   st_output_file_free (out_file);
   st_output_file_free (chains_file);
   st_output_committer_free (committer);
-  st_pipeline_free (pipeline);
-  st_writer_free (writer);
-  st_reader_free (reader);
+  /* The stream's reader freed before the live input's ring reader
+     stops.  */
+  st_stream_free (stream);
   if (unwinder != NULL)
     st_live_unwinder_finish (unwinder, stderr, opts.quiet);
   st_live_unwinder_free (unwinder);

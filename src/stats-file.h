@@ -8,9 +8,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-/* <stacktrace-1/stacktrace.h>'s, declared here alone: its StRecord
-   is not the command's (record.h) in stacktrace.c.  */
-typedef struct StStatistics StStatistics;
+#include <stacktrace-1/stacktrace.h>
 
 /* Version of the key set; raised only when a key changes meaning or is
    removed (new keys may appear without a new version).  */

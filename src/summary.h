@@ -7,10 +7,7 @@
 #include <glib.h>
 #include <stdio.h>
 
-/* <stacktrace-1/stacktrace.h>'s, declared here alone: its StRecord
-   is not the command's (record.h) in stacktrace.c.  */
-typedef struct StStatistics StStatistics;
-typedef struct StCallGraph StCallGraph;
+#include <stacktrace-1/stacktrace.h>
 
 /* Unusable files listed after the run; the others are summed.  */
 #define ST_SUMMARY_UNUSABLE_FILES 10

@@ -68,6 +68,11 @@ ST_PUBLIC const char *st_result_name (int result);
    nature: call it from the program's start, not from a plug-in.  */
 ST_PUBLIC void st_install_mapped_file_guard (void);
 
+/* Loads libdebuginfod now (it is otherwise loaded when debuginfod is
+   first used): for a program about to forbid itself new executable
+   mappings (a sandbox).  ST_E_UNSUPPORTED when it cannot be loaded.  */
+ST_PUBLIC int st_load_debuginfod (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,9 +14,9 @@
 
    Threads: one thread makes the stream, sets it, runs it and frees it.
    While st_stream_run runs, any other thread may call st_stream_cancel
-   and st_stream_get_counters (and only those).  Message functions are
-   called on the running thread (st_stream_get_statistics may be called
-   from them).  */
+   and st_stream_get_counters (and only those).  Message, check and idle
+   functions are called on the running thread (st_stream_get_statistics
+   may be called from them).  */
 #if !defined(STACKTRACE_1_INSIDE) && !defined(STACKTRACE_1_COMPILATION)
 #error "Only <stacktrace-1/stacktrace.h> can be included directly."
 #endif
@@ -62,8 +62,10 @@ ST_PUBLIC int st_stream_set_input_fd (StStream *stream, int fd,
                                       StFileFormat format);
 ST_PUBLIC int st_stream_set_input_path (StStream *stream, const char *path,
                                         StFileFormat format);
-/* The output (FORMAT: CAPTURE or PERF); without one, the input is only
-   read and unwound (counters, chains).  */
+/* The output (FORMAT: CAPTURE, PERF, or AUTO: the input's); without
+   one, the input is only read and unwound (counters, chains).  An
+   output that is the input's regular file (the same inode) is refused
+   (ST_E_INVALID from st_stream_run) before anything is written.  */
 ST_PUBLIC int st_stream_set_output_fd (StStream *stream, int fd,
                                        StFileFormat format);
 ST_PUBLIC int st_stream_set_output_path (StStream *stream, const char *path,
@@ -89,7 +91,9 @@ ST_PUBLIC int st_stream_set_debuginfod (StStream *stream, const char *urls);
 ST_PUBLIC int st_stream_set_stitching (StStream *stream, int stitch);
 ST_PUBLIC int st_stream_set_priming (StStream *stream, StPrimePolicy policy);
 /* Threads that unwind (1, the default: the calling thread only; 0: one
-   per processor; at most 64).  The output is the same for any number.  */
+   per processor; at most ST_STREAM_MAX_JOBS).  The output is the same
+   for any number.  */
+#define ST_STREAM_MAX_JOBS 64
 ST_PUBLIC int st_stream_set_jobs (StStream *stream, int jobs);
 /* Each unwound sample's chain as a text line, as the command's --chains
    (PID TID TIME ADDRS SYMBOLS, tab-separated), into PATH.  */
@@ -98,6 +102,97 @@ ST_PUBLIC int st_stream_set_message_func (StStream *stream,
                                           StMessageFunc func,
                                           void *user_data);
 ST_PUBLIC int st_stream_set_debug (StStream *stream, int debug);
+
+/* HOST_FILES 0: only the files under the symfs and the build-id
+   directories are used, none of this machine's and no debuginfod (the
+   command's --no-host-files); 1, the default: the host's too.  */
+ST_PUBLIC int st_stream_set_host_files (StStream *stream, int host_files);
+/* At most BYTES of each raw stack are used (0, the default: all).  */
+ST_PUBLIC int st_stream_set_truncate_stack (StStream *stream,
+                                            uint64_t bytes);
+/* C++ and Rust names demangled in the chains and the call graph (on by
+   default).  */
+ST_PUBLIC int st_stream_set_demangle (StStream *stream, int demangle);
+/* The unwinding counters written into an output whose format has
+   counters (a capture), once per INTERVAL_MS of sample time (0: 1000);
+   ENABLED 0: none.  On by default.  */
+ST_PUBLIC int st_stream_set_counters (StStream *stream, int enabled,
+                                      unsigned interval_ms);
+/* With ST_PRIME_DEFER, the bytes of samples held while they wait for
+   their modules (0: the library's default).  */
+ST_PUBLIC int st_stream_set_priming_cap (StStream *stream, uint64_t bytes);
+
+/* Called on the running thread after every frame or record and, while
+   the input stalls, every INTERVAL_MS (0: 100): a profiler's own
+   schedule (a statistics file, a signal's request).  Returns 0 to stop
+   the run as a cancel does (ST_E_CANCELLED, StStreamOutcome.stopped),
+   nonzero to go on; it is also asked while st_stream_open_input waits
+   for the header.
+   st_stream_get_statistics, st_stream_get_call_graph,
+   st_stream_get_input_offset and st_stream_abandon_output may be
+   called from it.  */
+typedef int (*StCheckFunc) (void *user_data);
+ST_PUBLIC int st_stream_set_check_func (StStream *stream, StCheckFunc func,
+                                        void *user_data,
+                                        unsigned interval_ms);
+/* Called on the running thread when the stream is idle (the input
+   stalls; at most once a second) and every some 100,000 records: the
+   moment for process-wide housekeeping the library does not do itself,
+   such as giving the C library's free heap back (malloc_trim).  */
+typedef void (*StIdleFunc) (void *user_data);
+ST_PUBLIC int st_stream_set_idle_func (StStream *stream, StIdleFunc func,
+                                       void *user_data);
+/* From the check function: the output's reader is gone for good;
+   nothing held is unwound or written any more.  The check function
+   should then return 0.  */
+ST_PUBLIC int st_stream_abandon_output (StStream *stream);
+
+/* The chains (st_stream_set_chains_path) into FD instead, a descriptor
+   the caller opened (not closed by the stream).  */
+ST_PUBLIC int st_stream_set_chains_fd (StStream *stream, int fd);
+
+/* Frames put first into a capture output, before any of the input's
+   (e.g. the mount tables of the recorded system, FILE_CHUNK frames):
+   whole Sysprof capture frames, LEN bytes, copied.  ST_E_INVALID when
+   they do not hold whole frames.  May be called more than once; the
+   frames keep their order.  */
+ST_PUBLIC int st_stream_add_output_frames (StStream *stream,
+                                           const void *frames, size_t len);
+
+/* Opens the input and reads its header now, before st_stream_run (which
+   does it otherwise): its format is then known
+   (st_stream_get_input_format), and an output format set to
+   ST_FILE_FORMAT_AUTO becomes it.  A profiler that drops privileges
+   after opening its files calls it before.  ST_E_CANCELLED when the
+   check function or a cancel stopped the wait for the header; ST_E_IO,
+   ST_E_FORMAT.  At most once.  */
+ST_PUBLIC int st_stream_open_input (StStream *stream);
+/* The input's format once known (ST_FILE_FORMAT_AUTO before).  */
+ST_PUBLIC StFileFormat st_stream_get_input_format (const StStream *stream);
+/* Bytes of input read so far: on the running thread (from the check or
+   a message function) or after the run.  */
+ST_PUBLIC uint64_t st_stream_get_input_offset (const StStream *stream);
+
+/* How a run ended, after st_stream_run.  */
+typedef struct
+{
+  int output_whole;        /* no write of the output failed (1 also
+                              without an output) */
+  int broken_pipe;         /* ... it failed because its reader went
+                              away (EPIPE) */
+  int abandoned;           /* st_stream_abandon_output was called */
+  int stopped;             /* the check function or a cancel stopped it */
+  int chains_whole;        /* the chains were written whole */
+  int started;             /* the records were read: everything was
+                              opened and the output's header written */
+  int failed;              /* reading or writing the records failed
+                              (st_stream_error says why) */
+  int reserved_int;
+  uint64_t input_bytes;    /* the input read */
+  uint64_t reserved[7];
+} StStreamOutcome;
+ST_PUBLIC int st_stream_get_outcome (const StStream *stream,
+                                     StStreamOutcome *out);
 
 /* Runs to the end of the input, a cancel, or an error: ST_OK,
    ST_E_CANCELLED (what was read until then is written), ST_E_IO,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api-private.h"
+#include "model/debuginfod-library.h"
 #include "unwind/unwind-result.h"
 #include "util/mapping-guard.h"
 
@@ -52,6 +53,12 @@ void
 st_install_mapped_file_guard (void)
 {
   st_mapping_guard_install ();
+}
+
+int
+st_load_debuginfod (void)
+{
+  return st_debuginfod_library (NULL) != NULL ? ST_OK : ST_E_UNSUPPORTED;
 }
 
 StFormat

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api/api-private.h"
+#include "format/capture-types.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "pipeline.h"
@@ -40,6 +41,22 @@ struct StStream
   guint jobs;                /* 0: one per processor */
   StMessageFunc message;
   void *message_data;
+  gboolean host_files, demangle, counters;
+  unsigned counters_interval_ms;
+  uint64_t truncate_stack, priming_cap;
+  StCheckFunc user_check;
+  void *user_check_data;
+  unsigned check_ms;
+  StIdleFunc idle;
+  void *idle_data;
+  int chains_fd;             /* -1: CHAINS (a path), or none */
+  GByteArray *frames;        /* put first into the output */
+
+  int opened_fd;             /* the input opened by st_stream_open_input */
+  StReader *opened;          /* ... and its reader, until the run */
+  StFileFormat input_format; /* once known */
+  uint64_t final_offset;     /* the input read, after the run */
+  StStreamOutcome outcome;   /* after the run */
 
   gboolean ran;
   gint cancelled;            /* atomic */
@@ -62,10 +79,11 @@ st_stream_new (void)
 {
   StStream *s = g_new0 (StStream, 1);
 
-  s->in_fd = s->out_fd = -1;
+  s->in_fd = s->out_fd = s->chains_fd = s->opened_fd = -1;
   s->unwind = TRUE;
   s->stitch = TRUE;
   s->jobs = 1;
+  s->host_files = s->demangle = s->counters = TRUE;
   pthread_mutex_init (&s->lock, NULL);
   st_api_set_error (&s->error, "");
   return s;
@@ -84,15 +102,24 @@ st_stream_free (StStream *s)
   g_free (s->debuginfod_urls);
   g_free (s->chains);
   g_free (s->error);
+  st_reader_free (s->opened);
+  if (s->opened_fd >= 0 && s->opened_fd != s->in_fd)
+    close (s->opened_fd);
+  if (s->frames != NULL)
+    g_byte_array_unref (s->frames);
   st_statistics_free (s->final);
   st_call_graph_free (s->final_graph);
   pthread_mutex_destroy (&s->lock);
   g_free (s);
 }
 
-/* Settings only before the run.  */
+/* Settings only before the run; the input's only before it is
+   opened.  */
 #define SETTABLE(s) \
   do { if ((s) == NULL || (s)->ran) return ST_E_INVALID; } while (0)
+#define INPUT_SETTABLE(s) \
+  do { if ((s) == NULL || (s)->ran || (s)->opened != NULL) \
+         return ST_E_INVALID; } while (0)
 
 static void
 set_string (char **slot, const char *value)
@@ -104,7 +131,7 @@ set_string (char **slot, const char *value)
 int
 st_stream_set_input_fd (StStream *s, int fd, StFileFormat format)
 {
-  SETTABLE (s);
+  INPUT_SETTABLE (s);
   if (fd < 0)
     return ST_E_INVALID;
   s->in_fd = fd;
@@ -116,7 +143,7 @@ st_stream_set_input_fd (StStream *s, int fd, StFileFormat format)
 int
 st_stream_set_input_path (StStream *s, const char *path, StFileFormat format)
 {
-  SETTABLE (s);
+  INPUT_SETTABLE (s);
   if (path == NULL)
     return ST_E_INVALID;
   s->in_fd = -1;
@@ -129,7 +156,7 @@ int
 st_stream_set_output_fd (StStream *s, int fd, StFileFormat format)
 {
   SETTABLE (s);
-  if (fd < 0 || format == ST_FILE_FORMAT_AUTO)
+  if (fd < 0)
     return ST_E_INVALID;
   s->out_fd = fd;
   set_string (&s->out_path, NULL);
@@ -141,7 +168,7 @@ int
 st_stream_set_output_path (StStream *s, const char *path, StFileFormat format)
 {
   SETTABLE (s);
-  if (path == NULL || format == ST_FILE_FORMAT_AUTO)
+  if (path == NULL)
     return ST_E_INVALID;
   s->out_fd = -1;
   set_string (&s->out_path, path);
@@ -212,6 +239,8 @@ st_stream_set_priming (StStream *s, StPrimePolicy policy)
   return ST_OK;
 }
 
+G_STATIC_ASSERT (ST_STREAM_MAX_JOBS == ST_PIPELINE_MAX_JOBS);
+
 int
 st_stream_set_jobs (StStream *s, int jobs)
 {
@@ -238,6 +267,116 @@ st_stream_set_chains_path (StStream *s, const char *path)
 {
   SETTABLE (s);
   set_string (&s->chains, path);
+  s->chains_fd = -1;
+  return ST_OK;
+}
+
+int
+st_stream_set_chains_fd (StStream *s, int fd)
+{
+  SETTABLE (s);
+  if (fd < 0)
+    return ST_E_INVALID;
+  set_string (&s->chains, NULL);
+  s->chains_fd = fd;
+  return ST_OK;
+}
+
+int
+st_stream_set_host_files (StStream *s, int host_files)
+{
+  SETTABLE (s);
+  s->host_files = host_files != 0;
+  return ST_OK;
+}
+
+int
+st_stream_set_truncate_stack (StStream *s, uint64_t bytes)
+{
+  SETTABLE (s);
+  s->truncate_stack = bytes;
+  return ST_OK;
+}
+
+int
+st_stream_set_demangle (StStream *s, int demangle)
+{
+  SETTABLE (s);
+  s->demangle = demangle != 0;
+  return ST_OK;
+}
+
+int
+st_stream_set_counters (StStream *s, int enabled, unsigned interval_ms)
+{
+  SETTABLE (s);
+  s->counters = enabled != 0;
+  s->counters_interval_ms = interval_ms;
+  return ST_OK;
+}
+
+int
+st_stream_set_priming_cap (StStream *s, uint64_t bytes)
+{
+  SETTABLE (s);
+  if (bytes > SIZE_MAX)
+    return ST_E_INVALID;
+  s->priming_cap = bytes;
+  return ST_OK;
+}
+
+int
+st_stream_set_check_func (StStream *s, StCheckFunc func, void *data,
+                          unsigned interval_ms)
+{
+  SETTABLE (s);
+  s->user_check = func;
+  s->user_check_data = data;
+  s->check_ms = interval_ms;
+  return ST_OK;
+}
+
+int
+st_stream_set_idle_func (StStream *s, StIdleFunc func, void *data)
+{
+  SETTABLE (s);
+  s->idle = func;
+  s->idle_data = data;
+  return ST_OK;
+}
+
+int
+st_stream_add_output_frames (StStream *s, const void *frames, size_t len)
+{
+  const uint8_t *bytes = frames;
+  size_t at = 0;
+
+  SETTABLE (s);
+  if (frames == NULL && len > 0)
+    return ST_E_INVALID;
+  /* Whole frames only, each at least its header.  */
+  while (at < len)
+    {
+      StCaptureFrame f;
+      if (len - at < sizeof f)
+        return ST_E_INVALID;
+      memcpy (&f, bytes + at, sizeof f);
+      if (f.len < sizeof f || f.len > len - at)
+        return ST_E_INVALID;
+      at += f.len;
+    }
+  if (s->frames == NULL)
+    s->frames = g_byte_array_new ();
+  g_byte_array_append (s->frames, bytes, (guint) len);
+  return ST_OK;
+}
+
+int
+st_stream_abandon_output (StStream *s)
+{
+  if (s == NULL || s->pipeline == NULL)
+    return ST_E_INVALID;
+  st_pipeline_abandon_output (s->pipeline);
   return ST_OK;
 }
 
@@ -297,7 +436,8 @@ check (void *user)
       s->since_snapshot = 0;
       snapshot (s);
     }
-  return !g_atomic_int_get (&s->cancelled);
+  return !g_atomic_int_get (&s->cancelled)
+         && (s->user_check == NULL || s->user_check (s->user_check_data));
 }
 
 static gboolean
@@ -305,7 +445,14 @@ check_header (void *user)
 {
   StStream *s = user;
 
-  return !g_atomic_int_get (&s->cancelled);
+  return !g_atomic_int_get (&s->cancelled)
+         && (s->user_check == NULL || s->user_check (s->user_check_data));
+}
+
+static unsigned
+check_interval (const StStream *s)
+{
+  return s->check_ms != 0 ? s->check_ms : CHECK_MS;
 }
 
 static void
@@ -337,11 +484,115 @@ fail (StStream *s, int result, const char *message)
   return result;
 }
 
+/* The input opened and its header read (st_stream_open_input, or the
+   run's start).  */
+static int
+open_input (StStream *s)
+{
+  g_autoptr (GError) error = NULL;
+  int in_fd = s->in_fd;
+
+  if (in_fd < 0 && (in_fd = open (s->in_path, O_RDONLY | O_CLOEXEC)) < 0)
+    {
+      g_autofree char *m = g_strdup_printf ("cannot open input %s: %s",
+                                            s->in_path, g_strerror (errno));
+      return fail (s, ST_E_IO, m);
+    }
+  s->opened_fd = in_fd;
+  s->opened = st_reader_new_full (in_fd, st_api_format (s->in_format),
+                                  check_interval (s), check_header, s,
+                                  &error);
+  if (s->opened == NULL)
+    {
+      int rc = g_error_matches (error, ST_ERROR, ST_ERROR_STOPPED)
+               ? ST_E_CANCELLED : ST_E_FORMAT;
+      s->outcome.stopped = rc == ST_E_CANCELLED;
+      return fail (s, rc, error->message);
+    }
+  s->input_format = st_api_file_format (st_reader_format (s->opened));
+  return ST_OK;
+}
+
+int
+st_stream_open_input (StStream *s)
+{
+  if (s == NULL || s->ran || s->opened != NULL || s->opened_fd >= 0
+      || (s->in_fd < 0 && s->in_path == NULL))
+    return ST_E_INVALID;
+  return open_input (s);
+}
+
+StFileFormat
+st_stream_get_input_format (const StStream *s)
+{
+  return s != NULL ? s->input_format : ST_FILE_FORMAT_AUTO;
+}
+
+uint64_t
+st_stream_get_input_offset (const StStream *s)
+{
+  if (s == NULL)
+    return 0;
+  return s->reader != NULL ? st_reader_offset (s->reader) : s->final_offset;
+}
+
+/* Writing over the input destroys the recording: refused before the
+   output is opened with O_TRUNC.  Only a regular file is compared (a
+   FIFO or a socket holds no recording).  */
+static gboolean
+output_is_input (StStream *s, int in_fd)
+{
+  struct stat in_st, out_st;
+
+  if (fstat (in_fd, &in_st) != 0 || !S_ISREG (in_st.st_mode))
+    return FALSE;
+  if (s->out_fd >= 0 ? fstat (s->out_fd, &out_st) != 0
+      : s->out_path == NULL || stat (s->out_path, &out_st) != 0)
+    return FALSE;
+  if (in_st.st_dev != out_st.st_dev || in_st.st_ino != out_st.st_ino)
+    return FALSE;
+  g_autofree char *m
+    = g_strdup_printf ("refusing to write the output to %s: it is the input "
+                       "file (device %ju, inode %ju); nothing was written",
+                       s->out_path != NULL ? s->out_path
+                       : "the output descriptor",
+                       (uintmax_t) in_st.st_dev, (uintmax_t) in_st.st_ino);
+  fail (s, ST_E_INVALID, m);
+  return TRUE;
+}
+
+/* The frames given to st_stream_add_output_frames, first in the output
+   as if read from a capture.  */
+static void
+write_frames (StStream *s, StWriter *writer)
+{
+  size_t at = 0;
+
+  while (s->frames != NULL && at < s->frames->len)
+    {
+      StCaptureFrame f;
+      StEvent ev;
+
+      memcpy (&f, s->frames->data + at, sizeof f);
+      memset (&ev, 0, sizeof ev);
+      ev.kind = ST_EVENT_OTHER;
+      ev.source = ST_FORMAT_SYSPROF;
+      ev.pid = f.pid;
+      ev.tid = f.pid;
+      ev.cpu = f.cpu;
+      ev.time = f.time;
+      ev.raw = s->frames->data + at;
+      ev.raw_len = f.len;
+      st_writer_event (writer, &ev);
+      at += f.len;
+    }
+}
+
 int
 st_stream_run (StStream *s)
 {
   g_autoptr (GError) error = NULL;
-  int in_fd = s != NULL ? s->in_fd : -1, out_fd = -1;
+  int in_fd, out_fd = -1;
   StReader *reader = NULL;
   StWriter *writer = NULL;
   FILE *chains = NULL;
@@ -350,28 +601,30 @@ st_stream_run (StStream *s)
   if (s == NULL || s->ran || (s->in_fd < 0 && s->in_path == NULL))
     return ST_E_INVALID;
   s->ran = TRUE;
+  s->outcome.output_whole = s->outcome.chains_whole = 1;
   pthread_mutex_lock (&s->lock);
   s->runner = pthread_self ();
   s->running = TRUE;
   pthread_mutex_unlock (&s->lock);
-  if (in_fd < 0 && (in_fd = open (s->in_path, O_RDONLY | O_CLOEXEC)) < 0)
+  if (s->opened == NULL && s->opened_fd < 0 && (rc = open_input (s)) != ST_OK)
+    goto out;
+  if (s->opened == NULL)
     {
-      g_autofree char *m = g_strdup_printf ("cannot open input %s: %s",
-                                            s->in_path, g_strerror (errno));
-      rc = fail (s, ST_E_IO, m);
+      rc = ST_E_INVALID;   /* st_stream_open_input failed */
       goto out;
     }
-  reader = st_reader_new_full (in_fd, st_api_format (s->in_format), CHECK_MS,
-                               check_header, s, &error);
-  if (reader == NULL)
-    {
-      rc = g_error_matches (error, ST_ERROR, ST_ERROR_STOPPED)
-           ? ST_E_CANCELLED : ST_E_FORMAT;
-      fail (s, rc, error->message);
-      goto out;
-    }
+  reader = g_steal_pointer (&s->opened);
+  in_fd = s->opened_fd;
   if (s->out_fd >= 0 || s->out_path != NULL)
     {
+      StFileFormat format = s->out_format != ST_FILE_FORMAT_AUTO
+                            ? s->out_format : s->input_format;
+
+      if (output_is_input (s, in_fd))
+        {
+          rc = ST_E_INVALID;
+          goto out;
+        }
       out_fd = s->out_fd;
       if (out_fd < 0
           && (out_fd = open (s->out_path, O_WRONLY | O_CREAT | O_TRUNC
@@ -383,15 +636,31 @@ st_stream_run (StStream *s)
           rc = fail (s, ST_E_IO, m);
           goto out;
         }
-      writer = st_writer_new (out_fd, st_api_format (s->out_format), reader,
+      s->out_format = format;
+      writer = st_writer_new (out_fd, st_api_format (format), reader,
                               s->unwind, &error);
       if (writer == NULL)
         {
           rc = fail (s, ST_E_IO, error->message);
           goto out;
         }
+      write_frames (s, writer);
     }
-  if (s->chains != NULL && (chains = fopen (s->chains, "we")) == NULL)
+  if (s->chains_fd >= 0)
+    {
+      int fd = fcntl (s->chains_fd, F_DUPFD_CLOEXEC, 0);
+      if (fd < 0 || (chains = fdopen (fd, "w")) == NULL)
+        {
+          g_autofree char *m = g_strdup_printf ("cannot use the chains "
+                                                "descriptor: %s",
+                                                g_strerror (errno));
+          if (fd >= 0)
+            close (fd);
+          rc = fail (s, ST_E_IO, m);
+          goto out;
+        }
+    }
+  else if (s->chains != NULL && (chains = fopen (s->chains, "we")) == NULL)
     {
       g_autofree char *m = g_strdup_printf ("cannot open %s: %s", s->chains,
                                             g_strerror (errno));
@@ -408,6 +677,7 @@ st_stream_run (StStream *s)
                                              : ST_ENGINE_FAST,
     .symfs = s->symfs,
     .buildid_dir = s->archive_dir,
+    .given_files_only = !s->host_files,
     .perf_cache_dir = s->perf_cache_dir,
     .chains = chains,
     .report = relay,
@@ -416,21 +686,27 @@ st_stream_run (StStream *s)
     .callgraph = s->call_graph,
     .output_format = writer != NULL ? st_api_format (s->out_format)
                                     : ST_FORMAT_AUTO,
-    .demangle = TRUE,
+    .demangle = s->demangle,
     .stitch = s->stitch,
+    .truncate_stack = s->truncate_stack,
     .debuginfod = s->debuginfod_urls != NULL,
     .debuginfod_urls = s->debuginfod_urls,
-    .counters = TRUE,
+    .counters = s->counters,
+    .counters_interval_ms = s->counters_interval_ms,
     .live = !regular,
     .jobs = s->jobs != 0 ? s->jobs : processors (),
     .priming = s->priming == ST_PRIME_DROP ? ST_PRIMING_DROP
                : s->priming == ST_PRIME_DEFER ? ST_PRIMING_DEFER
                : ST_PRIMING_SYNC,
+    .priming_cap = (size_t) s->priming_cap,
+    .idle = s->idle,
+    .idle_data = s->idle_data,
     .check = check,
     .check_data = s,
-    .check_ms = CHECK_MS,
+    .check_ms = check_interval (s),
   };
   s->reader = reader;
+  s->outcome.started = 1;
   s->pipeline = st_pipeline_new (reader, writer, &o);
   gboolean ok = st_pipeline_run (s->pipeline, &error);
   snapshot (s);
@@ -442,27 +718,56 @@ st_stream_run (StStream *s)
   s->final = final;
   s->final_graph = graph;
   pthread_mutex_unlock (&s->lock);
+  s->outcome.output_whole = writer == NULL || !st_writer_failed (writer);
+  s->outcome.broken_pipe = !ok && g_error_matches (error, ST_ERROR,
+                                                   ST_ERROR_BROKEN_PIPE);
+  s->outcome.abandoned = st_pipeline_output_abandoned (s->pipeline);
+  s->outcome.stopped = st_pipeline_stopped (s->pipeline);
+  s->outcome.failed = !ok;
   if (!ok)
     rc = fail (s, ST_E_IO, error->message);
   else if (st_pipeline_stopped (s->pipeline))
     rc = fail (s, ST_E_CANCELLED, "cancelled");
   st_pipeline_free (s->pipeline);
   s->pipeline = NULL;
+  s->final_offset = st_reader_offset (reader);
   s->reader = NULL;
 
 out:
   pthread_mutex_lock (&s->lock);
   s->running = FALSE;
   pthread_mutex_unlock (&s->lock);
-  if (chains != NULL && fclose (chains) != 0 && rc == ST_OK)
-    rc = fail (s, ST_E_IO, "writing the chains failed");
+  if (chains != NULL && fclose (chains) != 0)
+    {
+      s->outcome.chains_whole = 0;
+      if (rc == ST_OK)
+        rc = fail (s, ST_E_IO, "writing the chains failed");
+    }
   st_writer_free (writer);
+  if (reader != NULL && s->final_offset == 0)
+    s->final_offset = st_reader_offset (reader);
   st_reader_free (reader);
   if (out_fd >= 0 && out_fd != s->out_fd)
     close (out_fd);
-  if (in_fd >= 0 && in_fd != s->in_fd)
-    close (in_fd);
+  if (s->opened_fd >= 0 && s->opened_fd != s->in_fd)
+    close (s->opened_fd);
+  s->opened_fd = -1;
+  s->outcome.input_bytes = s->final_offset;
   return rc;
+}
+
+int
+st_stream_get_outcome (const StStream *s, StStreamOutcome *out)
+{
+  if (s == NULL || out == NULL || !s->ran)
+    return ST_E_INVALID;
+  pthread_mutex_lock ((pthread_mutex_t *) &s->lock);
+  gboolean running = s->running;
+  pthread_mutex_unlock ((pthread_mutex_t *) &s->lock);
+  if (running)
+    return ST_E_INVALID;
+  *out = s->outcome;
+  return ST_OK;
 }
 
 int

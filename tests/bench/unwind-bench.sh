@@ -5,7 +5,7 @@
 # samples/s, frames/s and peak RSS of stacktrace --engine fast (--jobs 1),
 # of --engine dwfl and of `perf script --no-inline -F ip,sym` on the same
 # capture, the ratios, and the targets of issue 4; then samples/s and
-# peak RSS at the default --jobs (one per processor) and the scaling
+# peak RSS at --jobs 0 (one per processor) and the scaling
 # from --jobs 1 (issue 33).
 #
 #   unwind-bench.sh [--stacktrace PATH] [--cache DIR] [--rerecord]
@@ -191,8 +191,8 @@ for name in "${names[@]}"; do
   dwfl_wall=$t_wall dwfl_rss=$t_rss
   # The libdwfl engine is unwinding-bound (the walk is nearly all of
   # it): the scaling of the walk itself.
-  timed dwfl_jobs "$stacktrace" --engine dwfl -i "$data" -o /dev/null \
-    || die "$name: dwfl at the default --jobs failed"
+  timed dwfl_jobs "$stacktrace" --engine dwfl --jobs 0 -i "$data" -o /dev/null \
+    || die "$name: dwfl at --jobs 0 failed"
   dwfl_scale[$name]=$(ratio "$dwfl_wall" "$t_wall")
   timed perf perf script -i "$data" --no-inline -F ip,sym || die "$name: perf script failed"
   perf_wall=$t_wall perf_rss=$t_rss
@@ -201,8 +201,8 @@ for name in "${names[@]}"; do
   fast_rate[$name]=$f
   fast_steady[$name]=$st
   fast_rss[$name]=$fast_mem
-  best_of jobs "$stacktrace" --engine fast -i "$data" -o /dev/null \
-    || die "$name: default --jobs failed"
+  best_of jobs "$stacktrace" --engine fast --jobs 0 -i "$data" -o /dev/null \
+    || die "$name: --jobs 0 failed"
   jobs_rate[$name]=$(rate "$samples" "$best")
   jobs_rss[$name]=$best_rss
   jobs_scale[$name]=$(ratio "$fast_wall" "$best")
@@ -221,7 +221,7 @@ for name in "${names[@]}"; do
 done
 
 echo
-echo "--jobs (issue 33): fast engine, whole run, default --jobs" \
+echo "--jobs (issue 33): fast engine, whole run, --jobs 0" \
   "($(getconf _NPROCESSORS_ONLN) processors) against --jobs 1:"
 printf '%-8s %9s %9s %6s %6s %6s | %7s\n' capture "j1 s/s" "jN s/s" "x j1" \
   "RSS j1" "RSS jN" "dwfl x"
@@ -231,7 +231,7 @@ for name in "${names[@]}"; do
     $((fast_rss[$name] / 1024)) $((jobs_rss[$name] / 1024)) \
     "${dwfl_scale[$name]}"
 done
-echo "  (dwfl x: the libdwfl engine, unwinding-bound, at the default" \
+echo "  (dwfl x: the libdwfl engine, unwinding-bound, at --jobs 0" \
      "--jobs against --jobs 1, one run each)"
 
 echo
