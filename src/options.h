@@ -14,6 +14,8 @@ typedef struct
   char *output;           /* NULL: stdout */
   int input_fd;           /* -1: unset */
   int output_fd;          /* -1: unset */
+  StInputReadFunc input_read;  /* set: input_fd is only polled, the */
+  void *input_read_data;       /* input read through it (--record) */
   StFormat format;
   StFormat output_format; /* AUTO: by the -o name, else the input's */
   StMode mode;

@@ -578,8 +578,9 @@ main (int argc, char **argv)
       goto out;
     }
   st_live_set_drain (live, input_can_drain (in_fd));
-  reader = st_reader_new_full (in_fd, opts.format, ST_LIVE_CHECK_MS,
-                               st_live_check, live, &error);
+  reader = st_reader_new_pulled (in_fd, opts.input_read, opts.input_read_data,
+                                 opts.format, ST_LIVE_CHECK_MS, st_live_check,
+                                 live, &error);
   if (reader == NULL)
     {
       if (g_error_matches (error, ST_ERROR, ST_ERROR_STOPPED))
