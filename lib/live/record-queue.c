@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ typedef struct
 
 struct StRecordQueue
 {
-  GMutex lock;
+  pthread_mutex_t lock;          /* (pthread: ThreadSanitizer sees it) */
   GQueue chunks;               /* Chunk *, oldest first */
   GSList *spares;
   guint n_spares;
@@ -50,7 +51,7 @@ st_record_queue_new (GError **error)
       g_free (q);
       return NULL;
     }
-  g_mutex_init (&q->lock);
+  pthread_mutex_init (&q->lock, NULL);
   g_queue_init (&q->chunks);
   return q;
 }
@@ -62,7 +63,7 @@ st_record_queue_free (StRecordQueue *q)
     return;
   g_queue_clear_full (&q->chunks, g_free);
   g_slist_free_full (q->spares, g_free);
-  g_mutex_clear (&q->lock);
+  pthread_mutex_destroy (&q->lock);
   close (q->bell[0]);
   close (q->bell[1]);
   g_free (q);
@@ -89,7 +90,7 @@ next_chunk (StRecordQueue *q)
 {
   Chunk *c = NULL;
 
-  g_mutex_lock (&q->lock);
+  pthread_mutex_lock (&q->lock);
   if (q->writing != NULL)
     publish_chunk (q, q->writing);
   if (q->spares != NULL)
@@ -98,14 +99,14 @@ next_chunk (StRecordQueue *q)
       q->spares = g_slist_delete_link (q->spares, q->spares);
       q->n_spares--;
     }
-  g_mutex_unlock (&q->lock);
+  pthread_mutex_unlock (&q->lock);
   if (c == NULL)
     c = g_malloc (sizeof *c);
   c->start = c->end = c->fill = 0;
-  g_mutex_lock (&q->lock);
+  pthread_mutex_lock (&q->lock);
   g_queue_push_tail (&q->chunks, c);
   q->writing = c;
-  g_mutex_unlock (&q->lock);
+  pthread_mutex_unlock (&q->lock);
   return c;
 }
 
@@ -147,24 +148,24 @@ ring (StRecordQueue *q)
 void
 st_record_queue_publish (StRecordQueue *q)
 {
-  g_mutex_lock (&q->lock);
+  pthread_mutex_lock (&q->lock);
   if (q->writing != NULL)
     publish_chunk (q, q->writing);
   q->pending = 0;
   ring (q);
-  g_mutex_unlock (&q->lock);
+  pthread_mutex_unlock (&q->lock);
 }
 
 void
 st_record_queue_close (StRecordQueue *q)
 {
-  g_mutex_lock (&q->lock);
+  pthread_mutex_lock (&q->lock);
   if (q->writing != NULL)
     publish_chunk (q, q->writing);
   q->pending = 0;
   q->closed = TRUE;
   ring (q);
-  g_mutex_unlock (&q->lock);
+  pthread_mutex_unlock (&q->lock);
 }
 
 size_t
@@ -172,9 +173,9 @@ st_record_queue_bytes (StRecordQueue *q)
 {
   size_t bytes;
 
-  g_mutex_lock (&q->lock);
+  pthread_mutex_lock (&q->lock);
   bytes = q->bytes;
-  g_mutex_unlock (&q->lock);
+  pthread_mutex_unlock (&q->lock);
   return bytes + q->pending;
 }
 
@@ -225,10 +226,10 @@ st_record_queue_read (void *data, void *buf, size_t len)
       size_t n;
       gboolean closed;
 
-      g_mutex_lock (&q->lock);
+      pthread_mutex_lock (&q->lock);
       n = take (q, buf, len);
       closed = q->closed && q->bytes == 0;
-      g_mutex_unlock (&q->lock);
+      pthread_mutex_unlock (&q->lock);
       if (n > 0 || closed || len == 0)
         return (ssize_t) n;
       if (poll (&pfd, 1, -1) < 0 && errno == EINTR)
