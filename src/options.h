@@ -15,7 +15,7 @@ typedef struct
   int input_fd;           /* -1: unset */
   int output_fd;          /* -1: unset */
   StInputReadFunc input_read;  /* set: input_fd is only polled, the */
-  void *input_read_data;       /* input read through it (--record) */
+  void *input_read_data;       /* input read through it (live) */
   StFormat format;
   StFormat output_format; /* AUTO: by the -o name, else the input's */
   StMode mode;
