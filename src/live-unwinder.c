@@ -207,7 +207,10 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
 
   if (stream_fd < 0)
     return FALSE;
+  /* The stream comes through an in-process queue; the fd is polled.  */
   opts->input_fd = stream_fd;
+  opts->input_read = st_ring_source_read;
+  opts->input_read_data = lu->source;
   opts->format = ST_FILE_FORMAT_PERF;
   /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  Its
      thread inherits our timer slack: its wait steps are tens of

@@ -22,6 +22,8 @@ typedef struct
   char *output;           /* NULL: stdout */
   int input_fd;           /* -1: unset */
   int output_fd;          /* -1: unset */
+  StReadFunc input_read;  /* set: input_fd is only polled, the */
+  void *input_read_data;  /* input read through it (live) */
   StFileFormat format;
   StFileFormat output_format; /* AUTO: by the -o name, else the input's */
   StRunMode mode;

@@ -674,7 +674,10 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
     set_events (rec, PERF_EVENT_IOC_ENABLE);
   if (rec->child != NULL && !st_record_child_release (rec->child, error))
     return FALSE;
+  /* The stream comes through an in-process queue; the fd is polled.  */
   opts->input_fd = stream_fd;
+  opts->input_read = st_ring_source_read;
+  opts->input_read_data = rec->source;
   opts->format = ST_FILE_FORMAT_PERF;
   return TRUE;
 }

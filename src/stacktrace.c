@@ -579,7 +579,11 @@ main (int argc, char **argv)
     }
   st_live_set_drain (live, input_can_drain (in_fd));
   stream = st_stream_new ();
-  st_stream_set_input_fd (stream, in_fd, opts.format);
+  if (opts.input_read != NULL)
+    st_stream_set_input_pull (stream, in_fd, opts.input_read,
+                              opts.input_read_data, opts.format);
+  else
+    st_stream_set_input_fd (stream, in_fd, opts.format);
   st_stream_set_check_func (stream, unwinder != NULL ? st_live_check_output
                                                      : st_live_check,
                             live, ST_LIVE_CHECK_MS);

@@ -24,6 +24,8 @@
 #ifndef STACKTRACE_1_STREAM_H
 #define STACKTRACE_1_STREAM_H
 
+#include <sys/types.h>
+
 #include <stacktrace-1/common.h>
 #include <stacktrace-1/counters.h>
 
@@ -61,6 +63,17 @@ ST_PUBLIC void st_stream_free (StStream *stream);
 ST_PUBLIC int st_stream_set_input_fd (StStream *stream, int fd,
                                       StFileFormat format);
 ST_PUBLIC int st_stream_set_input_path (StStream *stream, const char *path,
+                                        StFileFormat format);
+/* The input read through FUNC, as read(2) reads a pipe: FUNC waits for
+   data, returns 0 at the end and -1 with errno set.  POLL_FD (not
+   closed by the stream) is readable whenever FUNC would not wait: the
+   stream waits on it in poll(), so that a cancel and the check function
+   are seen while no data comes.  For a transport of the caller's own,
+   such as a queue filled by another thread (the command's live modes
+   read their perf rings so).  */
+typedef ssize_t (*StReadFunc) (void *data, void *buf, size_t len);
+ST_PUBLIC int st_stream_set_input_pull (StStream *stream, int poll_fd,
+                                        StReadFunc func, void *data,
                                         StFileFormat format);
 /* The output (FORMAT: CAPTURE, PERF, or AUTO: the input's); without
    one, the input is only read and unwound (counters, chains).  An

@@ -26,6 +26,8 @@
 struct StStream
 {
   int in_fd;                 /* -1: IN_PATH */
+  StReadFunc in_read;        /* set: IN_FD only polled, read through it */
+  void *in_read_data;
   char *in_path;
   StFileFormat in_format;
   int out_fd;                /* -1: OUT_PATH, or none */
@@ -135,6 +137,22 @@ st_stream_set_input_fd (StStream *s, int fd, StFileFormat format)
   if (fd < 0)
     return ST_E_INVALID;
   s->in_fd = fd;
+  s->in_read = NULL;
+  set_string (&s->in_path, NULL);
+  s->in_format = format;
+  return ST_OK;
+}
+
+int
+st_stream_set_input_pull (StStream *s, int poll_fd, StReadFunc func,
+                          void *data, StFileFormat format)
+{
+  INPUT_SETTABLE (s);
+  if (poll_fd < 0 || func == NULL)
+    return ST_E_INVALID;
+  s->in_fd = poll_fd;
+  s->in_read = func;
+  s->in_read_data = data;
   set_string (&s->in_path, NULL);
   s->in_format = format;
   return ST_OK;
@@ -147,6 +165,7 @@ st_stream_set_input_path (StStream *s, const char *path, StFileFormat format)
   if (path == NULL)
     return ST_E_INVALID;
   s->in_fd = -1;
+  s->in_read = NULL;
   set_string (&s->in_path, path);
   s->in_format = format;
   return ST_OK;
@@ -499,9 +518,10 @@ open_input (StStream *s)
       return fail (s, ST_E_IO, m);
     }
   s->opened_fd = in_fd;
-  s->opened = st_reader_new_full (in_fd, st_api_format (s->in_format),
-                                  check_interval (s), check_header, s,
-                                  &error);
+  s->opened = st_reader_new_pulled (in_fd, s->in_read, s->in_read_data,
+                                    st_api_format (s->in_format),
+                                    check_interval (s), check_header, s,
+                                    &error);
   if (s->opened == NULL)
     {
       int rc = g_error_matches (error, ST_ERROR, ST_ERROR_STOPPED)

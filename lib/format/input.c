@@ -35,6 +35,8 @@ struct StInput
   void *wait_data;
   int wait_interval_ms;
   int wake_fd;              /* -1: none */
+  StInputReadFunc read_func;  /* NULL: read(2) of FD */
+  void *read_data;
 
   /* A mapped regular file: MAP holds file offsets [0, MAP_LEN).  */
   uint8_t *map;
@@ -167,6 +169,13 @@ st_input_set_wait_func (StInput *in, unsigned interval_ms,
 }
 
 void
+st_input_set_read_func (StInput *in, StInputReadFunc func, void *data)
+{
+  in->read_func = func;
+  in->read_data = data;
+}
+
+void
 st_input_set_wake_fd (StInput *in, int fd)
 {
   in->wake_fd = fd;
@@ -278,6 +287,8 @@ peek (StInput *in, size_t n, size_t *available, GError **error)
       ssize_t got = in->map != NULL
         ? pread (in->fd, in->buf + in->end, in->cap - in->end,
                  (off_t) (in->offset + (in->end - in->start)))
+        : in->read_func != NULL
+        ? in->read_func (in->read_data, in->buf + in->end, in->cap - in->end)
         : read (in->fd, in->buf + in->end, in->cap - in->end);
       if (got < 0)
         {

@@ -6,12 +6,21 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct StInput StInput;
 
 /* Takes no ownership of FD.  */
 StInput *st_input_new (int fd);
 void st_input_free (StInput *in);
+
+/* Reads through FUNC instead of read(2) of FD, which is then only
+   polled (readable whenever FUNC would not wait): an input from another
+   thread of the process (live/record-queue.h).  FUNC is as read(2):
+   waits for data, 0 at the end, -1 with errno.  Before the first peek;
+   not for a regular file's FD (which is mapped).  */
+typedef ssize_t (*StInputReadFunc) (void *data, void *buf, size_t len);
+void st_input_set_read_func (StInput *in, StInputReadFunc func, void *data);
 
 /* Called when a read would wait for data: once as soon as none is ready,
    then every INTERVAL_MS while none comes, and after a signal interrupted

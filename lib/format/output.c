@@ -14,6 +14,8 @@
 struct StOutput
 {
   int fd;
+  StOutputWriteFunc write_func;   /* NULL: write(2) to FD */
+  void *write_data;
   uint8_t *buf;
   size_t len;
   size_t cap;        /* ST_OUTPUT_BUFFER, more while held */
@@ -29,6 +31,15 @@ st_output_new (int fd)
   out->fd = fd;
   out->buf = g_malloc (ST_OUTPUT_BUFFER);
   out->cap = ST_OUTPUT_BUFFER;
+  return out;
+}
+
+StOutput *
+st_output_new_func (StOutputWriteFunc func, void *data)
+{
+  StOutput *out = st_output_new (-1);
+  out->write_func = func;
+  out->write_data = data;
   return out;
 }
 
@@ -48,7 +59,10 @@ drain (StOutput *out)
 
   while (done < out->len && out->error == 0)
     {
-      ssize_t n = write (out->fd, out->buf + done, out->len - done);
+      ssize_t n = out->write_func != NULL
+                  ? out->write_func (out->write_data, out->buf + done,
+                                     out->len - done)
+                  : write (out->fd, out->buf + done, out->len - done);
       if (n < 0)
         {
           if (errno == EINTR)

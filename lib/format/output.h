@@ -5,11 +5,17 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct StOutput StOutput;
 
 /* Takes no ownership of FD.  */
 StOutput *st_output_new (int fd);
+/* Writes through FUNC (as write(2): bytes taken, or -1 with errno)
+   instead of an fd: st_output_fd is -1, nothing is seekable.  */
+typedef ssize_t (*StOutputWriteFunc) (void *data, const void *buf,
+                                      size_t len);
+StOutput *st_output_new_func (StOutputWriteFunc func, void *data);
 void st_output_free (StOutput *out);
 
 void st_output_write (StOutput *out, const void *data, size_t len);

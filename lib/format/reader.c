@@ -68,9 +68,21 @@ st_reader_new_full (int fd, StFormat format, unsigned wait_ms,
                     StInputWaitFunc wait_func, void *wait_data,
                     GError **error)
 {
+  return st_reader_new_pulled (fd, NULL, NULL, format, wait_ms, wait_func,
+                               wait_data, error);
+}
+
+StReader *
+st_reader_new_pulled (int fd, StInputReadFunc read_func, void *read_data,
+                      StFormat format, unsigned wait_ms,
+                      StInputWaitFunc wait_func, void *wait_data,
+                      GError **error)
+{
   StReader *r = g_new0 (StReader, 1);
 
   r->input = st_input_new (fd);
+  if (read_func != NULL)
+    st_input_set_read_func (r->input, read_func, read_data);
   st_input_set_wait_func (r->input, wait_ms, wait_func, wait_data);
   if (format == ST_FORMAT_AUTO)
     format = detect (r->input, error);

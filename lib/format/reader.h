@@ -17,6 +17,12 @@ StReader *st_reader_new (int fd, StFormat format, GError **error);
 StReader *st_reader_new_full (int fd, StFormat format, unsigned wait_ms,
                               StInputWaitFunc wait_func, void *wait_data,
                               GError **error);
+/* Same, reading through READ_FUNC (NULL: read(2)); FD is polled: see
+   st_input_set_read_func.  */
+StReader *st_reader_new_pulled (int fd, StInputReadFunc read_func,
+                                void *read_data, StFormat format,
+                                unsigned wait_ms, StInputWaitFunc wait_func,
+                                void *wait_data, GError **error);
 void st_reader_free (StReader *reader);
 int st_reader_next (StReader *reader, StEvent *ev, GError **error);
 /* Damaged frames/records go to HANDLER, and reading goes on; without one

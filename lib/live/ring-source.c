@@ -2,7 +2,8 @@
    is in ring-source.h.  A thread of its own reads the rings, so they
    keep being emptied while the main thread unwinds or waits for a CPU
    (on a loaded machine, for hundreds of ms).  Between the two threads:
-   the thread's queue, then a pipe it writes without blocking.  When the
+   an in-process queue (record-queue.h), one lock and at most one
+   wake-up per pass, never waited on by this thread.  When the
    main thread falls too far behind, the queue's bound stops the reading,
    the rings fill, and the kernel counts what it drops in LOST records:
    the loss the recorder sees.  */
@@ -28,14 +29,9 @@
 #include "live/sysprof-layout.h"
 #include "util/domain.h"
 
-/* What the pipe between the threads may hold: some hundreds of samples,
-   which ride out the main thread's bursts of work (the modules of every
-   process at start); less where the kernel refuses it.  */
-#define STREAM_PIPE_SIZE (8 << 20)
-#define STREAM_PIPE_SIZE_MIN (1 << 20)
 /* The synthesized records held before the thread starts.  */
 #define HOLD_MAX (256u << 20)
-/* Records read from the rings and not yet taken by the pipe: while the
+/* Records read from the rings and not yet taken by the reader: while the
    main thread catches up, they wait here rather than in the rings,
    where they would be lost.  Past this, the rings are left to fill.  */
 #define QUEUE_MAX (256u << 20)
@@ -74,12 +70,10 @@ struct StRingSource
   StPerfEventAttr attr;
   StPerfAttr checked;          /* the same, for the record checks */
 
-  int read_fd;                 /* the stream: owner's end */
-  int write_fd;                /* the thread's end */
   int wake[2];                 /* _stop wakes the thread's poll() */
   StOutput *out;                /* the header and what comes before _start */
   StPerfWriter *writer;
-  StRecordQueue queue;         /* records for the pipe */
+  StRecordQueue *queue;        /* the stream, to the reader */
 
   pthread_t thread;
   gboolean started;
@@ -192,20 +186,28 @@ st_ring_source_new (const StRingFd *fds, guint n_fds, int event_fd,
   return st_ring_source_new_full (fds, n_fds, event_fd, &attr, 0, error);
 }
 
+/* The writer's output (the header, what the owner adds before _start):
+   into the stream.  */
+static ssize_t
+write_stream (void *queue, const void *buf, size_t len)
+{
+  st_record_queue_push (queue, buf, len);
+  return (ssize_t) len;
+}
+
 StRingSource *
 st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
                          const StPerfEventAttr *attr, guint pages,
                          GError **error)
 {
   StRingSource *s = g_new0 (StRingSource, 1);
-  int stream[2];
   struct timespec ts;
 
   /* The kernel writes a record only into a mapped ring: none can be
      older than this (the events' clock is CLOCK_MONOTONIC).  */
   clock_gettime (CLOCK_MONOTONIC, &ts);
   s->opened_at = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-  s->read_fd = s->write_fd = s->wake[0] = s->wake[1] = -1;
+  s->wake[0] = s->wake[1] = -1;
   s->event_fd = event_fd;
   s->poll_ms = ST_RING_SOURCE_POLL_MS;
   s->rings = g_new0 (Ring, n_fds);
@@ -233,23 +235,18 @@ st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
         goto fail;
       s->counts.ring_pages = (uint32_t) (r->ring.size / (uint64_t) sysconf (_SC_PAGESIZE));
     }
-  if (pipe2 (stream, O_CLOEXEC) != 0 || pipe2 (s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+  if (pipe2 (s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
     {
       g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot make a pipe: %s",
                    g_strerror (errno));
       goto fail;
     }
-  s->read_fd = stream[0];
-  s->write_fd = stream[1];
-  /* Larger than the default 64 KiB where allowed; not needed.  */
-  for (int size = STREAM_PIPE_SIZE; size >= STREAM_PIPE_SIZE_MIN; size /= 2)
-    if (fcntl (s->write_fd, F_SETPIPE_SZ, size) >= 0)
-      break;
+  if ((s->queue = st_record_queue_new (error)) == NULL)
+    goto fail;
 
   s->attr = *attr;
   st_sysprof_layout_checked (&s->checked, &s->attr);
-  s->out = st_output_new (s->write_fd);
-  st_record_queue_init (&s->queue);
+  s->out = st_output_new_func (write_stream, s->queue);
   st_output_hold (s->out, HOLD_MAX);
   s->writer = st_perf_writer_new (s->out, FALSE);
   st_perf_writer_attr (s->writer, (const uint8_t *) &s->attr,
@@ -381,7 +378,7 @@ queue_scanned (const uint8_t *record, size_t len, void *data)
 {
   StRingSource *s = data;
 
-  st_record_queue_push (&s->queue, record, len);
+  st_record_queue_push (s->queue, record, len);
 }
 
 /* The processes sampled in this pass that the stream knew nothing of
@@ -498,7 +495,7 @@ take_record (StRingSource *s, Ring *r, size_t len, size_t size)
       s->counts.lost_records++;
       s->counts.lost_events += st_perf_get_u64 (s->record + 16);
     }
-  st_record_queue_push (&s->queue, s->record, len);
+  st_record_queue_push (s->queue, s->record, len);
 }
 
 static void
@@ -507,9 +504,9 @@ queue_round (StRingSource *s)
   StPerfEventHeader round = { ST_PERF_RECORD_FINISHED_ROUND, 0,
                               sizeof round };
 
-  st_record_queue_push (&s->queue, &round, sizeof round);
+  st_record_queue_push (s->queue, &round, sizeof round);
   s->counts.queue_peak = MAX (s->counts.queue_peak,
-                              (uint64_t) s->queue.bytes);
+                              (uint64_t) st_record_queue_bytes (s->queue));
 }
 
 /* Reads every ring to the head it had when its turn came; the number of
@@ -559,9 +556,6 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
   pfd[n].fd = s->event_fd;
   pfd[n].events = POLLIN;
   pfd[n++].revents = 0;
-  pfd[n].fd = s->queue.bytes > 0 ? s->write_fd : -1;
-  pfd[n].events = POLLOUT;
-  pfd[n++].revents = 0;
   if (poll (pfd, n, s->poll_ms) < 0 && errno != EINTR)
     return TRUE;
   /* A per-task event whose task ended hangs up for good: its ring is
@@ -580,31 +574,30 @@ static void *
 run (void *data)
 {
   StRingSource *s = data;
-  g_autofree struct pollfd *pfd = g_new (struct pollfd, s->n_rings + 3);
-  gboolean last = FALSE, failed = FALSE;
+  g_autofree struct pollfd *pfd = g_new (struct pollfd, s->n_rings + 2);
+  gboolean last = FALSE;
 
   /* The header and the processes: the main thread is reading them.  */
   st_output_release (s->out);
   st_perf_writer_finished_round (s->writer);
-  failed = !st_output_flush (s->out, NULL);
-  fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) | O_NONBLOCK);
-  while (!failed)
+  st_output_flush (s->out, NULL);
+  st_record_queue_publish (s->queue);
+  for (;;)
     {
-      if ((last || s->queue.bytes < QUEUE_MAX) && pass (s) > 0)
+      /* (At the stop the rings are read to their heads whatever the
+         queue holds: the reader takes it all before it ends.)  */
+      if ((last || st_record_queue_bytes (s->queue) < QUEUE_MAX)
+          && pass (s) > 0)
         {
           if (g_hash_table_size (s->unknown) > 0)
             scan_unknown (s);
           queue_round (s);
+          st_record_queue_publish (s->queue);
         }
-      failed = !st_record_queue_send (&s->queue, s->write_fd);
-      if (failed || g_atomic_int_get (&s->abandon) || last)
+      if (g_atomic_int_get (&s->abandon) || last)
         break;
       last = wait_for_data (s, pfd);
     }
-  /* What is left goes out whole, waiting for the reader.  */
-  fcntl (s->write_fd, F_SETFL, fcntl (s->write_fd, F_GETFL) & ~O_NONBLOCK);
-  if (!failed && !g_atomic_int_get (&s->abandon))
-    st_record_queue_send (&s->queue, s->write_fd);
   for (guint i = 0; i < s->n_rings; i++)
     {
       s->counts.ring_problems += s->rings[i].ring.problems;
@@ -614,8 +607,7 @@ run (void *data)
   st_perf_writer_free (s->writer);
   s->writer = NULL;
   st_output_flush (s->out, NULL);
-  close (s->write_fd);
-  s->write_fd = -1;
+  st_record_queue_close (s->queue);
   return NULL;
 }
 
@@ -646,7 +638,15 @@ st_ring_source_start (StRingSource *s, gboolean (*stopping) (void),
       return -1;
     }
   s->started = TRUE;
-  return s->read_fd;
+  return st_record_queue_fd (s->queue);
+}
+
+ssize_t
+st_ring_source_read (void *source, void *buf, size_t len)
+{
+  StRingSource *s = source;
+
+  return st_record_queue_read (s->queue, buf, len);
 }
 
 void
@@ -656,10 +656,6 @@ st_ring_source_stop (StRingSource *s)
     return;
   g_atomic_int_set (&s->abandon, 1);
   (void) !write (s->wake[1], "", 1);
-  /* A thread blocked writing to the stream gets EPIPE.  */
-  if (s->read_fd >= 0)
-    close (s->read_fd);
-  s->read_fd = -1;
   pthread_join (s->thread, NULL);
   s->joined = TRUE;
 }
@@ -685,14 +681,10 @@ st_ring_source_free (StRingSource *s)
   if (s->writer != NULL)
     st_perf_writer_free (s->writer);
   st_output_free (s->out);
-  st_record_queue_clear (&s->queue);
+  st_record_queue_free (s->queue);
   for (guint i = 0; i < s->n_rings; i++)
     if (s->rings[i].map != NULL)
       munmap (s->rings[i].map, s->rings[i].map_len);
-  if (s->read_fd >= 0)
-    close (s->read_fd);
-  if (s->write_fd >= 0)
-    close (s->write_fd);
   for (int i = 0; i < 2; i++)
     if (s->wake[i] >= 0)
       close (s->wake[i]);

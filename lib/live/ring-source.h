@@ -12,8 +12,9 @@
    head (perf-ring.h: records copied out, the room handed back at once),
    checks each record against the layout (what does not fit is counted,
    named and left out), queues the records and then FINISHED_ROUND for
-   the stream (a pipe it never blocks on; the queue holds up to
-   256 MiB while the main thread falls behind), so
+   the stream (an in-process queue, record-queue.h, it never blocks on;
+   it reads no more while the queue holds 256 MiB the reader has not
+   taken), so
    that the reader's reorder window merges the CPUs in time order under
    the same rules as `perf record -o -`.  It waits for the next pass in
    poll() on the rings, the stop eventfd and a short timer.  When the
@@ -27,6 +28,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "format/perf-writer.h"
 
@@ -60,7 +62,7 @@ typedef struct
   uint64_t ring_problems;      /* passes given up (perf-ring.h) */
   uint64_t dropped_bytes;
   uint32_t ring_pages;         /* data pages per ring */
-  uint64_t queue_peak;         /* bytes read and waiting for the pipe */
+  uint64_t queue_peak;         /* bytes read and waiting for the reader */
   uint64_t late_scans;         /* processes found through a sample */
   uint64_t late_maps;          /* ... and their mappings */
   uint64_t late_replaced;      /* ... of them not what the walk saw in
@@ -112,11 +114,16 @@ int64_t st_ring_source_opened_at (const StRingSource *s);
    both threads) where rings that hold longer allow it.  */
 void st_ring_source_set_poll_ms (StRingSource *s, int ms);
 
-/* Starts the thread.  Returns the fd the stream is read from (owned by
-   the source), or -1 with ERROR set.  STOPPING (may be NULL) is asked
-   every pass from the thread: TRUE ends the run as the eventfd does.  */
+/* Starts the thread.  Returns the fd to poll for the stream (owned by
+   the source: a pipe's read end, readable while st_ring_source_read
+   would not wait), or -1 with ERROR set.  STOPPING (may be NULL) is
+   asked every pass from the thread: TRUE ends the run as the eventfd
+   does.  */
 int st_ring_source_start (StRingSource *s, gboolean (*stopping) (void),
                           GError **error);
+/* The stream, read as read(2) reads a pipe (an StInputReadFunc; SOURCE
+   is the StRingSource): waits for data, 0 at its end.  */
+ssize_t st_ring_source_read (void *source, void *buf, size_t len);
 
 /* Ends the thread if it still runs (the stream's reader is gone: what
    is left in the rings is not read) and waits for it.  Idempotent.  */

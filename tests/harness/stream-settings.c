@@ -87,11 +87,30 @@ file_chunk (unsigned char *buf, size_t size, const char *text)
   return len;
 }
 
+/* --pull: the input read through a function, as a transport of the
+   caller's own would give it, with a pipe that is always readable as
+   the descriptor polled.  */
+typedef struct
+{
+  int fd;
+  unsigned long calls;
+} Pull;
+
+static ssize_t
+pull_read (void *data, void *buf, size_t len)
+{
+  Pull *pull = data;
+
+  pull->calls++;
+  return read (pull->fd, buf, len);
+}
+
 int
 main (int argc, char **argv)
 {
   const char *symfs = NULL, *frame_text = NULL;
-  int demangle = 1, host_files = 1, counters = 1;
+  int demangle = 1, host_files = 1, counters = 1, pulled = 0;
+  Pull pull = { -1, 0 };
   unsigned interval = 0;
   uint64_t truncate = 0;
   Check check = { 0 };
@@ -101,7 +120,9 @@ main (int argc, char **argv)
   for (; arg < argc && strncmp (argv[arg], "--", 2) == 0; arg++)
     {
       const char *o = argv[arg];
-      if (strcmp (o, "--no-demangle") == 0)
+      if (strcmp (o, "--pull") == 0)
+        pulled = 1;
+      else if (strcmp (o, "--no-demangle") == 0)
         demangle = 0;
       else if (strcmp (o, "--no-host-files") == 0)
         host_files = 0;
@@ -143,7 +164,18 @@ main (int argc, char **argv)
   CHECK (st_stream_get_outcome (s, &outcome) == ST_E_INVALID);  /* no run */
   CHECK (st_stream_get_input_format (s) == ST_FILE_FORMAT_AUTO);
   CHECK (st_stream_abandon_output (s) == ST_E_INVALID);   /* not running */
-  CHECK (st_stream_set_input_fd (s, in_fd, ST_FILE_FORMAT_AUTO) == ST_OK);
+  if (pulled)
+    {
+      int ready[2];
+      CHECK (pipe (ready) == 0 && write (ready[1], "", 1) == 1);
+      pull.fd = in_fd;
+      CHECK (st_stream_set_input_pull (s, -1, pull_read, &pull,
+                                       ST_FILE_FORMAT_AUTO) == ST_E_INVALID);
+      CHECK (st_stream_set_input_pull (s, ready[0], pull_read, &pull,
+                                       ST_FILE_FORMAT_AUTO) == ST_OK);
+    }
+  else
+    CHECK (st_stream_set_input_fd (s, in_fd, ST_FILE_FORMAT_AUTO) == ST_OK);
   CHECK (st_stream_set_output_path (s, argv[arg + 1], ST_FILE_FORMAT_AUTO)
          == ST_OK);
   CHECK (st_stream_set_chains_fd (s, chains_fd) == ST_OK);
@@ -193,6 +225,7 @@ main (int argc, char **argv)
           "chains_whole=%d\n", outcome.output_whole, outcome.broken_pipe,
           outcome.abandoned, outcome.stopped, outcome.chains_whole);
   printf ("started=%d\nfailed=%d\n", outcome.started, outcome.failed);
+  printf ("pull_calls=%lu\n", pull.calls);
   printf ("check_calls=%ld\n", check.calls);
   st_stream_free (s);
   close (in_fd);

@@ -57,6 +57,28 @@ for input_name in fixture.data fixture.syscap; do
   echo "$input_name: output and chains as the command's"
 done
 
+# The input pulled through a read function (st_stream_set_input_pull),
+# as the command's live modes give their rings: the same output and
+# chains as the command reading the file.
+for input_name in fixture.data fixture.syscap; do
+  input=$fx/$input_name
+  "$STACKTRACE" -q -i "$input" --symfs "$fx" -o "$tmp/cmd.out" \
+    --chains "$tmp/cmd.chains" 2> "$tmp/cmd.err" \
+    || fail "$input_name, pulled: stacktrace failed: $(cat "$tmp/cmd.err")"
+  "$prog" --symfs "$fx" --pull "$input" "$tmp/pull.out" "$tmp/pull.chains" \
+    > "$tmp/pull.report" 2> "$tmp/pull.err" \
+    || fail "$input_name, pulled: stream-settings failed: $(cat "$tmp/pull.err")"
+  [ "$(value result "$tmp/pull.report")" = success ] \
+    || fail "$input_name, pulled: $(cat "$tmp/pull.report")"
+  [ "$(value pull_calls "$tmp/pull.report")" -ge 1 ] \
+    || fail "$input_name, pulled: the read function was not used"
+  cmp -s "$tmp/cmd.out" "$tmp/pull.out" \
+    || fail "$input_name, pulled: the output differs from the command's"
+  cmp -s "$tmp/cmd.chains" "$tmp/pull.chains" \
+    || fail "$input_name, pulled: the chains differ from the command's"
+  echo "$input_name: pulled through a read function, as the command's"
+done
+
 # A check function that stops the run at its first call after the
 # header: cancelled, what was read written whole.
 input=$fx/fixture.syscap

@@ -173,7 +173,8 @@ test_walk_time (void)
   g_assert_no_error (error);
   g_atomic_int_set (&stop_now, TRUE);
 
-  StReader *r = st_reader_new (stream, ST_FORMAT_PERF, &error);
+  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
+                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
   g_assert_no_error (error);
   StEvent ev;
   guint n_maps = 0;
