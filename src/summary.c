@@ -8,50 +8,12 @@
 
 #include "summary.h"
 
-static gboolean
-is_control (gunichar c)
-{
-  return c < 0x20 || (c >= 0x7f && c <= 0x9f);
-}
-
-/* NAME, which the recorded program chose (a process, a file, a
-   symbol), safe for a terminal and one line: controls, backslashes and
-   bytes that are not UTF-8 escaped.  */
+/* NAME, which the recorded program chose, safe for a terminal (malloc'd:
+   g_free frees it too).  */
 static char *
 printable (const char *name)
 {
-  GString *out = g_string_sized_new (strlen (name) + 16);
-  const char *p = name;
-
-  while (*p != '\0')
-    {
-      gunichar c = g_utf8_get_char_validated (p, -1);
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          /* Not UTF-8: the byte itself.  */
-          g_string_append_printf (out, "\\x%02x", (unsigned char) *p);
-          p++;
-          continue;
-        }
-      const char *next = g_utf8_next_char (p);
-      switch (c)
-        {
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        default:
-          /* C1 as a code point: \xNN is a byte that is not UTF-8.  */
-          if (is_control (c))
-            g_string_append_printf (out, c < 0x80 ? "\\x%02x" : "\\u%04x",
-                                    (unsigned) c);
-          else
-            g_string_append_len (out, p, next - p);
-        }
-      p = next;
-    }
-  return g_string_free (out, FALSE);
+  return st_printable_name (name);
 }
 
 static void

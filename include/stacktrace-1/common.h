@@ -73,6 +73,14 @@ ST_PUBLIC void st_install_mapped_file_guard (void);
    mappings (a sandbox).  ST_E_UNSUPPORTED when it cannot be loaded.  */
 ST_PUBLIC int st_load_debuginfod (void);
 
+/* A name from a recording (a process, file or symbol name: whatever the
+   recorded program chose) made safe to print on a terminal, on one
+   line: newline, tab, CR and backslash as \n \t \r \\, other C0
+   controls and DEL as \xNN, the C1 range as \uNNNN, a byte that is
+   not UTF-8 as \xNN; printable UTF-8 as it is.  Free with free();
+   NULL when NAME is NULL.  */
+ST_PUBLIC char *st_printable_name (const char *name);
+
 #ifdef __cplusplus
 }
 #endif

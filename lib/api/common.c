@@ -8,6 +8,7 @@
 #include "model/debuginfod-library.h"
 #include "unwind/unwind-result.h"
 #include "util/mapping-guard.h"
+#include "util/printable.h"
 
 /* The public numbers are the library's, checked here.  */
 G_STATIC_ASSERT ((int) ST_STOP_STACK_END == (int) ST_CAUSE_STACK_END);
@@ -204,4 +205,11 @@ st_api_set_error (char **slot, const char *message)
 {
   g_free (*slot);
   *slot = g_strdup (message != NULL ? message : "");
+}
+
+char *
+st_printable_name (const char *name)
+{
+  /* (GLib allocates with malloc: free() frees it.)  */
+  return name != NULL ? st_printable (name) : NULL;
 }

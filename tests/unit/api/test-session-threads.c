@@ -159,6 +159,12 @@ test_invalid (void)
   g_assert_nonnull (strstr (st_records_error (records), "/nonexistent"));
   st_records_free (records);
   g_assert_cmpstr (st_result_name (ST_E_CANCELLED), ==, "cancelled");
+
+  /* A recorded name as the command prints it.  */
+  char *safe = st_printable_name ("top\n\x1b[2Jx\xff\\");
+  g_assert_cmpstr (safe, ==, "top\\n\\x1b[2Jx\\xff\\\\");
+  free (safe);
+  g_assert_null (st_printable_name (NULL));
 }
 
 int
