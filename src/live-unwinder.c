@@ -186,6 +186,8 @@ st_live_unwinder_open (StLiveUnwinder *lu, const StOptions *opts,
     {
       g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
                            st_live_source_error (lu->source));
+      /* No source: nothing to count at the finish.  */
+      g_clear_pointer (&lu->source, st_live_source_free);
       return FALSE;
     }
   now = monotonic_ns ();
@@ -261,7 +263,7 @@ st_live_unwinder_output_gone (void *data)
 void
 st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
 {
-  StLiveCounts c;
+  StLiveCounts c = { 0 };
   StLivePacerCounts pc = { 0 };
   const char *problem;
 

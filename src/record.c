@@ -606,6 +606,8 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
     {
       g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
                            st_live_source_error (rec->source));
+      /* No source: nothing to count at the finish.  */
+      g_clear_pointer (&rec->source, st_live_source_free);
       return FALSE;
     }
   if (!share_rings (rec, error))
@@ -712,7 +714,7 @@ print_cpu (const StRecordRun *rec, uint64_t samples, FILE *out)
 void
 st_record_finish (StRecordRun *rec, FILE *out, gboolean quiet)
 {
-  StLiveCounts c;
+  StLiveCounts c = { 0 };
   unsigned fallbacks = st_live_events_fallbacks (rec->events);
   const char *problem;
 
