@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stacktrace-1/stacktrace.h>
+
+#include "command-error.h"
 #include "live-unwinder.h"
-#include "live/capture-pacer.h"
-#include "live/proc-scan.h"
-#include "live/ring-source.h"
 
 #define PROGRAM_NAME "sysprof-live-unwinder"
 
@@ -25,11 +25,9 @@ struct StLiveUnwinder
   int event_fd;
   int capture_fd;
   int kallsyms_fd;
-  GArray *perf_fds;            /* StRingFd */
-  StRingSource *source;
-  StCapturePacer *pacer;       /* between the writer and --capture-fd */
-  GByteArray *mounts;          /* FILE_CHUNK frames */
-  StProcScanCounts scan;
+  GArray *perf_fds;            /* StLiveRing */
+  StLiveSource *source;
+  StLivePacer *pacer;          /* between the writer and --capture-fd */
   double scan_ms;
 };
 
@@ -62,7 +60,7 @@ parse_perf_fd (const char *name, const char *value, gpointer data,
   StLiveUnwinder *lu = data;
   char *end;
   long fd, cpu;
-  StRingFd r;
+  StLiveRing r;
 
   (void) name;
   errno = 0;
@@ -125,18 +123,18 @@ st_live_unwinder_parse (int *argc, char ***argv, GError **error)
                                             lu, NULL);
 
   lu->event_fd = lu->capture_fd = lu->kallsyms_fd = -1;
-  lu->perf_fds = g_array_new (FALSE, FALSE, sizeof (StRingFd));
+  lu->perf_fds = g_array_new (FALSE, FALSE, sizeof (StLiveRing));
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
   g_option_context_set_ignore_unknown_options (ctx, TRUE);
   g_option_context_set_help_enabled (ctx, FALSE);
   if (!g_option_context_parse (ctx, argc, argv, error))
     goto fail;
-  if (lu->stack_size <= 0 || lu->stack_size > ST_PERF_STACK_USER_MAX)
+  if (lu->stack_size <= 0 || lu->stack_size > ST_LIVE_STACK_SIZE_MAX)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--stack-size needs a size from 1 to %d bytes (got %d)",
-                   ST_PERF_STACK_USER_MAX, lu->stack_size);
+                   ST_LIVE_STACK_SIZE_MAX, lu->stack_size);
       goto fail;
     }
   if (!check_fd ("--capture-fd", lu->capture_fd, TRUE, error)
@@ -144,7 +142,7 @@ st_live_unwinder_parse (int *argc, char ***argv, GError **error)
     goto fail;
   for (guint i = 0; i < lu->perf_fds->len; i++)
     {
-      const StRingFd *r = &g_array_index (lu->perf_fds, StRingFd, i);
+      const StLiveRing *r = &g_array_index (lu->perf_fds, StLiveRing, i);
       if (!check_fd ("--perf-fd", r->fd, TRUE, error))
         goto fail;
     }
@@ -180,21 +178,24 @@ st_live_unwinder_open (StLiveUnwinder *lu, const StOptions *opts,
     }
   /* The rings first: the recorder enables the events as soon as we
      run, and nothing is read before they are mapped.  */
-  lu->source = st_ring_source_new ((const StRingFd *) lu->perf_fds->data,
-                                   lu->perf_fds->len, lu->event_fd,
-                                   (uint32_t) lu->stack_size, error);
-  if (lu->source == NULL)
-    return FALSE;
+  lu->source = st_live_source_new ();
+  if (st_live_source_open (lu->source,
+                           (const StLiveRing *) lu->perf_fds->data,
+                           lu->perf_fds->len, lu->event_fd,
+                           (uint32_t) lu->stack_size) != ST_OK)
+    {
+      g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
+                           st_live_source_error (lu->source));
+      /* No source: nothing to count at the finish.  */
+      g_clear_pointer (&lu->source, st_live_source_free);
+      return FALSE;
+    }
   now = monotonic_ns ();
-  lu->mounts = g_byte_array_new ();
   /* The processes as they are at the walk, timed before every record
      of the rings: later, they would follow the samples the rings hold
      from before the walk (of a workload that exec'd before the rings
      were mapped and ran on, say), unwound without their mappings.  */
-  st_proc_scan ("/proc", st_ring_source_writer (lu->source),
-                st_ring_source_id (lu->source),
-                st_ring_source_opened_at (lu->source), lu->mounts,
-                st_ring_source_known_pids (lu->source), &lu->scan);
+  st_live_source_scan_all (lu->source);
   lu->scan_ms = (double) (monotonic_ns () - now) / 1e6;
   return TRUE;
 }
@@ -203,13 +204,17 @@ gboolean
 st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
                         gboolean (*stopping) (void), GError **error)
 {
-  int stream_fd = st_ring_source_start (lu->source, stopping, error);
+  int stream_fd;
 
-  if (stream_fd < 0)
-    return FALSE;
+  if (st_live_source_start (lu->source, stopping, &stream_fd) != ST_OK)
+    {
+      g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
+                           st_live_source_error (lu->source));
+      return FALSE;
+    }
   /* The stream comes through an in-process queue; the fd is polled.  */
   opts->input_fd = stream_fd;
-  opts->input_read = st_ring_source_read;
+  opts->input_read = st_live_source_read;
   opts->input_read_data = lu->source;
   opts->format = ST_FILE_FORMAT_PERF;
   /* One frame per wake-up of Sysprof's reader: capture-pacer.h.  Its
@@ -217,12 +222,19 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
      microseconds, so it is made with none to speak of.  */
   int slack = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
   prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  lu->pacer = st_capture_pacer_new (lu->capture_fd, lu->event_fd, error);
+  StLivePacer *pacer = st_live_pacer_new ();
+  int rc = st_live_pacer_start (pacer, lu->capture_fd, lu->event_fd);
   if (slack > 0)
     prctl (PR_SET_TIMERSLACK, (unsigned long) slack, 0, 0, 0);
-  if (lu->pacer == NULL)
-    return FALSE;
-  opts->output_fd = st_capture_pacer_input_fd (lu->pacer);
+  if (rc != ST_OK)
+    {
+      g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
+                           st_live_pacer_error (pacer));
+      st_live_pacer_free (pacer);
+      return FALSE;
+    }
+  lu->pacer = pacer;
+  opts->output_fd = st_live_pacer_input_fd (lu->pacer);
   opts->output_format = ST_FILE_FORMAT_CAPTURE;
   opts->mode = ST_RUN_UNWIND;
   opts->no_counters = FALSE;
@@ -232,8 +244,12 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
 const void *
 st_live_unwinder_mounts (StLiveUnwinder *lu, size_t *len)
 {
-  *len = lu->mounts != NULL ? lu->mounts->len : 0;
-  return lu->mounts != NULL ? lu->mounts->data : NULL;
+  if (lu->source == NULL)
+    {
+      *len = 0;
+      return NULL;
+    }
+  return st_live_source_mounts (lu->source, len);
 }
 
 gboolean
@@ -241,26 +257,26 @@ st_live_unwinder_output_gone (void *data)
 {
   StLiveUnwinder *lu = data;
 
-  return lu->pacer != NULL && st_capture_pacer_reader_gone (lu->pacer);
+  return lu->pacer != NULL && st_live_pacer_reader_gone (lu->pacer);
 }
 
 void
 st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
 {
-  StRingSourceCounts c;
-  StCapturePacerCounts pc = { 0 };
+  StLiveCounts c = { 0 };
+  StLivePacerCounts pc = { 0 };
   const char *problem;
 
   if (lu->pacer != NULL)
     {
-      st_capture_pacer_finish (lu->pacer);
-      st_capture_pacer_counts (lu->pacer, &pc);
+      st_live_pacer_finish (lu->pacer);
+      st_live_pacer_get_counts (lu->pacer, &pc);
     }
   if (lu->source == NULL)
     return;
-  st_ring_source_stop (lu->source);
-  st_ring_source_counts (lu->source, &c);
-  problem = st_ring_source_first_problem (lu->source);
+  st_live_source_stop (lu->source);
+  st_live_source_get_counts (lu->source, &c);
+  problem = st_live_source_first_problem (lu->source);
   if (problem != NULL)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " ring record(s) did not "
              "fit and %" G_GUINT64_FORMAT " pass(es) were given up (%"
@@ -275,8 +291,8 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
            "unwinder; %" G_GUINT64_FORMAT " LOST records for %"
            G_GUINT64_FORMAT " events; samples cut to their filled stack: "
            "%.1f of %.1f MiB passed on\n", lu->perf_fds->len,
-           c.ring_pages, lu->scan.processes, lu->scan.maps,
-           lu->scan.mount_files, lu->scan_ms, c.records, c.samples,
+           c.ring_pages, c.scan_processes, c.scan_maps,
+           c.scan_mount_files, lu->scan_ms, c.records, c.samples,
            c.passes, (double) c.queue_peak / (1 << 20), c.lost_records,
            c.lost_events, (double) c.stack_bytes_kept / (1 << 20),
            (double) c.stack_bytes / (1 << 20));
@@ -293,14 +309,14 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
              "several frames); the reader was behind %" G_GUINT64_FORMAT
              " time(s), held at most %" G_GUINT64_FORMAT " frame(s) and "
              "about %" G_GUINT64_FORMAT " at the end\n",
-             st_capture_pacer_mode_name (pc.mode), pc.frames, pc.writes,
+             st_live_pacer_mode_name (pc.mode), pc.frames, pc.writes,
              pc.bulk_writes, pc.waits_given_up, pc.backlog_max,
              pc.backlog_end);
   if (pc.abandoned_bytes > 0)
     fprintf (out, "stacktrace: the recorder took nothing within %d ms of "
              "its stop: the rest of the capture was not written, and what "
              "was still to unwind was dropped\n",
-             ST_CAPTURE_PACER_STOP_GRACE_MS);
+             ST_LIVE_PACER_STOP_GRACE_MS);
 }
 
 void
@@ -308,10 +324,8 @@ st_live_unwinder_free (StLiveUnwinder *lu)
 {
   if (lu == NULL)
     return;
-  st_capture_pacer_free (lu->pacer);
-  st_ring_source_free (lu->source);
-  if (lu->mounts != NULL)
-    g_byte_array_free (lu->mounts, TRUE);
+  st_live_pacer_free (lu->pacer);
+  st_live_source_free (lu->source);
   g_array_free (lu->perf_fds, TRUE);
   g_free (lu);
 }

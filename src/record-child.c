@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "command-error.h"
 #include "record-child.h"
-#include "util/domain.h"
 
 struct StRecordChild
 {
@@ -75,7 +75,8 @@ st_record_child_start (char **command, GError **error)
   close (ex[1]);
   if (c->pid < 0)
     {
-      g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot start %s: %s",
+      g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
+                   "cannot start %s: %s",
                    command[0], g_strerror (errno));
       close (go[1]);
       close (ex[0]);
@@ -88,7 +89,8 @@ st_record_child_start (char **command, GError **error)
   return c;
 
 no_pipe:
-  g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot make a pipe: %s",
+  g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
+               "cannot make a pipe: %s",
                g_strerror (errno));
   return NULL;
 }
@@ -120,7 +122,8 @@ st_record_child_release (StRecordChild *c, GError **error)
   c->exec_fd = -1;
   if (n == (ssize_t) sizeof err)
     {
-      g_set_error (error, ST_ERROR, ST_ERROR_IO, "cannot run %s: %s",
+      g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
+                   "cannot run %s: %s",
                    c->command[0], g_strerror (err));
       return FALSE;
     }

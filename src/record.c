@@ -24,13 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stacktrace-1/stacktrace.h>
+
+#include "command-error.h"
 #include "live.h"
-#include "live/perf-events.h"
-#include "live/proc-scan.h"
-#include "live/ring-source.h"
 #include "record-child.h"
 #include "record.h"
-#include "util/domain.h"
 
 /* The kernel's largest user stack copy (a record's size is 16 bits).  */
 #define STACK_SIZE_MAX 65528
@@ -62,20 +61,17 @@ struct StRecordRun
 
   GArray *pids;                /* int: -p */
   uint64_t freq, period;
-  StPerfEventAttr attr;
-  uint64_t fallbacks;          /* ST_PERF_EVENTS_FLAG_* given up */
+  StLiveEvents *events;
   int *cpus;
   guint n_cpus;
   GArray *fds;                 /* int: every event */
   GArray *fd_cpu;              /* guint: its index in cpus */
-  GArray *rings;               /* StRingFd: the events whose ring is read */
+  GArray *rings;               /* StLiveRing: the events whose ring is read */
   guint pages;                 /* asked for */
 
   StRecordChild *child;        /* the command, or NULL */
 
-  StRingSource *source;
-  GByteArray *mounts;
-  StProcScanCounts scan;
+  StLiveSource *source;
   double scan_ms;
   int64_t next_alive_check;
   gboolean (*signal_stopping) (void);
@@ -176,7 +172,7 @@ check_options (StRecordRun *rec, GError **error)
       || (rec->pids_arg != NULL && !parse_pids (rec, error)))
     return FALSE;
   if (rec->freq == 0 && rec->period == 0)
-    rec->freq = ST_PERF_EVENTS_DEFAULT_FREQ;
+    rec->freq = ST_LIVE_DEFAULT_FREQ;
   if (rec->freq > 0
       && g_file_get_contents ("/proc/sys/kernel/perf_event_max_sample_rate",
                               &text, NULL, NULL)
@@ -251,11 +247,11 @@ st_record_parse (int *argc, char ***argv, GError **error)
                                             "Show the --record options",
                                             rec, NULL);
 
-  rec->stack_size = ST_PERF_EVENTS_DEFAULT_STACK;
+  rec->stack_size = ST_LIVE_DEFAULT_STACK_SIZE;
   rec->pids = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fds = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fd_cpu = g_array_new (FALSE, FALSE, sizeof (guint));
-  rec->rings = g_array_new (FALSE, FALSE, sizeof (StRingFd));
+  rec->rings = g_array_new (FALSE, FALSE, sizeof (StLiveRing));
   if (end + 1 < *argc)
     {
       rec->command = g_new0 (char *, *argc - end);
@@ -300,16 +296,24 @@ static gboolean
 open_one (StRecordRun *rec, int pid, guint cpu_index, gboolean owner,
           GError **error)
 {
-  int fd = st_perf_events_open (&rec->attr, pid, rec->cpus[cpu_index],
-                                &rec->fallbacks, error);
+  int fd;
+  int rc = st_live_events_open (rec->events, pid, rec->cpus[cpu_index], &fd);
 
-  if (fd < 0)
-    return FALSE;
+  if (rc != ST_OK)
+    {
+      /* An I/O error (not allowed, no such process) or an event this
+         machine does not have: -p tells them apart.  */
+      g_set_error_literal (error, ST_COMMAND_ERROR,
+                           rc == ST_E_IO ? ST_COMMAND_ERROR_IO
+                                         : ST_COMMAND_ERROR_FAILED,
+                           st_live_events_error (rec->events));
+      return FALSE;
+    }
   g_array_append_val (rec->fds, fd);
   g_array_append_val (rec->fd_cpu, cpu_index);
   if (owner)
     {
-      StRingFd r = { fd, rec->cpus[cpu_index] };
+      StLiveRing r = { fd, rec->cpus[cpu_index] };
       g_array_append_val (rec->rings, r);
     }
   return TRUE;
@@ -326,7 +330,8 @@ threads_of (int pid, GError **error)
 
   if (dir == NULL)
     {
-      g_set_error (error, ST_ERROR, ST_ERROR_IO, "-p %d: no such process",
+      g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
+                   "-p %d: no such process",
                    pid);
       g_array_free (tids, TRUE);
       return NULL;
@@ -367,7 +372,8 @@ open_processes (StRecordRun *rec, GError **error)
               break;
           if (c == rec->n_cpus)
             opened++;
-          else if (!g_error_matches (local, ST_ERROR, ST_ERROR_IO)
+          else if (!g_error_matches (local, ST_COMMAND_ERROR,
+                                     ST_COMMAND_ERROR_IO)
                    || kill (tid, 0) == 0)
             {
               g_propagate_error (error, g_steal_pointer (&local));
@@ -376,7 +382,7 @@ open_processes (StRecordRun *rec, GError **error)
         }
       if (opened == 0)
         {
-          g_set_error (error, ST_ERROR, ST_ERROR_IO,
+          g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
                        "-p %d: no such process", pid);
           return FALSE;
         }
@@ -403,12 +409,12 @@ share_rings (StRecordRun *rec, GError **error)
   for (guint i = rec->rings->len; i < rec->fds->len; i++)
     {
       int fd = g_array_index (rec->fds, int, i);
-      int owner = g_array_index (rec->rings, StRingFd,
+      int owner = g_array_index (rec->rings, StLiveRing,
                                  g_array_index (rec->fd_cpu, guint, i)).fd;
 
       if (ioctl (fd, PERF_EVENT_IOC_SET_OUTPUT, owner) != 0)
         {
-          g_set_error (error, ST_ERROR, ST_ERROR_IO,
+          g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
                        "cannot point a perf event at its CPU's ring: %s",
                        g_strerror (errno));
           return FALSE;
@@ -463,97 +469,25 @@ record_stopping (void)
   return stop;
 }
 
-static void
-scan_to_writer (const uint8_t *record, size_t len, void *data)
-{
-  st_perf_writer_record (data, record, len);
-}
-
-/* A COMM record for each thread of process PID, named as perf names it
-   (/proc/PID/task/TID/comm; the walk of /proc names a process by its
-   command line, as Sysprof does), so perf report shows the threads of
-   the processes that were running by name.  WITH_MAIN: the main thread
-   too (perf.data output: one name for the whole process, as perf's).  */
-static void
-name_threads (StPerfWriter *w, uint32_t pid, uint64_t id, int64_t time,
-              gboolean with_main)
-{
-  g_autofree char *dir_path = g_strdup_printf ("/proc/%u/task", pid);
-  GDir *dir = g_dir_open (dir_path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      uint32_t tid = (uint32_t) strtoul (name, NULL, 10);
-      g_autofree char *path = g_strdup_printf ("%s/%s/comm", dir_path, name);
-      g_autofree char *comm = NULL;
-      uint8_t rec[sizeof (StPerfComm) + 24 + 24];
-      StPerfComm c = { .header = { ST_PERF_RECORD_COMM, ST_PERF_MISC_USER,
-                                   0 },
-                       .pid = pid, .tid = tid };
-      uint64_t t = (uint64_t) time;
-      size_t len;
-
-      if (tid == 0 || (tid == pid && !with_main)
-          || !g_file_get_contents (path, &comm, NULL, NULL))
-        continue;
-      g_strchomp (comm);
-      memset (rec, 0, sizeof rec);
-      /* The name in 16 bytes with its NUL (the kernel's limit), then the
-         trailer TID, TIME, IDENTIFIER.  */
-      len = sizeof c + 16;
-      c.header.size = (uint16_t) (len + 24);
-      memcpy (rec, &c, sizeof c);
-      strncpy ((char *) rec + sizeof c, comm, 15);
-      memcpy (rec + len, &pid, 4);
-      memcpy (rec + len + 4, &tid, 4);
-      memcpy (rec + len + 8, &t, 8);
-      memcpy (rec + len + 16, &id, 8);
-      st_perf_writer_record (w, rec, len + 24);
-    }
-  g_dir_close (dir);
-}
-
 /* What the kernel will not say about the processes that exist: -a, the
    whole of /proc (and the mount tables, for a capture); -p, those
-   processes; a command has not run yet (its exec is recorded).  */
+   processes; a command has not run yet (its exec is recorded).  Then a
+   name for each of their threads, as perf names them (the walk names a
+   process by its command line, as Sysprof does); the main thread's too
+   for perf.data output (one name for the whole process, as perf's).  */
 static void
 scan_processes (StRecordRun *rec, gboolean perf_output)
 {
   int64_t now = monotonic_ns ();
-  StPerfWriter *w = st_ring_source_writer (rec->source);
-  uint64_t id = st_ring_source_id (rec->source);
-  int64_t at = st_ring_source_opened_at (rec->source);
-  GHashTable *known = st_ring_source_known_pids (rec->source);
 
   if (rec->all_cpus)
-    {
-      rec->mounts = g_byte_array_new ();
-      st_proc_scan ("/proc", w, id, at, rec->mounts, known, &rec->scan);
-    }
+    st_live_source_scan_all (rec->source);
   else
     for (guint i = 0; i < rec->pids->len; i++)
-      {
-        int pid = g_array_index (rec->pids, int, i);
-
-        if (st_proc_scan_one ("/proc", (uint32_t) pid, scan_to_writer, w, id,
-                              at, &rec->scan))
-          {
-            rec->scan.processes++;
-            g_hash_table_insert (known, GUINT_TO_POINTER (pid), NULL);
-          }
-      }
+      st_live_source_scan_process (rec->source,
+                                   g_array_index (rec->pids, int, i));
   if (rec->all_cpus || rec->pids->len > 0)
-    {
-      GHashTableIter it;
-      gpointer key;
-
-      g_hash_table_iter_init (&it, known);
-      while (g_hash_table_iter_next (&it, &key, NULL))
-        name_threads (w, GPOINTER_TO_UINT (key), id, at, perf_output);
-    }
+    st_live_source_name_threads (rec->source, perf_output);
   rec->scan_ms = (double) (monotonic_ns () - now) / 1e6;
 }
 
@@ -563,18 +497,15 @@ static guint
 ring_pages (const StRecordRun *rec)
 {
   long page = sysconf (_SC_PAGESIZE);
-  uint64_t rate = rec->freq;
+  uint64_t rate = st_live_events_rate (rec->events);
   guint pages;
 
   if (rec->mmap_pages > 0)
     return (guint) rec->mmap_pages;
-  /* -c of a clock event: nanoseconds per sample.  */
-  if (rate == 0 && rec->attr.type == ST_PERF_TYPE_SOFTWARE)
-    rate = MAX (1000000000ull / rec->period, 1);
-  pages = st_perf_events_ring_pages (rate, (uint32_t) rec->stack_size, page);
+  pages = st_live_ring_pages (rate, (uint32_t) rec->stack_size, page);
   while (pages > 8
          && (uint64_t) pages * (uint64_t) page * MAX (rec->n_cpus, 1)
-            > ST_RING_SOURCE_BUDGET)
+            > ST_LIVE_RING_BUDGET)
     pages /= 2;
   return pages;
 }
@@ -582,11 +513,9 @@ ring_pages (const StRecordRun *rec)
 static int
 poll_ms (const StRecordRun *rec)
 {
-  uint64_t rate = rec->freq;
+  uint64_t rate = st_live_events_rate (rec->events);
   double fill_ms;
 
-  if (rate == 0 && rec->attr.type == ST_PERF_TYPE_SOFTWARE)
-    rate = MAX (1000000000ull / rec->period, 1);
   if (rate == 0)
     return POLL_MS_MIN;   /* a hardware event's period: rate unknown */
   fill_ms = (double) rec->pages * (double) sysconf (_SC_PAGESIZE) * 1e3
@@ -594,12 +523,29 @@ poll_ms (const StRecordRun *rec)
   return (int) CLAMP (fill_ms / 4, POLL_MS_MIN, POLL_MS_MAX);
 }
 
+/* The online CPUs into rec->cpus; FALSE with the message in
+   rec->events.  */
+static gboolean
+online_cpus (StRecordRun *rec)
+{
+  size_t n = 0, max;
+
+  if (st_live_events_online_cpus (rec->events, NULL, 0, &n) != ST_OK)
+    return FALSE;
+  max = MIN (n, (size_t) G_MAXUINT);
+  rec->cpus = g_new0 (int, MAX (max, 1));
+  if (st_live_events_online_cpus (rec->events, rec->cpus, max, &n) != ST_OK)
+    return FALSE;
+  rec->n_cpus = (guint) MIN (n, max);
+  return TRUE;
+}
+
 gboolean
 st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
                  gboolean (*before_threads) (int child_pid, void *data),
                  void *data, GError **error)
 {
-  StPerfEventsSpec spec = {
+  StLiveEventSpec spec = {
     .event = rec->event,
     .freq = rec->freq,
     .period = rec->period,
@@ -626,10 +572,20 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
                    "terminal here: give -o PATH (e.g. -o out.data)");
       return FALSE;
     }
-  if (!st_perf_events_attr (&rec->attr, &spec, error))
-    return FALSE;
-  if ((rec->cpus = st_perf_events_online_cpus (&rec->n_cpus, error)) == NULL)
-    return FALSE;
+  rec->events = st_live_events_new ();
+  if (st_live_events_set_spec (rec->events, &spec) != ST_OK)
+    {
+      /* An unknown -e: a usage error.  */
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           st_live_events_error (rec->events));
+      return FALSE;
+    }
+  if (!online_cpus (rec))
+    {
+      g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
+                           st_live_events_error (rec->events));
+      return FALSE;
+    }
   if (rec->command != NULL
       && (rec->child = st_record_child_start (rec->command, error)) == NULL)
     return FALSE;
@@ -642,10 +598,19 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
     fprintf (stderr, "stacktrace: a ring of %d page(s) cannot hold a sample "
              "of %d bytes of stack: the kernel will drop them (LOST); give "
              "--mmap-pages more\n", rec->mmap_pages, rec->stack_size);
-  rec->source = st_ring_source_new_full ((const StRingFd *) rec->rings->data,
-                                         rec->rings->len, -1, &rec->attr,
-                                         rec->pages, error);
-  if (rec->source == NULL || !share_rings (rec, error))
+  rec->source = st_live_source_new ();
+  if (st_live_source_open_events (rec->source,
+                                  (const StLiveRing *) rec->rings->data,
+                                  rec->rings->len, -1, rec->events,
+                                  rec->pages) != ST_OK)
+    {
+      g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
+                           st_live_source_error (rec->source));
+      /* No source: nothing to count at the finish.  */
+      g_clear_pointer (&rec->source, st_live_source_free);
+      return FALSE;
+    }
+  if (!share_rings (rec, error))
     return FALSE;
   if (!rec->output_format_given)
     opts->output_format = opts->output != NULL
@@ -654,7 +619,7 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
   scan_processes (rec, opts->output_format == ST_FILE_FORMAT_PERF);
   current = rec;
   rec->signal_stopping = stopping;
-  st_ring_source_set_poll_ms (rec->source, poll_ms (rec));
+  st_live_source_set_poll_ms (rec->source, poll_ms (rec));
   /* The events are open, their rings mapped, /proc walked and the
      command forked (held): the caller's last step before the first
      thread, the least-privilege sandbox (src/sandbox.h).  */
@@ -663,20 +628,25 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
                           ? (int) st_record_child_pid (rec->child) : 0,
                           data))
     {
-      g_set_error (error, ST_ERROR, ST_ERROR_IO, "the recording did not "
+      g_set_error (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_IO,
+                   "the recording did not "
                    "start (said above)");
       return FALSE;
     }
-  stream_fd = st_ring_source_start (rec->source, record_stopping, error);
-  if (stream_fd < 0)
-    return FALSE;
+  if (st_live_source_start (rec->source, record_stopping, &stream_fd)
+      != ST_OK)
+    {
+      g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
+                           st_live_source_error (rec->source));
+      return FALSE;
+    }
   if (!spec.enable_on_exec)
     set_events (rec, PERF_EVENT_IOC_ENABLE);
   if (rec->child != NULL && !st_record_child_release (rec->child, error))
     return FALSE;
   /* The stream comes through an in-process queue; the fd is polled.  */
   opts->input_fd = stream_fd;
-  opts->input_read = st_ring_source_read;
+  opts->input_read = st_live_source_read;
   opts->input_read_data = rec->source;
   opts->format = ST_FILE_FORMAT_PERF;
   return TRUE;
@@ -685,12 +655,16 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
 const void *
 st_record_mounts (StRecordRun *rec, size_t *len)
 {
-  *len = rec->mounts != NULL ? rec->mounts->len : 0;
-  return rec->mounts != NULL ? rec->mounts->data : NULL;
+  if (rec->source == NULL)
+    {
+      *len = 0;
+      return NULL;
+    }
+  return st_live_source_mounts (rec->source, len);
 }
 
 static void
-print_lost (const StRecordRun *rec, const StRingSourceCounts *c, FILE *out)
+print_lost (const StRecordRun *rec, const StLiveCounts *c, FILE *out)
 {
   long page = sysconf (_SC_PAGESIZE);
 
@@ -740,19 +714,20 @@ print_cpu (const StRecordRun *rec, uint64_t samples, FILE *out)
 void
 st_record_finish (StRecordRun *rec, FILE *out, gboolean quiet)
 {
-  StRingSourceCounts c;
+  StLiveCounts c = { 0 };
+  unsigned fallbacks = st_live_events_fallbacks (rec->events);
   const char *problem;
 
   if (rec->source != NULL)
-    st_ring_source_stop (rec->source);
+    st_live_source_stop (rec->source);
   if (rec->child != NULL)
     st_record_child_end (rec->child);
   set_events (rec, PERF_EVENT_IOC_DISABLE);
   if (rec->source == NULL)
     return;
-  st_ring_source_counts (rec->source, &c);
+  st_live_source_get_counts (rec->source, &c);
   print_lost (rec, &c, out);
-  problem = st_ring_source_first_problem (rec->source);
+  problem = st_live_source_first_problem (rec->source);
   if (problem != NULL)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " ring record(s) did not "
              "fit and %" G_GUINT64_FORMAT " pass(es) were given up (%"
@@ -774,15 +749,15 @@ st_record_finish (StRecordRun *rec, FILE *out, gboolean quiet)
            rec->fds->len, rec->event != NULL ? rec->event : "cpu-clock",
            rec->freq > 0 ? rec->freq : rec->period,
            rec->freq > 0 ? " Hz" : " events per sample", rec->stack_size,
-           (rec->fallbacks & ST_PERF_EVENTS_FLAG_BUILD_ID)
+           (fallbacks & ST_LIVE_FALLBACK_BUILD_ID)
            ? ", no build-ids from the kernel (before Linux 5.12)" : "",
-           (rec->fallbacks & ST_PERF_EVENTS_FLAG_EXCLUDE_KERNEL)
+           (fallbacks & ST_LIVE_FALLBACK_KERNEL)
            ? ", user space only (kernel.perf_event_paranoid)" : "",
            rec->rings->len, c.ring_pages, c.records, c.samples, c.passes,
            (double) c.queue_peak / (1 << 20),
            (double) c.stack_bytes_kept / (1 << 20),
-           (double) c.stack_bytes / (1 << 20), rec->scan.processes,
-           rec->scan.maps, rec->scan_ms);
+           (double) c.stack_bytes / (1 << 20), c.scan_processes,
+           c.scan_maps, rec->scan_ms);
   if (c.late_scans > 0)
     fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " process(es) that "
              "started before the events were enabled read from /proc at "
@@ -797,15 +772,14 @@ st_record_free (StRecordRun *rec)
   if (rec == NULL)
     return;
   if (rec->source != NULL)
-    st_ring_source_stop (rec->source);
+    st_live_source_stop (rec->source);
   st_record_child_free (rec->child);
   if (current == rec)
     current = NULL;
-  st_ring_source_free (rec->source);
+  st_live_source_free (rec->source);
+  st_live_events_free (rec->events);
   for (guint i = 0; i < rec->fds->len; i++)
     close (g_array_index (rec->fds, int, i));
-  if (rec->mounts != NULL)
-    g_byte_array_free (rec->mounts, TRUE);
   g_array_free (rec->pids, TRUE);
   g_array_free (rec->fds, TRUE);
   g_array_free (rec->fd_cpu, TRUE);

@@ -29,6 +29,12 @@
       with a status, the cause of a stop and how many frames came from
       stitching; names of addresses; counters.
 
+   Live (stacktrace-1/live.h): a recording made now -- the perf ring
+   buffers of events a recorder hands over or the library opens, the
+   walk of /proc for the processes that exist, read as a stream's input
+   (st_stream_set_input_pull); a pacer for a capture written to a
+   recorder's pipe.
+
    Process-wide effects: none unless asked.  The library reads no
    environment variable, installs no signal handler, never exits,
    aborts or prints.  st_install_mapped_file_guard is the one call that
@@ -37,8 +43,8 @@
    Threads: see each sub-header; in short, an object is used by one
    thread at a time, except StCache (any number of sessions on any
    threads), st_stream_cancel and st_stream_get_counters (any thread
-   while st_stream_run runs) and a StStatistics once taken (read on
-   any thread).  */
+   while st_stream_run runs), a StStatistics once taken (read on
+   any thread) and st_live_source_read (the stream's thread).  */
 #ifndef STACKTRACE_1_STACKTRACE_H
 #define STACKTRACE_1_STACKTRACE_H
 
@@ -49,6 +55,7 @@
 #include <stacktrace-1/stream.h>
 #include <stacktrace-1/records.h>
 #include <stacktrace-1/session.h>
+#include <stacktrace-1/live.h>
 
 #undef STACKTRACE_1_INSIDE
 
