@@ -160,6 +160,25 @@ forget_in_workers (int32_t pid, void *user)
   st_parallel_unwind_forget (p->parallel, pid);
 }
 
+/* More threads were asked for than can give one thread's result: said,
+   not silently ignored.  */
+static void
+warn_one_thread (StPipeline *p)
+{
+  const StPipelineOptions *o = &p->options;
+  const char *why = o->priming != ST_PRIMING_SYNC
+                    ? "with --priming drop or defer"
+                    : o->live ? "for an input being recorded now"
+                    : "while files may be fetched (debuginfod or a finder)";
+
+  if (o->report == NULL)
+    return;
+  g_autofree char *line = g_strdup_printf ("--jobs %u: unwinding on one "
+                                           "thread: workers are not used %s",
+                                           o->jobs, why);
+  o->report (ST_REPORT_WARNING, line, o->report_data);
+}
+
 /* Whether samples may be walked on workers with the same result: files
    are prepared inline (sync), never fetched by a finder (a fetch on
    a worker is not yet shared with the others and the pipeline's own
@@ -234,6 +253,8 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   if (parallel_applies (options, p))
     p->parallel = st_parallel_unwind_new (options->jobs - 1, p->unwinder,
                                           worker_module_cache_new, p, &uo);
+  else if (options->jobs > 1 && options->mode == ST_MODE_UNWIND)
+    warn_one_thread (p);
   if (p->parallel != NULL)
     st_process_table_set_forget_func (p->processes, forget_in_workers, p);
   st_reader_set_damage_handler (reader, &damage);

@@ -25,7 +25,9 @@ run ()
   shift 3
   r_out=$tmp/$r_label-j$r_jobs
   for r_format in perf sysprof; do
-    "$STACKTRACE" --jobs "$r_jobs" -i "$r_input" --force \
+    # No debuginfod (DEBUGINFOD_URLS may be set here): with it the
+    # workers are not used, and nothing parallel would be compared.
+    "$STACKTRACE" --jobs "$r_jobs" -i "$r_input" --force --no-debuginfod \
       --output-format $r_format -o "$r_out.$r_format" \
       --chains "$r_out.$r_format.chains" \
       --stats-file "$r_out.$r_format.stats" --summary "$@" \
@@ -61,6 +63,14 @@ same ()
   echo "$s_label: $(wc -l <"$tmp/$s_label-j1.perf.chains") chains," \
        "the same at --jobs 1, 2 and 8"
 }
+
+# Where workers cannot give one thread's result, the run says it goes
+# on one thread.
+"$STACKTRACE" --jobs 2 --priming defer -i "$fx/fixture.data" \
+  --symfs "$fx" -o "$tmp/defer.data" --force 2>"$tmp/defer.err" \
+  || fail "--jobs 2 --priming defer failed: $(cat "$tmp/defer.err")"
+grep -F -q -e "--jobs 2: unwinding on one thread: workers are not used with --priming drop or defer" \
+  "$tmp/defer.err" || fail "--jobs 2 with --priming defer did not say it used one thread: $(cat "$tmp/defer.err")"
 
 # Bad values are refused.
 for bad in -1 65 x; do
