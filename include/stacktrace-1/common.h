@@ -33,6 +33,7 @@ typedef enum
   ST_E_FORMAT = -3,          /* not a recording the library reads */
   ST_E_CANCELLED = -4,       /* st_stream_cancel was called */
   ST_E_UNSUPPORTED = -5,     /* an architecture or ABI not known */
+  ST_E_NOT_FOUND = -6,       /* no such process (st_session_scan_process) */
 } StResult;
 
 /* Formats of recordings.  */

@@ -79,6 +79,15 @@ ST_PUBLIC void st_session_free (StSession *session);
    are ignored.  In time order, before the samples that follow.  */
 ST_PUBLIC int st_session_add (StSession *session, const StRecord *record);
 
+/* Process PID as /proc shows it now, its name and its mappings (as
+   COMM and MMAP records would give them), for a process the recording
+   tells nothing of: one that existed before a live recording began, or
+   whose records were lost.  For live use on the machine that runs the
+   samples: its files are opened through /proc/PID/root while it lives
+   (containers).  ST_E_NOT_FOUND when there is no such process (or its
+   /proc entry cannot be read).  */
+ST_PUBLIC int st_session_scan_process (StSession *session, int32_t pid);
+
 /* What st_session_unwind found.  */
 typedef struct
 {

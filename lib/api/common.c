@@ -38,6 +38,7 @@ st_result_name (int result)
     case ST_E_FORMAT: return "not a recording";
     case ST_E_CANCELLED: return "cancelled";
     case ST_E_UNSUPPORTED: return "unsupported";
+    case ST_E_NOT_FOUND: return "no such process";
     default: return "unknown result";
     }
 }

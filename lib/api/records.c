@@ -20,29 +20,33 @@ struct StRecords
   int own_fd;               /* opened from a path: closed with it */
   uint64_t damaged;
   StReorder *reorder;       /* perf.data: time order (as the command) */
-  GQueue ordered;           /* StEvent copies in time order, to hand out */
   gboolean at_end;          /* the reader gave its last event */
   guint since_release;      /* records handed out since the last
                                st_reader_release */
-  StEvent event;            /* the last read, RECORD's source */
-  StEvent *current;         /* the copy RECORD points into, or NULL */
+  /* perf.data: the window's own copies are handed out, no other copy.
+     The next event in time order is held back (ST_REORDER_LATER) until
+     it is handed out, and the one handed out until the next call.  */
+  const StEvent *next;      /* in time order, not handed out yet */
+  const StEvent *handed;    /* what RECORD points into */
+  StEvent event;            /* the last read (capture: RECORD's source) */
   StRecord record;
   char *error;
 };
 
-/* In time order: a copy to hand out.  */
+/* In time order: the handed-out event, done with now, is processed;
+   the next one waits until the caller has seen it.  */
 static void *
 take_ordered (const StEvent *ev, gboolean force, void *user)
 {
   StRecords *r = user;
-  /* What lies in a mapped input stays there (no copy of the stack).  */
-  void *copy = g_malloc (st_event_copy_size (ev, st_reader_stable,
-                                             r->reader));
 
-  g_queue_push_tail (&r->ordered, st_event_copy_to (ev, copy,
-                                                   st_reader_stable,
-                                                   r->reader));
-  return NULL;
+  if (ev == r->handed)
+    {
+      r->handed = NULL;
+      return NULL;
+    }
+  r->next = ev;
+  return ST_REORDER_LATER;
 }
 
 static void
@@ -74,8 +78,6 @@ st_records_free (StRecords *r)
   if (r == NULL)
     return;
   st_reorder_free (r->reorder);
-  g_queue_clear_full (&r->ordered, g_free);
-  g_free (r->current);
   st_reader_free (r->reader);
   if (r->own_fd >= 0)
     close (r->own_fd);
@@ -102,8 +104,9 @@ st_records_open_fd (StRecords *r, int fd, StFileFormat format)
      perf and the command process them (reorder.h).  */
   if (st_reader_format (r->reader) == ST_FORMAT_PERF)
     {
+      /* Emitted (forgotten) as soon as processed: in time order.  */
       r->reorder = st_reorder_new (take_ordered, ignore_emit, r,
-                                   REORDER_MAX_BYTES, FALSE);
+                                   REORDER_MAX_BYTES, TRUE);
       st_reorder_set_stable (r->reorder, st_reader_stable, r->reader);
     }
   return ST_OK;
@@ -137,7 +140,6 @@ st_records_next (StRecords *r, const StRecord **record)
 
   if (r == NULL || r->reader == NULL || record == NULL)
     return ST_E_INVALID;
-  g_clear_pointer (&r->current, g_free);
   if (r->reorder == NULL)
     {
       /* What the last record pointed into may go now.  */
@@ -154,7 +156,11 @@ st_records_next (StRecords *r, const StRecord **record)
       *record = &r->record;
       return ST_OK;
     }
-  while (g_queue_is_empty (&r->ordered) && !r->at_end)
+  /* The last one handed out is done: processed (forgotten), and the
+     window goes on to the next, which waits.  */
+  if (r->handed != NULL)
+    st_reorder_resume (r->reorder, FALSE);
+  while (r->next == NULL && !r->at_end)
     {
       int rc = st_reader_next (r->reader, &r->event, &error);
       if (rc < 0)
@@ -170,20 +176,19 @@ st_records_next (StRecords *r, const StRecord **record)
       else
         st_reorder_push (r->reorder, &r->event);
     }
-  if ((r->current = g_queue_pop_head (&r->ordered)) == NULL)
+  if (r->next == NULL)
     return ST_END;
-  /* A mapped input gives back what no held or handed-out record points
-     into (now and then: the walk of the held ones is not free).  */
-  if (++r->since_release < 256)
-    goto out;
-  r->since_release = 0;
-  uint64_t oldest = MIN (st_reorder_oldest_offset (r->reorder),
-                         r->current->offset);
-  for (GList *l = r->ordered.head; l != NULL; l = l->next)
-    oldest = MIN (oldest, ((const StEvent *) l->data)->offset);
-  st_reader_release (r->reader, oldest);
-out:
-  st_api_record (r->current, &r->record);
+  r->handed = r->next;
+  r->next = NULL;
+  /* A mapped input gives back what no held record points into (now and
+     then: not free).  The one handed out is held too.  */
+  if (++r->since_release >= 256)
+    {
+      r->since_release = 0;
+      st_reader_release (r->reader,
+                         st_reorder_oldest_offset (r->reorder));
+    }
+  st_api_record (r->handed, &r->record);
   *record = &r->record;
   return ST_OK;
 }

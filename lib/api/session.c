@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "api/api-private.h"
+#include "format/perf-types.h"
+#include "live/proc-scan.h"
 #include "model/debuginfod-fetch.h"
 #include "model/file-resolver.h"
 #include "model/module-cache.h"
@@ -45,6 +47,7 @@ struct StSession
   StSymbolizer *symbolizer;
   StSampleUnwinder *unwinder;
   GString *name;
+  const char *proc_root;     /* "/proc" */
 };
 
 StCache *
@@ -171,6 +174,7 @@ st_session_new (StCache *c, unsigned flags)
   st_symbolizer_set_demangle (s->symbolizer, TRUE);
   st_symbolizer_set_jit_names (s->symbolizer, s->jit_names);
   s->name = g_string_sized_new (128);
+  s->proc_root = "/proc";
   pthread_mutex_lock (&c->lock);
   s->unwinder = st_sample_unwinder_new (s->processes, modules (c), s->stats,
                                         NULL, NULL, s->jit_names, &o);
@@ -213,6 +217,61 @@ st_session_add (StSession *s, const StRecord *rec)
   st_stats_event (s->stats, &ev, FALSE);
   pthread_mutex_unlock (&s->cache->lock);
   return ST_OK;
+}
+
+/* A COMM or MMAP2 record of the /proc walk (proc-scan.h) applied to the
+   session's model.  */
+static void
+apply_scanned (const uint8_t *rec, size_t len, void *data)
+{
+  StSession *s = data;
+  const StPerfEventHeader *h = (const StPerfEventHeader *) rec;
+  StEvent ev;
+
+  memset (&ev, 0, sizeof ev);
+  if (h->type == ST_PERF_RECORD_COMM && len > sizeof (StPerfComm))
+    {
+      const StPerfComm *c = (const StPerfComm *) rec;
+      ev.kind = ST_EVENT_PROCESS;
+      ev.pid = (int32_t) c->pid;
+      ev.tid = (int32_t) c->tid;
+      ev.process.comm = c->comm;
+    }
+  else if (h->type == ST_PERF_RECORD_MMAP2 && len > sizeof (StPerfMmap2))
+    {
+      const StPerfMmap2 *m = (const StPerfMmap2 *) rec;
+      ev.kind = ST_EVENT_MAP;
+      ev.pid = (int32_t) m->pid;
+      ev.tid = (int32_t) m->tid;
+      ev.map.start = m->addr;
+      ev.map.end = m->addr + m->len;
+      ev.map.pgoff = m->pgoff;
+      ev.map.inode = m->ino;
+      ev.map.dev_major = m->maj;
+      ev.map.dev_minor = m->min;
+      ev.map.prot = m->prot;
+      ev.map.exec_known = TRUE;
+      ev.map.filename = m->filename;
+    }
+  else
+    return;
+  /* (The walk pads each name with NULs inside the record.)  */
+  st_sample_unwinder_apply (s->unwinder, &ev);
+  st_stats_event (s->stats, &ev, FALSE);
+}
+
+int
+st_session_scan_process (StSession *s, int32_t pid)
+{
+  StProcScanCounts counts = { 0 };
+
+  if (s == NULL || pid <= 0)
+    return ST_E_INVALID;
+  pthread_mutex_lock (&s->cache->lock);
+  gboolean found = st_proc_scan_one (s->proc_root, (uint32_t) pid,
+                                     apply_scanned, s, 0, 0, &counts);
+  pthread_mutex_unlock (&s->cache->lock);
+  return found ? ST_OK : ST_E_NOT_FOUND;
 }
 
 int

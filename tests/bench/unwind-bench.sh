@@ -6,7 +6,9 @@
 # of --engine dwfl and of `perf script --no-inline -F ip,sym` on the same
 # capture, the ratios, and the targets of issue 4; then samples/s and
 # peak RSS at --jobs 0 (one per processor) and the scaling
-# from --jobs 1 (issue 33).
+# from --jobs 1 (issue 33); then the per-sample level of the library
+# (tests/bench/session-bench.c: st_records_* into one StSession) against
+# the command, whole run and steady state (issue 32).
 #
 #   unwind-bench.sh [--stacktrace PATH] [--cache DIR] [--rerecord]
 #                   [--runs N] [--callgrind] [--only NAME...]
@@ -178,7 +180,17 @@ printf '%-8s %7s %5s | %9s %9s %9s %6s | %8s %6s | %8s %6s | %6s %6s\n' \
   capture samples fr/sm "fast s/s" "steady" "frames/s" "RSS MB" "dwfl s/s" \
   "RSS MB" "perf s/s" "RSS MB" "x dwfl" "x perf"
 declare -A fast_rate fast_steady fast_rss jobs_rate jobs_rss jobs_scale
-declare -A dwfl_scale
+declare -A dwfl_scale api_rate api_steady
+# The per-sample level, built on the public header against this build's
+# library (skipped when either is missing).
+api_bench=
+libdir=$(dirname "$stacktrace")/../lib/.libs
+if [ -f "$libdir/libstacktrace-1.so" ] \
+   && ${CC:-cc} -O2 -std=c11 -I"$here/../../include" "$here/session-bench.c" \
+        -L"$libdir" -lstacktrace-1 -Wl,-rpath,"$libdir" \
+        -o "$work/session-bench" 2>"$work/session-bench.err"; then
+  api_bench=$work/session-bench
+fi
 for name in "${names[@]}"; do
   data=$(capture "$name") || exit 1
   best_of fast "$stacktrace" --engine fast --jobs 1 -i "$data" -o /dev/null \
@@ -206,6 +218,15 @@ for name in "${names[@]}"; do
   jobs_rate[$name]=$(rate "$samples" "$best")
   jobs_rss[$name]=$best_rss
   jobs_scale[$name]=$(ratio "$fast_wall" "$best")
+  if [ -n "$api_bench" ]; then
+    # Best of RUNS, each pass on its own.
+    read -r api_n api_whole api_warm < <(
+      for _ in $(seq "$runs"); do "$api_bench" "$data" || exit 1; done \
+        | awk 'NR == 1 || $2 < w { w = $2 } NR == 1 || $3 < s { s = $3 }
+               { n = $1 } END { print n, w, s }') || die "$name: session-bench failed"
+    api_rate[$name]=$(rate "$api_n" "$api_whole")
+    api_steady[$name]=$(rate "$api_n" "$api_warm")
+  fi
   printf '%-8s %7d %5s | %9s %9s %9s %6d | %8s %6d | %8s %6d | %6s %6s\n' \
     "$name" "$samples" "$(ratio "$frames" "$samples")" "$f" "$st" \
     "$(rate "$frames" "$fast_wall")" $((fast_mem / 1024)) \
@@ -234,6 +255,22 @@ done
 echo "  (dwfl x: the libdwfl engine, unwinding-bound, at --jobs 0" \
      "--jobs against --jobs 1, one run each)"
 
+if [ -n "$api_bench" ]; then
+  echo
+  echo "The per-sample level (issue 32): session-bench (st_records_* into" \
+       "one StSession, nothing written) against the command (--jobs 1):"
+  printf '%-8s %9s %9s %6s | %9s %9s %6s\n' capture "cmd s/s" "api s/s" \
+    "x cmd" "cmd stdy" "api stdy" "x cmd"
+  for name in "${names[@]}"; do
+    printf '%-8s %9s %9s %6s | %9s %9s %6s\n' "$name" "${fast_rate[$name]}" \
+      "${api_rate[$name]}" "$(ratio "${api_rate[$name]}" "${fast_rate[$name]}")" \
+      "${fast_steady[$name]}" "${api_steady[$name]}" \
+      "$(ratio "${api_steady[$name]}" "${fast_steady[$name]}")"
+  done
+  echo "  (api stdy: a second pass, a new session on the warm cache;" \
+       "cmd stdy: the steady column above)"
+fi
+
 echo
 echo "Targets (issue 4), this run:"
 check ()
@@ -252,4 +289,9 @@ if [ -n "${fast_rss[procs1k]:-}" ]; then
   check "peak RSS < 300 MB on 1,000 processes ($((fast_rss[procs1k] / 1024)) MB)" \
     "${fast_rss[procs1k]} < 300 * 1024"
 fi
+for name in "${names[@]}"; do
+  [ -n "${api_rate[$name]:-}" ] || continue
+  check "$name: the per-sample level at least the command's samples/s, steady (${api_steady[$name]} vs ${fast_steady[$name]}; issue 32)" \
+    "${api_steady[$name]} >= ${fast_steady[$name]}"
+done
 echo "  (>= 10x dwfl and >= 40x perf script: the x dwfl and x perf columns)"
