@@ -4,14 +4,16 @@
 # clang is installed, the tests that do not hang on gcc's code layout
 # with clang's AddressSanitizer and UBSan (in build-clang/: clang sees
 # undefined behaviour that gcc's does not, such as arithmetic on a null
-# pointer).  The last line of the output is always "N passed, N failed,
-# N skipped" over all runs; the exit status is 0 only when the builds
-# succeeded and nothing failed.
+# pointer), and the threaded parts under clang's ThreadSanitizer (in
+# build-tsan/; skipped where ThreadSanitizer cannot run).  The last line
+# of the output is always "N passed, N failed, N skipped" over all runs;
+# the exit status is 0 only when the builds succeeded and nothing failed.
 #
 #   ./run-tests.sh                all suites
 #   ./run-tests.sh --normal       only the normal build, in build/
 #   ./run-tests.sh --sanitize     only the ASan+UBSan build, in build-asan/
 #   ./run-tests.sh --clang        only the clang ASan+UBSan build
+#   ./run-tests.sh --tsan         only the clang ThreadSanitizer build
 #   ./run-tests.sh --build-only   build (as selected), no tests, no summary
 #
 # STACKTRACE_CHECK_ARGS is added to the make check command line, with shell
@@ -23,7 +25,7 @@ check=yes
 total_passed=0 total_failed=0 total_skipped=0
 
 suites="normal sanitize"
-command -v clang >/dev/null 2>&1 && suites="$suites clang"
+command -v clang >/dev/null 2>&1 && suites="$suites clang tsan"
 for arg in "$@"; do
   case $arg in
     --sanitize)
@@ -32,6 +34,8 @@ for arg in "$@"; do
       suites=normal ;;
     --clang)
       suites=clang ;;
+    --tsan)
+      suites=tsan ;;
     --build-only)
       check=no ;;
     -h|--help)
@@ -89,6 +93,24 @@ collect_results () {
   done < <(cd "$builddir/tests" && find . -name '*.trs' | sort)
 }
 
+# Whether a program built with clang's ThreadSanitizer runs here (not on
+# every kernel: its shadow memory needs a known address layout).
+tsan_works () {
+  local d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/st-tsan.XXXXXX") || { tsan_why="mktemp"; return 1; }
+  printf '#include <pthread.h>\nstatic void *f (void *a) { return a; }\nint main (void) { pthread_t t; pthread_create (&t, 0, f, 0); return pthread_join (t, 0); }\n' >"$d/probe.c"
+  if ! clang -fsanitize=thread -o "$d/probe" "$d/probe.c" -pthread >"$d/log" 2>&1; then
+    tsan_why="clang -fsanitize=thread cannot build: $(head -n 1 "$d/log")"
+  elif ! "$d/probe" >"$d/log" 2>&1; then
+    tsan_why="$(head -n 1 "$d/log")"
+  else
+    rm -rf "$d"
+    return 0
+  fi
+  rm -rf "$d"
+  return 1
+}
+
 # run_suite NAME: builds in its directory and runs make check there,
 # adding its results to the totals.
 run_suite () {
@@ -97,7 +119,14 @@ run_suite () {
     sanitize) builddir=$top/build-asan; configure_args=(--enable-sanitizers) ;;
     clang) builddir=$top/build-clang
       configure_args=(--enable-sanitizers CC=clang) ;;
+    tsan) builddir=$top/build-tsan
+      configure_args=(--enable-sanitizers=thread CC=clang) ;;
   esac
+  if [ "$1" = tsan ] && [ $check = yes ] && ! tsan_works; then
+    echo "tsan: skipped: ThreadSanitizer does not run here ($tsan_why)"
+    total_skipped=$((total_skipped + 1))
+    return 0
+  fi
   echo "=== $1 build in $builddir ==="
   build
   [ $check = yes ] || return 0
@@ -110,6 +139,7 @@ run_suite () {
 
   local target=check
   [ "$1" = clang ] && target=check-clang
+  [ "$1" = tsan ] && target=check-tsan
   make -j2 "$target" "${check_args[@]}"
   local check_status=$?
 

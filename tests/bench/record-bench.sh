@@ -84,6 +84,24 @@ run_theirs () {
     2>"$work/theirs.err" || { cat "$work/theirs.err" "$work/perf.err"; die "the perf run failed"; }
 }
 
+# received SIDE: samples per ms of the workload's CPU.
+received () {
+  wl=$(awk '{ print $1 + $2 }' "$work/$1.wl")
+  samples=$(sed -n 's/^samples=//p' "$work/$1.stats")
+  awk -v w="$wl" -v n="$samples" 'BEGIN { printf "%.3f", (w > 0 ? n / (w * 1000) : 0) }'
+}
+
+# whole_path FILE: "WHOLE SAMPLES" by perf script: samples of the
+# workload whose chain reaches _start.
+whole_path () {
+  perf script -i "$1" -F comm,ip,sym 2>/dev/null | awk '
+    function flush() { if (take) { n++; if (start) ok++ } take = 0; start = 0 }
+    /^[^ \t]/ { flush(); take = ($1 == "deep-recursion"); next }
+    NF == 0 { flush(); next }
+    $2 == "_start" { start = 1 }
+    END { flush(); print ok + 0, n + 0 }'
+}
+
 # per_sample SIDE: "CPU_MS SAMPLES US_PER_SAMPLE"
 per_sample () {
   tree=$(cat "$work/$1.tree"); wl=$(awk '{ print $1 + $2 }' "$work/$1.wl")
@@ -102,6 +120,8 @@ for r in $(seq 1 "$rounds"); do
   set -- $(per_sample ours); o_cpu=$1 o_n=$2 o_us=$3
   set -- $(per_sample theirs); p_cpu=$1 p_n=$2 p_us=$3
   echo "$o_us" >> "$work/ours.list"; echo "$p_us" >> "$work/theirs.list"
+  received ours >> "$work/ours.rx"; echo >> "$work/ours.rx"
+  received theirs >> "$work/theirs.rx"; echo >> "$work/theirs.rx"
   # Every CPU's busy time in the round against what the two runs used.
   busy=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" 'BEGIN { printf "%.1f", (b - a) / hz }')
   echo "round $r: --record $o_cpu ms for $o_n samples ($o_us us/sample); perf | stacktrace $p_cpu ms for $p_n samples ($p_us us/sample); machine busy ${busy} s in $(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.1f", b - a }') s"
@@ -109,4 +129,8 @@ done
 median () { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 o=$(median "$work/ours.list"); p=$(median "$work/theirs.list")
 echo "median: --record $o us/sample, perf record | stacktrace $p us/sample, ratio $(awk -v o="$o" -v p="$p" 'BEGIN { printf "%.3f", (p > 0 ? o / p : 0) }')"
+echo "samples per ms of the workload's CPU (median): --record $(median "$work/ours.rx"), perf record $(median "$work/theirs.rx")"
+set -- $(whole_path "$work/out.data"); o_ok=$1 o_all=$2
+set -- $(whole_path "$work/out2.data"); p_ok=$1 p_all=$2
+echo "whole path to _start (perf script, last round): --record $o_ok of $o_all ($(awk -v a="$o_ok" -v b="$o_all" 'BEGIN { printf "%.2f", (b > 0 ? 100 * a / b : 0) }')%), perf record | stacktrace $p_ok of $p_all ($(awk -v a="$p_ok" -v b="$p_all" 'BEGIN { printf "%.2f", (b > 0 ? 100 * a / b : 0) }')%)"
 echo "(the machine's busy time above the two runs' own CPU and workloads is other load: a shared machine)"

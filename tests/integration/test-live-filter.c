@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <glib.h>
+#include <pthread.h>
 #include <glib/gstdio.h>
 
 #include "format/capture-types.h"
@@ -53,8 +54,10 @@ typedef struct
   GThread *feeder;
   GThread *reader;
 
-  GMutex lock;
-  GCond changed;
+  /* pthreads, not GLib's futex-based locks, which ThreadSanitizer (the
+     tsan suite) cannot see.  */
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
   gsize fed;             /* input bytes written */
   gsize stall_at;        /* the feeder waits here until released */
   gboolean released;
@@ -62,6 +65,17 @@ typedef struct
   GByteArray *output;
   gboolean output_eof;
 } Child;
+
+/* As g_cond_wait_until: FALSE once DEADLINE (g_get_monotonic_time's
+   microseconds) has passed.  */
+static gboolean
+cond_wait_until (pthread_cond_t *cond, pthread_mutex_t *lock, gint64 deadline)
+{
+  struct timespec ts = { deadline / G_USEC_PER_SEC,
+                         (deadline % G_USEC_PER_SEC) * 1000 };
+
+  return pthread_cond_timedwait (cond, lock, &ts) != ETIMEDOUT;
+}
 
 /* Uneven chunks, a pause every third: the child sees partial frames and
    an input that comes and goes.  */
@@ -78,28 +92,28 @@ feed (gpointer data)
     {
       gsize n = MIN (chunks[k % G_N_ELEMENTS (chunks)], fixture_len - done);
 
-      g_mutex_lock (&c->lock);
+      pthread_mutex_lock (&c->lock);
       while (done >= c->stall_at && !c->released)
-        g_cond_wait (&c->changed, &c->lock);
+        pthread_cond_wait (&c->changed, &c->lock);
       if (!c->released)
         n = MIN (n, c->stall_at - done);
-      g_mutex_unlock (&c->lock);
+      pthread_mutex_unlock (&c->lock);
 
       ssize_t w = write (c->in_fd, fixture + done, n);
       if (w < 0 && errno == EINTR)
         continue;
       if (w < 0)
         {
-          g_mutex_lock (&c->lock);
+          pthread_mutex_lock (&c->lock);
           c->feed_failed = TRUE;
-          g_mutex_unlock (&c->lock);
+          pthread_mutex_unlock (&c->lock);
           break;
         }
       done += (gsize) w;
-      g_mutex_lock (&c->lock);
+      pthread_mutex_lock (&c->lock);
       c->fed = done;
-      g_cond_broadcast (&c->changed);
-      g_mutex_unlock (&c->lock);
+      pthread_cond_broadcast (&c->changed);
+      pthread_mutex_unlock (&c->lock);
       if (k++ % 3 == 0)
         g_usleep (5000);
     }
@@ -119,13 +133,13 @@ read_output (gpointer data)
       ssize_t n = read (c->out_fd, buf, sizeof buf);
       if (n < 0 && errno == EINTR)
         continue;
-      g_mutex_lock (&c->lock);
+      pthread_mutex_lock (&c->lock);
       if (n <= 0)
         c->output_eof = TRUE;
       else
         g_byte_array_append (c->output, buf, (guint) n);
-      g_cond_broadcast (&c->changed);
-      g_mutex_unlock (&c->lock);
+      pthread_cond_broadcast (&c->changed);
+      pthread_mutex_unlock (&c->lock);
       if (n <= 0)
         break;
     }
@@ -157,8 +171,13 @@ child_start (const char *const *extra, gsize stall_at, gboolean read_out)
   c->err_path = g_build_filename (c->dir, "stderr", NULL);
   c->stall_at = stall_at;
   c->output = g_byte_array_new ();
-  g_mutex_init (&c->lock);
-  g_cond_init (&c->changed);
+  pthread_condattr_t attr;
+  pthread_condattr_init (&attr);
+  /* g_get_monotonic_time's clock: the deadlines are in it.  */
+  pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+  pthread_mutex_init (&c->lock, NULL);
+  pthread_cond_init (&c->changed, &attr);
+  pthread_condattr_destroy (&attr);
 
   g_assert_no_errno (pipe2 (in, O_CLOEXEC));
   g_assert_no_errno (pipe2 (out, O_CLOEXEC));
@@ -212,10 +231,10 @@ child_start (const char *const *extra, gsize stall_at, gboolean read_out)
 static void
 child_release (Child *c)
 {
-  g_mutex_lock (&c->lock);
+  pthread_mutex_lock (&c->lock);
   c->released = TRUE;
-  g_cond_broadcast (&c->changed);
-  g_mutex_unlock (&c->lock);
+  pthread_cond_broadcast (&c->changed);
+  pthread_mutex_unlock (&c->lock);
 }
 
 /* Waits (at most PATIENCE_US) until the feeder has stalled and the child
@@ -225,13 +244,13 @@ child_wait_stalled (Child *c, gsize min_output)
 {
   gint64 deadline = g_get_monotonic_time () + PATIENCE_US;
 
-  g_mutex_lock (&c->lock);
+  pthread_mutex_lock (&c->lock);
   while ((c->fed < c->stall_at || c->output->len < min_output)
-         && g_cond_wait_until (&c->changed, &c->lock, deadline))
+         && cond_wait_until (&c->changed, &c->lock, deadline))
     ;
   g_assert_cmpuint (c->fed, ==, c->stall_at);
   g_assert_cmpuint (c->output->len, >=, min_output);
-  g_mutex_unlock (&c->lock);
+  pthread_mutex_unlock (&c->lock);
 }
 
 /* Joins the threads and reaps the child; returns its wait status.  */
@@ -267,8 +286,8 @@ child_free (Child *c)
   if (c->out_fd >= 0)
     close (c->out_fd);
   g_byte_array_unref (c->output);
-  g_mutex_clear (&c->lock);
-  g_cond_clear (&c->changed);
+  pthread_mutex_destroy (&c->lock);
+  pthread_cond_destroy (&c->changed);
   g_free (c->err_path);
   g_free (c->dir);
   g_free (c);
@@ -445,11 +464,11 @@ stop_by_signal (int sig, const char *name)
   g_assert_no_errno (kill (c->pid, sig));
   /* No more input is needed for it to end.  */
   gint64 deadline = g_get_monotonic_time () + PATIENCE_US;
-  g_mutex_lock (&c->lock);
-  while (!c->output_eof && g_cond_wait_until (&c->changed, &c->lock, deadline))
+  pthread_mutex_lock (&c->lock);
+  while (!c->output_eof && cond_wait_until (&c->changed, &c->lock, deadline))
     ;
   g_assert_true (c->output_eof);
-  g_mutex_unlock (&c->lock);
+  pthread_mutex_unlock (&c->lock);
 
   int status = child_finish (c);
   g_autofree char *err = child_stderr (c);
