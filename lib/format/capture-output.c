@@ -74,12 +74,15 @@ typedef struct
   int64_t input_mtime_ns;   /* the input file's, 0 if not a file */
   gboolean start_pending;   /* the header waits for a timed event */
   int32_t workload_pid;     /* the pid perf named "perf-exec", or 0 */
+  gboolean unwinding;       /* not a plain copy (-m passthru) */
 } CaptureOutput;
 
 void *
-st_capture_output_new (StOutput *out, StReader *reader)
+st_capture_output_new (StOutput *out, StReader *reader, gboolean unwinding)
 {
   CaptureOutput *o = g_new0 (CaptureOutput, 1);
+
+  o->unwinding = unwinding;
   const uint8_t *header = reader != NULL ? st_reader_capture_header (reader)
                                          : NULL;
   StPerfReader *perf = reader != NULL ? st_reader_perf (reader) : NULL;
@@ -228,6 +231,12 @@ convert (CaptureOutput *o, const StEvent *ev)
       }
 
     case ST_EVENT_MAP:
+      /* perf's kernel mapping (pid -1, [kernel.kallsyms]_text) has no
+         counterpart: Sysprof names kernel addresses by kallsyms, and
+         Sysprof 48 crashes on a MAP frame whose pid is negative (its
+         sysprof-cat and window, on the first such frame).  */
+      if (ev->pid < 0)
+        return FALSE;
       /* Anonymous data mappings do not matter; those of files do, to a
          converter back to perf.data: perf's own unwinding reads the
          .eh_frame_hdr of a library through its read-only mapping.  */
@@ -284,6 +293,10 @@ capture_event (void *impl, const StEvent *ev)
     st_perf_recording_feature_record (&o->recording, ev->raw, ev->raw_len);
   if (ev->source == ST_FORMAT_SYSPROF)
     {
+      /* The capture of an older converter may hold one (see convert):
+         not passed on, but by a plain copy.  */
+      if (o->unwinding && ev->kind == ST_EVENT_MAP && ev->pid < 0)
+        return FALSE;
       st_capture_writer_raw (o->writer, ev->raw, ev->raw_len, ev->time);
       return TRUE;
     }

@@ -47,7 +47,7 @@ st_writer_new (int fd, StFormat format, StReader *reader, gboolean unwinding,
   else
     {
       w->ops = &st_capture_output_ops;
-      w->impl = st_capture_output_new (w->output, reader);
+      w->impl = st_capture_output_new (w->output, reader, unwinding);
     }
   return w;
 }

@@ -36,6 +36,7 @@
 #define FIXTURE ST_FIXTURE_DIR "/fixture.syscap"
 
 #define SAMPLE 2
+#define MAP 3
 #define CTRDEF 8
 #define CTRSET 9
 #define LOG 12
@@ -312,11 +313,18 @@ test_passthru (void)
 static void
 check_unwound (GArray *in, const Run *r)
 {
-  guint o = 0, raw = 0, joined = 0, addrs = 0;
+  guint o = 0, raw = 0, joined = 0, addrs = 0, dropped = 0;
 
   for (guint i = 0; i < in->len; i++)
     {
       const Frame *f = frame (in, i);
+      /* perf's kernel map, as an older converter wrote it: not passed
+         on (Sysprof 48 crashes on a MAP frame of a negative pid).  */
+      if (f->type == MAP && f->pid < 0)
+        {
+          dropped++;
+          continue;
+        }
       if (is_kernel_part (in, i))
         {
           /* Written with its raw stack: as the kernel part of the
@@ -345,6 +353,7 @@ check_unwound (GArray *in, const Run *r)
   g_assert_cmpuint (o, ==, r->frames->len);
   g_assert_cmpuint (raw, ==, 299);
   g_assert_cmpuint (joined, ==, 12);
+  g_assert_cmpuint (dropped, ==, 1);
   for (guint i = 0; i < r->frames->len; i++)
     g_assert_cmpuint (frame (r->frames, i)->type, !=, STACK_USER);
 
@@ -357,7 +366,8 @@ check_unwound (GArray *in, const Run *r)
                                              "written (%u kernel part(s) "
                                              "written with their raw stack as "
                                              "one sample)\n", in->len,
-                                             in->len - joined, joined);
+                                             in->len - joined - dropped,
+                                             joined);
   g_assert_nonnull (strstr (r->stats, events));
 
   /* One --chains line per raw stack, in order, with its pid, tid and
