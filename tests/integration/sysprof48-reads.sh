@@ -21,24 +21,11 @@ fx=$TESTS_DATA/fixture
 "$STACKTRACE" -q -i "$fx/fixture.syscap" --symfs "$fx" \
   -o "$tmp/from-capture.syscap" || fail "fixture.syscap -> capture failed"
 
-# negative_pids FILE: "TYPE PID" for each frame of type MAP (3), PROCESS
-# (4), SAMPLE (2), FORK (5) or EXIT (6) whose pid (i32 @4) is negative.
+# negative_pids FILE: "TYPE PID" for each frame of type SAMPLE (2), MAP
+# (3), PROCESS (4), FORK (5) or EXIT (6) whose pid is negative.
 negative_pids ()
 {
-  od -An -v -tu1 "$1" | awk '
-    { for (i = 1; i <= NF; i++) b[n++] = $i }
-    END {
-      off = 256
-      while (off + 24 <= n) {
-        len = b[off] + 256 * b[off + 1]
-        if (len < 24 || off + len > n)
-          break
-        type = b[off + 16]
-        if (type >= 2 && type <= 6 && b[off + 7] >= 128)
-          print type, b[off + 4] + 256 * (b[off + 5] + 256 * (b[off + 6] + 256 * b[off + 7])) - 4294967296
-        off += len
-      }
-    }'
+  capture_frames "$1" | awk '$2 >= 2 && $2 <= 6 && $5 < 0 { print $2, $5 }'
 }
 
 echo "== frames of a negative pid"

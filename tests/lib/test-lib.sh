@@ -71,9 +71,9 @@ need_stacktrace ()
   [ -x "$STACKTRACE" ] || die "stacktrace command not found at '$STACKTRACE'"
 }
 
-# capture_frames FILE: one line "OFFSET TYPE LENGTH CPU" per frame of the
-# Sysprof capture FILE, read at the format's offsets (256-byte header;
-# each frame's u16 length @0, i16 cpu @2, type @16), so that scripts that
+# capture_frames FILE: one line "OFFSET TYPE LENGTH CPU PID" per frame of
+# the Sysprof capture FILE, read at the format's offsets (256-byte header;
+# each frame's u16 length @0, i16 cpu @2, i32 pid @4, type @16), so that scripts that
 # damage the committed fixtures find their frames however the fixture
 # was recorded.
 capture_frames ()
@@ -89,7 +89,10 @@ capture_frames ()
         cpu = b[off + 2] + 256 * b[off + 3]
         if (cpu >= 32768)
           cpu -= 65536
-        print off, b[off + 16], len, cpu
+        pid = b[off + 4] + 256 * (b[off + 5] + 256 * (b[off + 6] + 256 * b[off + 7]))
+        if (pid >= 2147483648)
+          pid -= 4294967296
+        print off, b[off + 16], len, cpu, pid
         off += len
       }
     }'
