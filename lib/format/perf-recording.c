@@ -7,9 +7,6 @@
 #include "format/perf-recording.h"
 #include "format/perf-types.h"
 
-/* The kernel's TASK_COMM_LEN less the NUL.  */
-#define COMM_MAX 15
-
 void
 st_perf_recording_clear (StPerfRecording *rec)
 {
@@ -129,45 +126,4 @@ st_perf_recording_from_reader (StPerfRecording *rec,
       if (data != NULL)
         st_perf_recording_feature (rec, bits[i], data, size);
     }
-}
-
-/* Whether ARG names the program the kernel calls COMM.  */
-static gboolean
-names_comm (const char *arg, const char *comm)
-{
-  const char *slash = strrchr (arg, '/');
-  const char *base = slash != NULL ? slash + 1 : arg;
-
-  return strlen (comm) == MIN (strlen (base), (size_t) COMM_MAX)
-         && strncmp (base, comm, COMM_MAX) == 0;
-}
-
-char *
-st_perf_recording_command (const StPerfRecording *rec, const char *comm)
-{
-  guint start = 0;
-
-  /* ARGV may be empty (CMDLINE with nr 0): then argv[1] lies past its
-     terminator.  */
-  if (rec->argv == NULL || rec->argv[0] == NULL || comm == NULL
-      || comm[0] == '\0')
-    return NULL;
-  for (guint i = 1; rec->argv[i] != NULL && start == 0; i++)
-    if (strcmp (rec->argv[i], "--") == 0)
-      start = i + 1;
-  if (start > 0)
-    {
-      if (rec->argv[start] == NULL || !names_comm (rec->argv[start], comm))
-        return NULL;
-    }
-  else
-    {
-      /* No "--": the first argument that names the program.  */
-      for (guint i = 1; rec->argv[i] != NULL && start == 0; i++)
-        if (names_comm (rec->argv[i], comm))
-          start = i;
-      if (start == 0)
-        return NULL;
-    }
-  return g_strjoinv (" ", rec->argv + start);
 }

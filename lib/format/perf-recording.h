@@ -33,11 +33,5 @@ void st_perf_recording_feature_record (StPerfRecording *rec,
 /* Takes in the feature sections READER has read (file mode).  */
 void st_perf_recording_from_reader (StPerfRecording *rec,
                                     const StPerfReader *reader);
-/* The recorded command's full command line for a process whose exec
-   COMM is COMM: the arguments after perf's "--", else from the first
-   argument whose file name is COMM (as the kernel cuts it to 15
-   characters).  NULL when the command line does not name it.  */
-char *st_perf_recording_command (const StPerfRecording *rec,
-                                 const char *comm);
 
 #endif /* ST_PERF_RECORDING_H */

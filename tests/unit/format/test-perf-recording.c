@@ -378,12 +378,6 @@ test_from_reader (void)
   g_assert_cmpuint (rec.wall_clock_ns, ==,
                     G_GUINT64_CONSTANT (1700000000000000000));
   g_assert_cmpuint (rec.clock_ns, ==, 50);
-  {
-    char *command = st_perf_recording_command (&rec, "prog");
-
-    g_assert_cmpstr (command, ==, "./prog -n 100");
-    g_free (command);
-  }
   st_perf_recording_clear (&rec);
 
   st_perf_reader_free (reader);
@@ -417,74 +411,12 @@ test_from_reader_without_features (void)
   g_assert_no_error (error);
   st_perf_recording_from_reader (&rec, reader);
   g_assert_cmpmem (&rec, sizeof rec, &zero, sizeof zero);
-  g_assert_null (st_perf_recording_command (&rec, "prog"));
   st_perf_reader_free (reader);
   st_input_free (in);
   source_close (&src);
   g_bytes_unref (bytes);
   g_byte_array_unref (file);
   g_byte_array_unref (data);
-}
-
-static void
-test_command (void)
-{
-  static const struct
-  {
-    const char *args[8];
-    const char *comm;
-    const char *want;
-  } cases[] = {
-    /* After "--": the program and its arguments, by its file name.  */
-    { { "perf", "record", "--", "./prog", "-x", NULL }, "prog",
-      "./prog -x" },
-    { { "perf", "record", "--", "/usr/bin/prog", NULL }, "prog",
-      "/usr/bin/prog" },
-    /* The first "--" only: the program's own "--" stays in its line.  */
-    { { "perf", "record", "--", "prog", "--", "x", NULL }, "prog",
-      "prog -- x" },
-    { { "perf", "record", "-o", "prog.data", "--", "./prog", "-x", NULL },
-      "sh", NULL },
-    /* After "--" another program (a shell running it): unknown, even
-       if an argument names it.  */
-    { { "perf", "record", "--", "sh", "-c", "prog", NULL }, "prog", NULL },
-    { { "perf", "record", "--", NULL }, "prog", NULL },
-    /* Without "--": the first argument that names it.  */
-    { { "perf", "record", "-g", "prog", "prog", NULL }, "prog",
-      "prog prog" },
-    { { "perf", "record", "-o", "x.data", "/bin/ls", "-l", NULL }, "ls",
-      "/bin/ls -l" },
-    /* perf's own argv[0] is not the program.  */
-    { { "perf", "record", "-a", NULL }, "perf", NULL },
-    /* The kernel's comm is the file name cut to 15 characters.  */
-    { { "perf", "record", "--", "/opt/a-very-long-program-name", "1",
-        NULL }, "a-very-long-pro", "/opt/a-very-long-program-name 1" },
-    { { "perf", "record", "-g", "/opt/a-very-long-program-name", "1",
-        NULL }, "a-very-long-pro", "/opt/a-very-long-program-name 1" },
-    { { "perf", "record", "--", "/opt/a-very-long-program-name", NULL },
-      "a-very-long-program-name", NULL },
-    { { "perf", "record", "--", "/opt/a-very-long-program-name", NULL },
-      "a-very-long", NULL },
-    { { "perf", "record", "--", "exactly15chars!", NULL },
-      "exactly15chars!", "exactly15chars!" },
-    { { "perf", "record", "--", "progx", NULL }, "prog", NULL },
-    { { "perf", "record", "--", "pro", NULL }, "prog", NULL },
-    { { "perf", "record", "--", "prog/", NULL }, "prog", NULL },
-    { { "perf", "record", "--", "prog", NULL }, "", NULL },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      StPerfRecording rec = { 0 };
-      char *command;
-
-      rec.argv = g_strdupv ((char **) cases[i].args);
-      command = st_perf_recording_command (&rec, cases[i].comm);
-      g_assert_cmpstr (command, ==, cases[i].want);
-      g_free (command);
-      g_assert_null (st_perf_recording_command (&rec, NULL));
-      st_perf_recording_clear (&rec);
-    }
 }
 
 int
@@ -502,6 +434,5 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-recording/from-reader", test_from_reader);
   g_test_add_func ("/perf-recording/from-reader-without-features",
                    test_from_reader_without_features);
-  g_test_add_func ("/perf-recording/command", test_command);
   return g_test_run ();
 }
