@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -72,6 +73,7 @@ struct StRecordRun
   StRecordChild *child;        /* the command, or NULL */
 
   StLiveSource *source;
+  int stop_fd;                 /* eventfd: a stop signal came */
   double scan_ms;
   int64_t next_alive_check;
   gboolean (*signal_stopping) (void);
@@ -248,6 +250,7 @@ st_record_parse (int *argc, char ***argv, GError **error)
                                             rec, NULL);
 
   rec->stack_size = ST_LIVE_DEFAULT_STACK_SIZE;
+  rec->stop_fd = -1;
   rec->pids = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fds = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fd_cpu = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -598,10 +601,14 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
     fprintf (stderr, "stacktrace: a ring of %d page(s) cannot hold a sample "
              "of %d bytes of stack: the kernel will drop them (LOST); give "
              "--mmap-pages more\n", rec->mmap_pages, rec->stack_size);
+  /* A stop signal writes it (src/live.h): the ring thread wakes at
+     once, not at its next timer (up to POLL_MS_MAX).  */
+  rec->stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  st_live_set_wake_fd (rec->stop_fd);
   rec->source = st_live_source_new ();
   if (st_live_source_open_events (rec->source,
                                   (const StLiveRing *) rec->rings->data,
-                                  rec->rings->len, -1, rec->events,
+                                  rec->rings->len, rec->stop_fd, rec->events,
                                   rec->pages) != ST_OK)
     {
       g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
@@ -777,6 +784,11 @@ st_record_free (StRecordRun *rec)
   if (current == rec)
     current = NULL;
   st_live_source_free (rec->source);
+  if (rec->stop_fd >= 0)
+    {
+      st_live_set_wake_fd (-1);
+      close (rec->stop_fd);
+    }
   st_live_events_free (rec->events);
   for (guint i = 0; i < rec->fds->len; i++)
     close (g_array_index (rec->fds, int, i));
