@@ -206,7 +206,11 @@ st_live_unwinder_start (StLiveUnwinder *lu, StOptions *opts,
 {
   int stream_fd;
 
-  if (st_live_source_start (lu->source, stopping, &stream_fd) != ST_OK)
+  /* Sysprof 48 reads for ms after its stop: a backlog (a loaded
+     machine) is unwound for as long as the budget, the rest counted.  */
+  if (st_live_source_set_stop_budget (lu->source, ST_LIVE_STOP_BUDGET_MS)
+      != ST_OK
+      || st_live_source_start (lu->source, stopping, &stream_fd) != ST_OK)
     {
       g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
                            st_live_source_error (lu->source));
@@ -282,6 +286,12 @@ st_live_unwinder_finish (StLiveUnwinder *lu, FILE *out, gboolean quiet)
              "fit and %" G_GUINT64_FORMAT " pass(es) were given up (%"
              G_GUINT64_FORMAT " bytes); the first: %s\n", c.misfits,
              c.ring_problems, c.dropped_bytes, problem);
+  /* Said even with -q: samples the capture does not have.  */
+  if (c.stop_dropped > 0)
+    fprintf (out, "stacktrace: %" G_GUINT64_FORMAT " sample(s) still to "
+             "unwind %d ms after the stop were dropped (the capture says "
+             "so in a LOST record's LOG frame)\n", c.stop_dropped,
+             ST_LIVE_STOP_BUDGET_MS);
   if (quiet)
     return;
   fprintf (out, "stacktrace: perf rings: %u x %u pages; %u processes, %u "

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@ static volatile sig_atomic_t stop_signal;     /* the first stop request */
 static volatile sig_atomic_t stop_requests;   /* how many so far */
 static volatile sig_atomic_t drain_input;     /* see st_live_set_drain */
 static volatile sig_atomic_t summary_requested;
+static volatile sig_atomic_t wake_fd = -1;    /* see st_live_set_wake_fd */
 
 struct StLive
 {
@@ -59,9 +61,18 @@ on_stop (int sig)
 {
   int kill_at = drain_input ? 3 : 2;
 
+  int saved_errno = errno;
+  int fd = wake_fd;
+
   if (stop_signal == 0)
     stop_signal = sig;
   stop_requests++;
+  if (fd >= 0)
+    {
+      uint64_t one = 1;
+      (void) !write (fd, &one, sizeof one);
+    }
+  errno = saved_errno;
   if (stop_requests >= kill_at - 1)
     {
       if (handles_signal[SIGINT])
@@ -99,6 +110,12 @@ st_live_install_signals (void)
   sa.sa_handler = on_summary;
   sa.sa_flags = 0;
   sigaction (SIGUSR1, &sa, NULL);
+}
+
+void
+st_live_set_wake_fd (int fd)
+{
+  wake_fd = fd;
 }
 
 int

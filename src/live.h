@@ -78,6 +78,11 @@ gboolean st_live_check_output (void *live);
 void st_live_print_summary (const StLive *live, FILE *out, gboolean verbose);
 void st_live_print_call_graph (const StLive *live, FILE *out);
 
+/* An eventfd (or -1: none) that every stop request writes 1 to, from
+   the signal handler: a thread that polls it (a ring reader) wakes at
+   the request.  */
+void st_live_set_wake_fd (int fd);
+
 /* The signal that asked to stop, or 0.  */
 int st_live_stop_signal (void);
 

@@ -19,8 +19,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +75,10 @@ struct StRecordRun
   StRecordChild *child;        /* the command, or NULL */
 
   StLiveSource *source;
+  int stop_fd;                 /* eventfd: a stop signal came */
+  int child_fd;                /* pidfd of the command, or -1 */
+  int stop_poll;               /* epoll of both: the ring thread's stop
+                                  fd, or -1 (then stop_fd is) */
   double scan_ms;
   int64_t next_alive_check;
   gboolean (*signal_stopping) (void);
@@ -248,6 +255,7 @@ st_record_parse (int *argc, char ***argv, GError **error)
                                             rec, NULL);
 
   rec->stack_size = ST_LIVE_DEFAULT_STACK_SIZE;
+  rec->stop_fd = rec->child_fd = rec->stop_poll = -1;
   rec->pids = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fds = g_array_new (FALSE, FALSE, sizeof (int));
   rec->fd_cpu = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -523,6 +531,39 @@ poll_ms (const StRecordRun *rec)
   return (int) CLAMP (fill_ms / 4, POLL_MS_MIN, POLL_MS_MAX);
 }
 
+/* What ends the ring thread's wait at once rather than at its next
+   timer (up to POLL_MS_MAX): an eventfd that a stop signal writes
+   (src/live.h), and the command's pidfd (readable once it ended),
+   both in one epoll fd, which poll() sees readable when either is.
+   -1 where none can be made: the thread's question every pass
+   (record_stopping) still ends the run.  */
+static int
+stop_fd (StRecordRun *rec)
+{
+  struct epoll_event ev = { .events = EPOLLIN };
+
+  rec->stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  st_live_set_wake_fd (rec->stop_fd);
+#ifdef SYS_pidfd_open
+  if (rec->child != NULL)
+    rec->child_fd = (int) syscall (SYS_pidfd_open,
+                                   st_record_child_pid (rec->child), 0);
+#endif
+  if (rec->child_fd < 0 || rec->stop_fd < 0)
+    return rec->stop_fd;
+  rec->stop_poll = epoll_create1 (EPOLL_CLOEXEC);
+  if (rec->stop_poll < 0
+      || epoll_ctl (rec->stop_poll, EPOLL_CTL_ADD, rec->stop_fd, &ev) != 0
+      || epoll_ctl (rec->stop_poll, EPOLL_CTL_ADD, rec->child_fd, &ev) != 0)
+    {
+      if (rec->stop_poll >= 0)
+        close (rec->stop_poll);
+      rec->stop_poll = -1;
+      return rec->stop_fd;
+    }
+  return rec->stop_poll;
+}
+
 /* The online CPUs into rec->cpus; FALSE with the message in
    rec->events.  */
 static gboolean
@@ -601,7 +642,7 @@ st_record_start (StRecordRun *rec, StOptions *opts, gboolean (*stopping) (void),
   rec->source = st_live_source_new ();
   if (st_live_source_open_events (rec->source,
                                   (const StLiveRing *) rec->rings->data,
-                                  rec->rings->len, -1, rec->events,
+                                  rec->rings->len, stop_fd (rec), rec->events,
                                   rec->pages) != ST_OK)
     {
       g_set_error_literal (error, ST_COMMAND_ERROR, ST_COMMAND_ERROR_FAILED,
@@ -777,6 +818,15 @@ st_record_free (StRecordRun *rec)
   if (current == rec)
     current = NULL;
   st_live_source_free (rec->source);
+  if (rec->stop_fd >= 0)
+    {
+      st_live_set_wake_fd (-1);
+      close (rec->stop_fd);
+    }
+  if (rec->child_fd >= 0)
+    close (rec->child_fd);
+  if (rec->stop_poll >= 0)
+    close (rec->stop_poll);
   st_live_events_free (rec->events);
   for (guint i = 0; i < rec->fds->len; i++)
     close (g_array_index (rec->fds, int, i));

@@ -54,6 +54,11 @@ extern "C" {
 /* After a recorder's stop, how long (ms) a pacer waits for a reader
    that takes nothing before it gives the rest of the capture up.  */
 #define ST_LIVE_PACER_STOP_GRACE_MS 50
+/* The stop's budget a live unwinder gives itself
+   (st_live_source_set_stop_budget): what it unwinds after a recorder's
+   stop, so that it ends within a few hundred ms of it even when far
+   behind.  */
+#define ST_LIVE_STOP_BUDGET_MS 150
 
 /* One perf event's ring: its fd (not closed by the library) and its
    CPU.  */
@@ -149,7 +154,10 @@ typedef struct
   uint32_t scan_processes;     /* the walk of /proc at the start */
   uint32_t scan_maps;
   uint32_t scan_mount_files;
-  uint64_t reserved[8];
+  uint64_t stop_dropped;       /* samples past the stop's budget (one
+                                  LOST record, counted in lost_records
+                                  and lost_events too) */
+  uint64_t reserved[7];
 } StLiveCounts;
 
 /* Asked by the source's thread every pass: nonzero ends the run as the
@@ -196,6 +204,15 @@ ST_PUBLIC const void *st_live_source_mounts (const StLiveSource *source,
 /* Before _start: the timer between passes when the rings are quiet
    (10 ms by default).  */
 ST_PUBLIC int st_live_source_set_poll_ms (StLiveSource *source, int ms);
+
+/* Before _start, or from the thread that reads the stream: the stop's
+   budget.  Once MS milliseconds have passed since the source's thread
+   saw the stop (the stop fd, STOPPING), st_live_source_read hands out
+   no more samples, only the other records; the samples are counted
+   (StLiveCounts.stop_dropped) and one LOST record at the stream's end
+   says how many.  A reader far behind (a loaded machine) then ends
+   within about MS of the stop.  0 (the default): every sample.  */
+ST_PUBLIC int st_live_source_set_stop_budget (StLiveSource *source, int ms);
 
 /* Starts the thread; *POLL_FD (owned by the source) is readable
    whenever st_live_source_read would not wait.  STOPPING may be NULL.  */

@@ -414,6 +414,19 @@ st_live_source_set_poll_ms (StLiveSource *source, int ms)
 }
 
 int
+st_live_source_set_stop_budget (StLiveSource *source, int ms)
+{
+  int rc = check_ring (source);
+
+  if (rc != ST_OK)
+    return rc;
+  if (ms < 0)
+    return invalid (&source->error, "the stop's budget must be >= 0 ms");
+  st_ring_source_set_stop_budget (source->ring, ms);
+  return ST_OK;
+}
+
+int
 st_live_source_start (StLiveSource *source, StLiveStopFunc stopping,
                       int *poll_fd)
 {
@@ -476,6 +489,7 @@ st_live_source_get_counts (const StLiveSource *source, StLiveCounts *counts)
   counts->late_scans = c.late_scans;
   counts->late_maps = c.late_maps;
   counts->late_replaced = c.late_replaced;
+  counts->stop_dropped = c.stop_dropped;
   counts->ring_pages = c.ring_pages;
   counts->scan_processes = source->scan.processes;
   counts->scan_maps = source->scan.maps;

@@ -179,7 +179,8 @@ st_record_queue_bytes (StRecordQueue *q)
   return bytes + q->pending;
 }
 
-/* Under the lock: copies out up to LEN published bytes.  */
+/* Under the lock: copies out up to LEN published bytes (BUF NULL:
+   throws them away).  */
 static size_t
 take (StRecordQueue *q, uint8_t *buf, size_t len)
 {
@@ -190,7 +191,8 @@ take (StRecordQueue *q, uint8_t *buf, size_t len)
     {
       size_t n = MIN (len - done, c->end - c->start);
 
-      memcpy (buf + done, c->data + c->start, n);
+      if (buf != NULL)
+        memcpy (buf + done, c->data + c->start, n);
       c->start += n;
       done += n;
       if (c->start < c->end || c == q->writing)
@@ -238,4 +240,47 @@ st_record_queue_read (void *data, void *buf, size_t len)
           return -1;
         }
     }
+}
+
+size_t
+st_record_queue_peek (StRecordQueue *q, void *buf, size_t len)
+{
+  uint8_t *out = buf;
+  size_t done = 0;
+
+  pthread_mutex_lock (&q->lock);
+  for (GList *l = q->chunks.head; l != NULL && done < len; l = l->next)
+    {
+      const Chunk *c = l->data;
+      size_t n = MIN (len - done, c->end - c->start);
+
+      memcpy (out + done, c->data + c->start, n);
+      done += n;
+      if (c->end < c->fill || c == q->writing)
+        break;
+    }
+  pthread_mutex_unlock (&q->lock);
+  return done;
+}
+
+size_t
+st_record_queue_skip (StRecordQueue *q, size_t len)
+{
+  size_t n;
+
+  pthread_mutex_lock (&q->lock);
+  n = take (q, NULL, len);
+  pthread_mutex_unlock (&q->lock);
+  return n;
+}
+
+gboolean
+st_record_queue_ended (StRecordQueue *q)
+{
+  gboolean ended;
+
+  pthread_mutex_lock (&q->lock);
+  ended = q->closed && q->bytes == 0;
+  pthread_mutex_unlock (&q->lock);
+  return ended;
 }

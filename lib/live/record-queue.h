@@ -42,5 +42,12 @@ int st_record_queue_fd (const StRecordQueue *q);
    poll on the doorbell) while none are published; 0 at the end.  DATA
    is the queue (an StInputReadFunc).  */
 ssize_t st_record_queue_read (void *data, void *buf, size_t len);
+/* Without waiting: copies up to LEN published bytes into BUF and leaves
+   them to be read (peek), or takes up to LEN of them and throws them
+   away (skip).  The bytes concerned.  */
+size_t st_record_queue_peek (StRecordQueue *q, void *buf, size_t len);
+size_t st_record_queue_skip (StRecordQueue *q, size_t len);
+/* Whether the stream has ended: closed, and every byte taken.  */
+gboolean st_record_queue_ended (StRecordQueue *q);
 
 #endif /* ST_RECORD_QUEUE_H */

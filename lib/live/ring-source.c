@@ -89,6 +89,20 @@ struct StRingSource
   uint8_t *record;             /* ST_PERF_RING_RECORD_MAX */
   StRingSourceCounts counts;
   char *first_problem;
+
+  /* The stop's budget (see ring-source.h) ...  */
+  int stop_budget_ms;          /* 0: none */
+  int64_t stop_ns;             /* atomic: CLOCK_MONOTONIC of the stop */
+  /* ... and the reader's side: where the records it is handed begin.  */
+  uint64_t handed;             /* stream bytes handed to the reader */
+  uint64_t next_record;        /* where the next record begins */
+  uint8_t header[8];           /* its header, as far as handed */
+  guint header_have;
+  gboolean untracked;          /* a record header made no sense */
+  uint64_t skip_left;          /* of a sample being thrown away */
+  uint64_t dropped_time;       /* the last thrown away sample's */
+  uint32_t dropped_pid, dropped_tid;
+  gboolean lost_sent;          /* the LOST record for them */
 };
 
 /* The data pages to try first for each of N_RINGS rings: a power of
@@ -210,6 +224,7 @@ st_ring_source_new_full (const StRingFd *fds, guint n_fds, int event_fd,
   s->wake[0] = s->wake[1] = -1;
   s->event_fd = event_fd;
   s->poll_ms = ST_RING_SOURCE_POLL_MS;
+  s->next_record = ST_PERF_PIPE_HEADER_SIZE;
   s->rings = g_new0 (Ring, n_fds);
   s->ids = g_new0 (uint64_t, MAX (n_fds, 1));
   s->record = g_malloc (ST_PERF_RING_RECORD_MAX);
@@ -536,6 +551,15 @@ pass (StRingSource *s)
   return s->counts.records - before;
 }
 
+static int64_t
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Waits for data, the stop eventfd or the timer; TRUE when the run is
    to end.  */
 static gboolean
@@ -597,6 +621,8 @@ run (void *data)
       if (g_atomic_int_get (&s->abandon) || last)
         break;
       last = wait_for_data (s, pfd);
+      if (last)
+        __atomic_store_n (&s->stop_ns, now_ns (), __ATOMIC_RELEASE);
     }
   for (guint i = 0; i < s->n_rings; i++)
     {
@@ -641,12 +667,192 @@ st_ring_source_start (StRingSource *s, gboolean (*stopping) (void),
   return st_record_queue_fd (s->queue);
 }
 
+void
+st_ring_source_set_stop_budget (StRingSource *s, int ms)
+{
+  s->stop_budget_ms = MAX (ms, 0);
+}
+
+/* The reader's side from here on.  The records handed out in BUF (N
+   bytes): where the next one begins, from their headers.  */
+static void
+track (StRingSource *s, const uint8_t *buf, size_t n)
+{
+  uint64_t start = s->handed, end = start + n;
+
+  s->handed = end;
+  while (!s->untracked && s->next_record + s->header_have < end)
+    {
+      uint16_t size;
+
+      while (s->header_have < sizeof s->header
+             && s->next_record + s->header_have < end)
+        {
+          s->header[s->header_have] = buf[s->next_record + s->header_have
+                                          - start];
+          s->header_have++;
+        }
+      if (s->header_have < sizeof s->header)
+        break;
+      memcpy (&size, s->header + 6, sizeof size);
+      if (size < sizeof s->header)
+        {
+          s->untracked = TRUE;    /* the reader will say what is wrong */
+          break;
+        }
+      s->next_record += size;
+      s->header_have = 0;
+    }
+}
+
+static ssize_t
+read_tracked (StRingSource *s, void *buf, size_t len)
+{
+  ssize_t n = st_record_queue_read (s->queue, buf, len);
+
+  if (n > 0)
+    track (s, buf, (size_t) n);
+  return n;
+}
+
+/* Whether the stop's budget is spent: samples are no longer handed
+   out.  */
+static gboolean
+past_budget (const StRingSource *s)
+{
+  int64_t stop = __atomic_load_n (&s->stop_ns, __ATOMIC_ACQUIRE);
+
+  return s->stop_budget_ms > 0 && stop != 0 && !s->untracked
+         && now_ns () - stop >= (int64_t) s->stop_budget_ms * 1000000;
+}
+
+/* The end of the stream: first a LOST record for the samples thrown
+   away, if any (and BUF can take it).  */
+static ssize_t
+end_of_stream (StRingSource *s, uint8_t *buf, size_t len)
+{
+  StPerfEventHeader h = { ST_PERF_RECORD_LOST, 0, 0 };
+  uint64_t st = s->attr.sample_type, id = st_ring_source_id (s);
+  uint64_t lost = s->counts.stop_dropped;
+  size_t at = sizeof h;
+
+  if (lost == 0 || s->lost_sent || len < sizeof h + 16 + 48)
+    return 0;
+  memcpy (buf + at, &id, 8), at += 8;
+  memcpy (buf + at, &lost, 8), at += 8;
+  /* The sample_id trailer (sample_id_all), as the kernel's.  */
+  if (st & ST_PERF_SAMPLE_TID)
+    {
+      memcpy (buf + at, &s->dropped_pid, 4), at += 4;
+      memcpy (buf + at, &s->dropped_tid, 4), at += 4;
+    }
+  if (st & ST_PERF_SAMPLE_TIME)
+    memcpy (buf + at, &s->dropped_time, 8), at += 8;
+  if (st & ST_PERF_SAMPLE_ID)
+    memcpy (buf + at, &id, 8), at += 8;
+  if (st & ST_PERF_SAMPLE_STREAM_ID)
+    memcpy (buf + at, &id, 8), at += 8;
+  if (st & ST_PERF_SAMPLE_CPU)
+    {
+      uint64_t cpu = s->n_rings > 0 ? (uint32_t) s->rings[0].cpu : 0;
+      memcpy (buf + at, &cpu, 8), at += 8;
+    }
+  if (st & ST_PERF_SAMPLE_IDENTIFIER)
+    memcpy (buf + at, &id, 8), at += 8;
+  h.size = (uint16_t) at;
+  memcpy (buf, &h, sizeof h);
+  s->lost_sent = TRUE;
+  s->counts.lost_records++;
+  s->counts.lost_events += lost;
+  return (ssize_t) at;
+}
+
+/* Waits for the queue's doorbell; FALSE (errno EINTR) when a signal
+   came, for the reader's check.  */
+static gboolean
+wait_queue (StRingSource *s)
+{
+  struct pollfd pfd = { st_record_queue_fd (s->queue), POLLIN, 0 };
+
+  if (poll (&pfd, 1, -1) < 0 && errno == EINTR)
+    return FALSE;
+  return TRUE;
+}
+
+/* Past the stop's budget: every record but the samples, which are
+   counted and thrown away.  */
+static ssize_t
+read_past_budget (StRingSource *s, uint8_t *buf, size_t len)
+{
+  for (;;)
+    {
+      uint8_t head[40];
+      StPerfEventHeader h;
+      size_t got;
+
+      if (s->skip_left > 0)
+        {
+          size_t n = st_record_queue_skip (s->queue, s->skip_left);
+
+          s->skip_left -= n;
+          s->handed += n;
+          if (s->skip_left == 0)
+            continue;
+          if (st_record_queue_ended (s->queue))
+            return end_of_stream (s, buf, len);
+          if (n == 0 && !wait_queue (s))
+            {
+              errno = EINTR;
+              return -1;
+            }
+          continue;
+        }
+      /* Inside a record handed out in part: its rest as usual.  */
+      if (s->header_have > 0)
+        return read_tracked (s, buf, MIN (len, sizeof s->header
+                                               - s->header_have));
+      if (s->handed < s->next_record)
+        return read_tracked (s, buf, MIN (len, s->next_record - s->handed));
+      got = st_record_queue_peek (s->queue, head, sizeof head);
+      if (got < sizeof h)
+        {
+          ssize_t n;
+
+          if (st_record_queue_ended (s->queue))
+            return end_of_stream (s, buf, len);
+          /* (Nothing yet, or a header published in part: read as is.)  */
+          n = read_tracked (s, buf, MIN (len, sizeof h));
+          return n == 0 ? end_of_stream (s, buf, len) : n;
+        }
+      memcpy (&h, head, sizeof h);
+      if (h.type != ST_PERF_RECORD_SAMPLE || h.size < sizeof head
+          || got < sizeof head)
+        {
+          ssize_t n = read_tracked (s, buf, MIN (len, h.size));
+          return n == 0 ? end_of_stream (s, buf, len) : n;
+        }
+      /* IDENTIFIER, IP, TID, TIME: as note_pids reads them.  */
+      s->dropped_pid = st_perf_get_u32 (head + 24);
+      s->dropped_tid = st_perf_get_u32 (head + 28);
+      s->dropped_time = MAX (s->dropped_time, st_perf_get_u64 (head + 32));
+      s->counts.stop_dropped++;
+      s->next_record += h.size;
+      s->skip_left = h.size;
+    }
+}
+
 ssize_t
 st_ring_source_read (void *source, void *buf, size_t len)
 {
   StRingSource *s = source;
+  ssize_t n;
 
-  return st_record_queue_read (s->queue, buf, len);
+  if (len == 0)
+    return 0;
+  if (past_budget (s))
+    return read_past_budget (s, buf, len);
+  n = read_tracked (s, buf, len);
+  return n == 0 ? end_of_stream (s, buf, len) : n;
 }
 
 void

@@ -67,6 +67,9 @@ typedef struct
   uint64_t late_maps;          /* ... and their mappings */
   uint64_t late_replaced;      /* ... of them not what the walk saw in
                                   their pid (another process, an exec) */
+  uint64_t stop_dropped;       /* samples past the stop's budget (also in
+                                  lost_records/lost_events: one LOST
+                                  record) */
 } StRingSourceCounts;
 
 /* Takes no ownership of the fds.  STACK_SIZE is --stack-size.  */
@@ -113,6 +116,17 @@ int64_t st_ring_source_opened_at (const StRingSource *s);
    default.  A longer one costs less CPU per second (every pass wakes
    both threads) where rings that hold longer allow it.  */
 void st_ring_source_set_poll_ms (StRingSource *s, int ms);
+
+/* The stop's budget: once MS milliseconds have passed since the thread
+   saw the stop, the reader is handed no more samples, only the other
+   records (the processes' mappings and ends); those samples are counted
+   and, at the end of the stream, one LOST record says how many (the
+   writers make it what they make the kernel's: a LOST record, a LOG
+   frame).  So a reader that fell behind (a loaded machine: up to the
+   queue's 256 MiB) does not hold the stop for seconds.  0 (the
+   default): every sample is handed out.  Before _start, or from the
+   reader's thread.  */
+void st_ring_source_set_stop_budget (StRingSource *s, int ms);
 
 /* Starts the thread.  Returns the fd to poll for the stream (owned by
    the source: a pipe's read end, readable while st_ring_source_read

@@ -130,6 +130,47 @@ test_unpublished (void)
   st_record_queue_free (q);
 }
 
+/* Peek leaves the bytes to be read, skip throws them away, across a
+   chunk's end; ended only once closed and all taken.  */
+static void
+test_peek_skip (void)
+{
+  StRecordQueue *q = st_record_queue_new (NULL);
+  g_autofree uint8_t *data = g_malloc (3u << 20);
+  g_autofree uint8_t *got = g_malloc (3u << 20);
+  size_t len = 3u << 20, at = 0;
+
+  for (size_t i = 0; i < len; i++)
+    data[i] = byte_at (i);
+  st_record_queue_push (q, data, 64);
+  /* Not published: not seen.  */
+  g_assert_cmpuint (st_record_queue_peek (q, got, 16), ==, 0);
+  st_record_queue_push (q, data + 64, len - 64);
+  st_record_queue_publish (q);
+  while (at < len)
+    {
+      size_t step = MIN ((size_t) 700001, len - at), n;
+
+      n = st_record_queue_peek (q, got, step);
+      g_assert_cmpuint (n, ==, step);
+      g_assert_cmpmem (got, n, data + at, n);
+      g_assert_false (st_record_queue_ended (q));
+      /* Every other step thrown away, the others read.  */
+      if ((at / 700001) % 2 == 0)
+        n = st_record_queue_skip (q, step);
+      else
+        n = (size_t) st_record_queue_read (q, got, step);
+      g_assert_cmpuint (n, ==, step);
+      at += n;
+    }
+  g_assert_cmpuint (st_record_queue_bytes (q), ==, 0);
+  g_assert_false (st_record_queue_ended (q));
+  st_record_queue_close (q);
+  g_assert_true (st_record_queue_ended (q));
+  g_assert_cmpuint (st_record_queue_skip (q, 8), ==, 0);
+  st_record_queue_free (q);
+}
+
 static gpointer
 produce (gpointer data)
 {
@@ -163,6 +204,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/record-queue/in-order", test_in_order);
   g_test_add_func ("/record-queue/unpublished", test_unpublished);
+  g_test_add_func ("/record-queue/peek-skip", test_peek_skip);
   g_test_add_func ("/record-queue/threads", test_threads);
   return g_test_run ();
 }

@@ -16,6 +16,7 @@
 #include <glib.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -208,11 +209,115 @@ test_walk_time (void)
   close (file);
 }
 
+/* The child of test_stop_budget: waits for a byte on CMD, then spends
+   about 100 ms of CPU (a hundred samples at 1 ms) and ends.  */
+static void G_GNUC_NORETURN
+spin_main (int cmd)
+{
+  struct timespec ts;
+  char c;
+  volatile uint64_t sink = 0;
+
+  if (read (cmd, &c, 1) != 1)
+    _exit (1);
+  do
+    {
+      for (int i = 0; i < 100000; i++)
+        sink += (uint64_t) i;
+      clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+    }
+  while (ts.tv_nsec < 100000000 && ts.tv_sec == 0);
+  _exit (0);
+}
+
+/* A reader that begins after the stop's budget is spent (the ring holds
+   a hundred samples, the stop comes at once, the budget is 1 ms): the
+   samples it is not handed are counted, the LOST record at the end of
+   the stream says how many, every other record is handed, and none is
+   handed in part (the stream stays whole: the reader sees no damage).
+   Whether the stop came before the reader began is up to the
+   scheduler: the sums hold either way.  */
+static void
+test_stop_budget (void)
+{
+  int cmd[2];
+  GError *error = NULL;
+
+  if (skipped)
+    {
+      g_test_skip ("perf events not allowed here");
+      return;
+    }
+  g_assert_cmpint (pipe (cmd), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (cmd[1]);
+      spin_main (cmd[0]);
+    }
+  close (cmd[0]);
+  int fd = open_event (pid);
+  g_assert_cmpint (fd, >=, 0);
+  StRingFd ring = { fd, 0 };
+  StRingSource *s = st_ring_source_new (&ring, 1, -1, 8192, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (cmd[1], "g", 1), ==, 1);
+  int status;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+
+  g_hash_table_insert (st_ring_source_known_pids (s), GINT_TO_POINTER (pid),
+                       NULL);
+  st_ring_source_set_stop_budget (s, 1);
+  g_atomic_int_set (&stop_now, TRUE);
+  int stream = st_ring_source_start (s, stopping, &error);
+  g_assert_no_error (error);
+  /* (Most likely past the budget by now.)  */
+  g_usleep (50000);
+  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
+                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  StEvent ev;
+  uint64_t samples = 0, lost = 0, lost_records = 0, exits = 0;
+  int rc;
+  while ((rc = st_reader_next (r, &ev, &error)) > 0)
+    if (ev.kind == ST_EVENT_STACK_USER || ev.kind == ST_EVENT_SAMPLE)
+      samples++;
+    else if (ev.kind == ST_EVENT_LOST)
+      {
+        lost_records++;
+        lost += ev.lost.count;
+      }
+    else if (ev.kind == ST_EVENT_EXIT && ev.pid == pid)
+      exits++;
+  g_assert_no_error (error);
+  g_assert_cmpint (rc, ==, 0);
+  st_reader_free (r);
+  st_ring_source_stop (s);
+
+  StRingSourceCounts counts;
+  st_ring_source_counts (s, &counts);
+  g_test_message ("%" G_GUINT64_FORMAT " samples handed, %" G_GUINT64_FORMAT
+                  " dropped", samples, counts.stop_dropped);
+  g_assert_cmpuint (counts.samples, >, 0);
+  g_assert_cmpuint (samples + counts.stop_dropped, ==, counts.samples);
+  g_assert_cmpuint (lost, ==, counts.stop_dropped);
+  g_assert_cmpuint (lost_records, ==, counts.stop_dropped > 0 ? 1 : 0);
+  g_assert_cmpuint (counts.lost_events, ==, counts.stop_dropped);
+  /* The child's end is not a sample: handed whatever the budget.  */
+  g_assert_cmpuint (exits, ==, 1);
+  st_ring_source_free (s);
+  close (fd);
+  close (cmd[1]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ring-source/walk-time", test_walk_time);
+  g_test_add_func ("/ring-source/stop-budget", test_stop_budget);
   int rc = g_test_run ();
   return rc == 0 && skipped ? 77 : rc;
 }
