@@ -1,30 +1,43 @@
-/* Samples walked on workers, concluded in order (parallel-unwind.h).  */
+/* Samples walked on workers, concluded in order (parallel-unwind.h).
+
+   Jobs are numbered in submission order and held in a ring of
+   ST_PARALLEL_IN_FLIGHT slots (job K in slot K mod the size), which
+   bounds what is in flight.  The pipeline's thread publishes them by
+   batches, BATCH_JOBS at a time or as soon as a result is wanted: one
+   atomic store.  Any thread takes the next published job by raising
+   CLAIMED (compare-and-swap on a number: a stale read only fails) and
+   marks it walked with one store.  Neither side takes a lock while
+   the other is busy: a worker with nothing to take spins for up to
+   SPIN_US, then sleeps on a condition variable and is signalled only
+   when it said so (a wake is a system call, on a busy machine a lost
+   time slice).  The pipeline's thread, when it needs a result not
+   walked yet, walks the next published jobs itself (its model is the
+   replicas' own), and only waits for those a worker is walking: at
+   worst it unwinds as --jobs 1 would.  */
 #include "config.h"
 
 #include <pthread.h>
 
 #include "parallel-unwind.h"
 
-/* The most jobs a worker takes at once, and how many wake one.  */
-#define CHUNK_MAX 32
-#define CHUNK_WAKE 8
-
-typedef enum
-{
-  JOB_QUEUED,        /* waits for a worker */
-  JOB_WALKING,
-  JOB_WALKED,        /* WALK holds the chain, to conclude */
-  JOB_CONCLUDED,     /* U holds the result, to take */
-} JobState;
+/* A sample is walked in microseconds: a batch is some hundred.  */
+#define BATCH_JOBS 64
+/* How long a worker waits awake for more before sleeping, and the
+   pipeline's thread for a walk: some walks' time.  (100 us cost cc1.data
+   a fifth more CPU time at --jobs 2 on a loaded machine, for no less
+   wall time.)  */
+#define SPIN_US 20
+/* Bytes of a stack copy asked for ahead: the top, where a walk reads
+   most.  */
+#define PREFETCH_STACK_BYTES 2048
 
 struct StParallelJob
 {
   const StEvent *ev;
   StWalk *walk;              /* until concluded */
   StUnwound *u;              /* once concluded */
-  JobState state;            /* (LOCK) */
-  StParallelJob *next_todo;  /* (LOCK) the workers' queue */
-  StParallelJob *next_order; /* submitted, not concluded: in order */
+  guint64 seq;               /* its number, in submission order */
+  int walked;                /* (atomic) WALK is done */
   StParallelJob *next_free;
   StParallelJob *next_made;  /* every job made, to free them all */
   gboolean taken;            /* its result given out (or free) */
@@ -47,79 +60,150 @@ struct StParallelUnwind
   Worker *workers;
   guint n_workers;
 
-  /* pthread rather than GMutex: ThreadSanitizer sees it.  */
+  /* Job K is RING[K % ST_PARALLEL_IN_FLIGHT] from its submission to its
+     conclusion; written by the pipeline's thread before publication.  */
+  StParallelJob *ring[ST_PARALLEL_IN_FLIGHT];
+  /* (Atomic) jobs published, and taken: [CLAIMED, PUBLISHED) are to
+     walk.  */
+  guint64 published;
+  guint64 claimed;
+  int stop;                  /* (atomic) */
+  /* (Atomic) who sleeps, to be signalled: set under LOCK.  */
+  int sleeping_workers;
+  int main_sleeps;
+
+  /* pthread rather than GMutex: ThreadSanitizer sees it.  Only for
+     sleeping and waking.  */
   pthread_mutex_t lock;
-  pthread_cond_t todo_cond;    /* a job queued, or STOP */
+  pthread_cond_t todo_cond;    /* a job published, or STOP */
   pthread_cond_t walked_cond;  /* a job walked */
-  StParallelJob *todo_head, *todo_tail;  /* (LOCK) */
-  guint n_todo;                          /* (LOCK) */
-  gboolean stop;                         /* (LOCK) */
-  /* (LOCK) who waits: signals only then (a wake is a system call).  */
-  guint idle_workers;
-  gboolean main_waits;
 
   /* The pipeline's thread only: */
-  StParallelJob *order_head, *order_tail;
-  guint in_flight;             /* submitted, not concluded */
+  guint64 submitted;
+  guint64 concluded;
   StParallelJob *free_jobs;
   StParallelJob *made_jobs;
   StWalk *free_walks[ST_PARALLEL_IN_FLIGHT];
   guint n_free_walks;
 };
 
+static inline void
+cpu_relax (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+  __asm__ __volatile__ ("yield");
+#endif
+}
+
+/* The next published job, taken, or NULL when there is none.  */
+static StParallelJob *
+claim (StParallelUnwind *pu)
+{
+  guint64 c = __atomic_load_n (&pu->claimed, __ATOMIC_RELAXED);
+
+  while (c < __atomic_load_n (&pu->published, __ATOMIC_ACQUIRE))
+    if (__atomic_compare_exchange_n (&pu->claimed, &c, c + 1, FALSE,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return pu->ring[c % ST_PARALLEL_IN_FLIGHT];
+  return NULL;
+}
+
+/* JOB walked by SU, and said so.  */
+static void
+walk (StSampleUnwinder *su, StParallelJob *job)
+{
+  st_sample_unwinder_walk (su, job->ev, job->walk);
+  __atomic_store_n (&job->walked, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Whether SINCE (0: not yet set) is SPIN_US ago; the clock read every
+   64 turns, being dearer than a turn.  */
+static gboolean
+spun_enough (guint turn, gint64 *since)
+{
+  if (turn % 64 != 63)
+    {
+      cpu_relax ();
+      return FALSE;
+    }
+  gint64 now = g_get_monotonic_time ();
+  if (*since == 0)
+    *since = now;
+  return now - *since >= SPIN_US;
+}
+
+/* The next job to walk, NULL at STOP.  */
+static StParallelJob *
+next_job (StParallelUnwind *pu)
+{
+  gint64 since = 0;
+
+  for (guint turn = 0;; turn++)
+    {
+      StParallelJob *job = claim (pu);
+      if (job != NULL)
+        return job;
+      if (__atomic_load_n (&pu->stop, __ATOMIC_ACQUIRE))
+        return NULL;
+      if (!spun_enough (turn, &since))
+        continue;
+      /* Asleep: the sleeper count is raised before PUBLISHED is read
+         again, the publisher stores PUBLISHED before reading the count
+         (both sequentially consistent), so one sees the other.  */
+      pthread_mutex_lock (&pu->lock);
+      __atomic_add_fetch (&pu->sleeping_workers, 1, __ATOMIC_SEQ_CST);
+      while (__atomic_load_n (&pu->claimed, __ATOMIC_SEQ_CST)
+               == __atomic_load_n (&pu->published, __ATOMIC_SEQ_CST)
+             && !__atomic_load_n (&pu->stop, __ATOMIC_SEQ_CST))
+        pthread_cond_wait (&pu->todo_cond, &pu->lock);
+      __atomic_sub_fetch (&pu->sleeping_workers, 1, __ATOMIC_SEQ_CST);
+      pthread_mutex_unlock (&pu->lock);
+      since = 0;
+    }
+}
+
+/* The top of JOB's stack copy asked for ahead (a walk's first reads of
+   it are its costliest loads, from memory another thread wrote).  */
+static void
+prefetch_stack (const StParallelJob *job)
+{
+  const StEvent *ev = job->ev;
+
+  /* (Past a short copy's end is harmless: prefetches never fault.)  */
+  for (guint at = 0; at < PREFETCH_STACK_BYTES && at < ev->stack.stack_size;
+       at += 256)
+    {
+      __builtin_prefetch (ev->stack.stack + at);
+      __builtin_prefetch (ev->stack.stack + at + 64);
+      __builtin_prefetch (ev->stack.stack + at + 128);
+      __builtin_prefetch (ev->stack.stack + at + 192);
+    }
+}
+
 static void *
 worker_run (void *data)
 {
   Worker *w = data;
   StParallelUnwind *pu = w->pu;
+  StParallelJob *job, *next = NULL;
 
-  pthread_mutex_lock (&pu->lock);
-  for (;;)
+  /* One job held ahead, when there is one, its stack prefetched while
+     this one is walked.  */
+  while ((job = next != NULL ? next : next_job (pu)) != NULL)
     {
-      while (pu->todo_head == NULL && !pu->stop)
+      next = claim (pu);
+      if (next != NULL)
+        prefetch_stack (next);
+      walk (w->unwinder, job);
+      if (__atomic_load_n (&pu->main_sleeps, __ATOMIC_SEQ_CST))
         {
-          pu->idle_workers++;
-          pthread_cond_wait (&pu->todo_cond, &pu->lock);
-          pu->idle_workers--;
+          pthread_mutex_lock (&pu->lock);
+          pthread_cond_signal (&pu->walked_cond);
+          pthread_mutex_unlock (&pu->lock);
         }
-      if (pu->todo_head == NULL)
-        break;
-      /* A share of what is queued, taken at once: a sample is walked in
-         microseconds, one lock round and wake per sample would cost as
-         much.  */
-      guint n = CLAMP (pu->n_todo / (2 * pu->n_workers), 1, CHUNK_MAX);
-      StParallelJob *first = pu->todo_head, *last = first;
-      first->state = JOB_WALKING;
-      for (guint i = 1; i < n; i++)
-        {
-          last = last->next_todo;
-          last->state = JOB_WALKING;
-        }
-      pu->todo_head = last->next_todo;
-      if (pu->todo_head == NULL)
-        pu->todo_tail = NULL;
-      pu->n_todo -= n;
-      pthread_mutex_unlock (&pu->lock);
-
-      /* (NEXT_TODO of the chunk is only read here until it is walked.)  */
-      for (StParallelJob *job = first;; job = job->next_todo)
-        {
-          st_sample_unwinder_walk (w->unwinder, job->ev, job->walk);
-          if (job == last)
-            break;
-        }
-
-      pthread_mutex_lock (&pu->lock);
-      for (StParallelJob *job = first;; job = job->next_todo)
-        {
-          job->state = JOB_WALKED;
-          if (job == last)
-            break;
-        }
-      if (pu->main_waits)
-        pthread_cond_signal (&pu->walked_cond);
     }
-  pthread_mutex_unlock (&pu->lock);
   return NULL;
 }
 
@@ -184,8 +268,8 @@ st_parallel_unwind_free (StParallelUnwind *pu)
 {
   if (pu == NULL)
     return;
+  __atomic_store_n (&pu->stop, 1, __ATOMIC_SEQ_CST);
   pthread_mutex_lock (&pu->lock);
-  pu->stop = TRUE;
   pthread_cond_broadcast (&pu->todo_cond);
   pthread_mutex_unlock (&pu->lock);
   for (guint i = 0; i < pu->n_workers; i++)
@@ -220,38 +304,98 @@ st_parallel_unwind_free (StParallelUnwind *pu)
   g_free (pu);
 }
 
+/* A worker asleep woken, when there is something to take.  */
+static void
+wake_worker (StParallelUnwind *pu)
+{
+  if (__atomic_load_n (&pu->sleeping_workers, __ATOMIC_SEQ_CST) > 0
+      && __atomic_load_n (&pu->claimed, __ATOMIC_RELAXED) < pu->published)
+    {
+      pthread_mutex_lock (&pu->lock);
+      pthread_cond_signal (&pu->todo_cond);
+      pthread_mutex_unlock (&pu->lock);
+    }
+}
+
+/* What is submitted, to the workers.  A worker asleep is woken when
+   WAKE, or for a batch's worth.  */
+static void
+publish (StParallelUnwind *pu, gboolean wake)
+{
+  /* (Release: the jobs, their events, and any change of the replicas
+     made since they were last idle, before the jobs.)  */
+  if (pu->published != pu->submitted)
+    __atomic_store_n (&pu->published, pu->submitted, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&pu->sleeping_workers, __ATOMIC_SEQ_CST) > 0
+      && (wake || pu->submitted - __atomic_load_n (&pu->claimed,
+                                                   __ATOMIC_RELAXED)
+                  >= BATCH_JOBS))
+    wake_worker (pu);
+}
+
+/* Until JOB is walked: walks what it can take, else waits.  */
+static void
+wait_walked (StParallelUnwind *pu, StParallelJob *job)
+{
+  gint64 since = 0;
+
+  for (guint turn = 0; !__atomic_load_n (&job->walked, __ATOMIC_ACQUIRE);
+       turn++)
+    {
+      StParallelJob *other = claim (pu);
+      if (other != NULL)
+        {
+          walk (pu->main, other);
+          since = 0;
+          continue;
+        }
+      if (!spun_enough (turn, &since))
+        continue;
+      /* (JOB was claimed: it is being walked.)  */
+      pthread_mutex_lock (&pu->lock);
+      __atomic_store_n (&pu->main_sleeps, 1, __ATOMIC_SEQ_CST);
+      while (!__atomic_load_n (&job->walked, __ATOMIC_SEQ_CST))
+        pthread_cond_wait (&pu->walked_cond, &pu->lock);
+      __atomic_store_n (&pu->main_sleeps, 0, __ATOMIC_SEQ_CST);
+      pthread_mutex_unlock (&pu->lock);
+      break;
+    }
+}
+
+/* The oldest job not concluded, walked: concluded.  */
+static void
+conclude_walked (StParallelUnwind *pu, StParallelJob *job)
+{
+  job->u = st_sample_unwinder_conclude (pu->main, job->ev, job->walk);
+  pu->free_walks[pu->n_free_walks++] = job->walk;
+  job->walk = NULL;
+  pu->concluded++;
+}
+
 /* The oldest job not concluded, concluded (waiting for its walk).  */
 static void
 conclude_oldest (StParallelUnwind *pu)
 {
-  StParallelJob *job = pu->order_head;
+  StParallelJob *job = pu->ring[pu->concluded % ST_PARALLEL_IN_FLIGHT];
 
-  pthread_mutex_lock (&pu->lock);
-  /* Whatever is queued is to be walked now.  */
-  if (job->state != JOB_WALKED && pu->n_todo > 0 && pu->idle_workers > 0)
-    pthread_cond_broadcast (&pu->todo_cond);
-  while (job->state != JOB_WALKED)
-    {
-      pu->main_waits = TRUE;
-      pthread_cond_wait (&pu->walked_cond, &pu->lock);
-      pu->main_waits = FALSE;
-    }
-  pthread_mutex_unlock (&pu->lock);
-
-  job->u = st_sample_unwinder_conclude (pu->main, job->ev, job->walk);
-  job->state = JOB_CONCLUDED;
-  pu->free_walks[pu->n_free_walks++] = job->walk;
-  job->walk = NULL;
-  pu->order_head = job->next_order;
-  if (pu->order_head == NULL)
-    pu->order_tail = NULL;
-  pu->in_flight--;
+  publish (pu, TRUE);
+  wait_walked (pu, job);
+  conclude_walked (pu, job);
 }
 
 StParallelJob *
 st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev)
 {
-  if (pu->in_flight == ST_PARALLEL_IN_FLIGHT)
+  /* What is walked is concluded as it goes, so that the ring holds
+     what is still to walk.  */
+  while (pu->concluded < pu->submitted)
+    {
+      StParallelJob *oldest = pu->ring[pu->concluded % ST_PARALLEL_IN_FLIGHT];
+      if (!__atomic_load_n (&oldest->walked, __ATOMIC_ACQUIRE))
+        break;
+      conclude_walked (pu, oldest);
+    }
+  if (pu->submitted - pu->concluded == ST_PARALLEL_IN_FLIGHT)
     conclude_oldest (pu);
 
   StParallelJob *job = pu->free_jobs;
@@ -268,35 +412,40 @@ st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev)
   job->taken = FALSE;
   job->walk = pu->n_free_walks > 0 ? pu->free_walks[--pu->n_free_walks]
                                    : g_new0 (StWalk, 1);
-  job->next_order = NULL;
-  if (pu->order_tail != NULL)
-    pu->order_tail->next_order = job;
-  else
-    pu->order_head = job;
-  pu->order_tail = job;
-  pu->in_flight++;
-
-  pthread_mutex_lock (&pu->lock);
-  job->state = JOB_QUEUED;
-  job->next_todo = NULL;
-  if (pu->todo_tail != NULL)
-    pu->todo_tail->next_todo = job;
-  else
-    pu->todo_head = job;
-  pu->todo_tail = job;
-  pu->n_todo++;
-  /* Woken for a chunk's worth (or when the results are wanted:
-     wake_workers).  */
-  if (pu->idle_workers > 0 && pu->n_todo >= CHUNK_WAKE)
-    pthread_cond_signal (&pu->todo_cond);
-  pthread_mutex_unlock (&pu->lock);
+  job->seq = pu->submitted;
+  __atomic_store_n (&job->walked, 0, __ATOMIC_RELAXED);
+  pu->ring[pu->submitted++ % ST_PARALLEL_IN_FLIGHT] = job;
+  /* At once: a worker awake takes it now (a store, and a load).  */
+  publish (pu, FALSE);
   return job;
+}
+
+gboolean
+st_parallel_unwind_ready (StParallelUnwind *pu, StParallelJob *job)
+{
+  if (job->walk == NULL)
+    return TRUE;
+
+  /* Concluded in order as far as walked: a result is only had once
+     every earlier one is.  */
+  while (pu->concluded <= job->seq)
+    {
+      StParallelJob *oldest = pu->ring[pu->concluded % ST_PARALLEL_IN_FLIGHT];
+      if (!__atomic_load_n (&oldest->walked, __ATOMIC_ACQUIRE))
+        {
+          /* Wanted: a worker asleep is woken for it.  */
+          wake_worker (pu);
+          return FALSE;
+        }
+      conclude_walked (pu, oldest);
+    }
+  return TRUE;
 }
 
 StUnwound *
 st_parallel_unwind_result (StParallelUnwind *pu, StParallelJob *job)
 {
-  /* (Concluded jobs are only touched by this thread: no lock.)  */
+  /* (Concluded jobs are only touched by this thread.)  */
   while (job->walk != NULL)
     conclude_oldest (pu);
 
@@ -310,7 +459,7 @@ st_parallel_unwind_result (StParallelUnwind *pu, StParallelJob *job)
 void
 st_parallel_unwind_settle (StParallelUnwind *pu)
 {
-  while (pu->order_head != NULL)
+  while (pu->concluded < pu->submitted)
     conclude_oldest (pu);
 }
 
@@ -318,7 +467,7 @@ void
 st_parallel_unwind_apply (StParallelUnwind *pu, const StEvent *ev)
 {
   /* Settled: every worker waits for a job, its replica is ours until
-     the next is queued (under the lock, which orders the two).  */
+     the next is published (PUBLISHED's store and load order the two).  */
   st_parallel_unwind_settle (pu);
   for (guint i = 0; i < pu->n_workers; i++)
     st_sample_unwinder_apply (pu->workers[i].unwinder, ev);

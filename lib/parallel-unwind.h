@@ -13,13 +13,19 @@
    own model (the model is then as of the sample's time), and takes the
    result back in any order; results are concluded (stitching,
    statistics, --chains line: st_sample_unwinder_conclude) strictly in
-   the order of submission.  Before an event that changes the model,
-   everything submitted is concluded (st_parallel_unwind_apply): the
-   model is frozen while workers walk, for them and for the
-   conclusions.
+   the order of submission.  A sample goes to the workers as it is
+   submitted (a worker asleep is woken for a batch's worth, or when a
+   result is asked for), so that the pipeline's thread reads and
+   submits more while the workers walk, and takes results once they are
+   ready (st_parallel_unwind_ready) instead of waiting for each.  When
+   it must wait, it walks samples itself (its model is the replicas').
+   Before an event that changes the model, everything submitted is
+   concluded (st_parallel_unwind_apply): the model is frozen while
+   workers walk, for them and for the conclusions.
 
    Threads: every function from the pipeline's thread only.  Memory:
-   at most ST_PARALLEL_IN_FLIGHT walks held (StWalk, 4 KiB each), plus
+   at most ST_PARALLEL_IN_FLIGHT walks held (StWalk, 4 KiB each) and
+   as many events held by the caller until their result is ready, plus
    per worker what one single-threaded unwinder holds (its rule tables'
    budget, its Dwfls, its mapped files: mapped files are shared pages).  */
 #ifndef ST_PARALLEL_UNWIND_H
@@ -29,7 +35,8 @@
 #include "model/module-cache.h"
 #include "sample-unwinder.h"
 
-/* Samples submitted and not concluded yet, at most.  */
+/* Samples submitted and not concluded yet, at most (a multiple of the
+   batch, 64).  */
 #define ST_PARALLEL_IN_FLIGHT 1024
 
 typedef struct StParallelUnwind StParallelUnwind;
@@ -55,6 +62,10 @@ void st_parallel_unwind_free (StParallelUnwind *pu);
    valid until st_parallel_unwind_result.  */
 StParallelJob *st_parallel_unwind_submit (StParallelUnwind *pu,
                                           const StEvent *ev);
+/* Whether JOB's result can be had without waiting for a walk (it may
+   still wait for an earlier job's, with more than one worker).  Its
+   batch is published if it was not yet.  */
+gboolean st_parallel_unwind_ready (StParallelUnwind *pu, StParallelJob *job);
 /* JOB's result (concluding every job submitted before it first);
    JOB is gone.  */
 StUnwound *st_parallel_unwind_result (StParallelUnwind *pu,

@@ -420,6 +420,16 @@ emit_unwound (StPipeline *p, const StEvent *ev, StUnwound *u)
                                 u->unprimed);
 }
 
+/* Whether the result of process_event_parallel can be emitted without
+   waiting for the workers (StReorderReady).  */
+static gboolean
+parallel_result_ready (void *result, void *user)
+{
+  StPipeline *p = user;
+
+  return result == NULL || st_parallel_unwind_ready (p->parallel, result);
+}
+
 /* Whether a capture's kernel-only SAMPLE frames are held back to join
    the STACK_USER frame that may follow: to unwind, and when converting
    raw stacks to perf.data, where the two are one sample.  */
@@ -575,10 +585,14 @@ input_wait (void *user)
   /* Samples whose modules became ready meanwhile go out now.  */
   if (st_priming_on_workers (p->priming))
     priming_progress (p);
-  /* So do those held for the workers.  */
-  if (p->parallel != NULL && p->reorder != NULL
-      && st_reader_format (p->reader) != ST_FORMAT_PERF)
-    st_reorder_flush (p->reorder);
+  /* So do those held for the workers (perf.data: those processed).  */
+  if (p->parallel != NULL && p->reorder != NULL)
+    {
+      if (st_reader_format (p->reader) != ST_FORMAT_PERF)
+        st_reorder_flush (p->reorder);
+      else
+        st_reorder_emit_processed (p->reorder);
+    }
   /* Idle: what was freed goes back to the system (at most once a
      second; a live session's memory would otherwise stay at its peak).  */
   gint64 now = g_get_monotonic_time ();
@@ -622,7 +636,7 @@ st_pipeline_run (StPipeline *p, GError **error)
       /* Events of a mapped file are held in place, not copied.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
       if (p->parallel != NULL)
-        st_reorder_set_emit_after_batch (p->reorder);
+        st_reorder_set_emit_when_ready (p->reorder, parallel_result_ready);
     }
   else if (st_priming_defers (p->priming) || p->parallel != NULL)
     {
@@ -633,7 +647,12 @@ st_pipeline_run (StPipeline *p, GError **error)
                                    ST_REORDER_MAX_BYTES, FALSE);
       st_reorder_set_as_read (p->reorder);
       if (p->parallel != NULL)
-        st_reorder_set_as_read_batch (p->reorder, ST_PARALLEL_IN_FLIGHT);
+        {
+          /* Half of what may be in flight: the next while the workers
+             walk the last.  */
+          st_reorder_set_as_read_batch (p->reorder, ST_PARALLEL_IN_FLIGHT / 2);
+          st_reorder_set_emit_when_ready (p->reorder, parallel_result_ready);
+        }
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
     }
 

@@ -45,6 +45,7 @@ struct Pending
   gboolean queued;        /* in the to-do list (or processed) */
   gboolean processed;
   void *result;
+  Pending *next_emit;     /* with READY, in time order: to emit */
 };
 
 /* Chunks are mapped (not malloc'ed: glibc would raise its mapping
@@ -68,7 +69,9 @@ struct StReorder
   void *user;
   size_t max_bytes;
   gboolean emit_in_time_order;
-  gboolean emit_after_batch;  /* ... once the whole batch is processed */
+  StReorderReady ready;     /* emitted once READY says so (or forced) */
+  Pending *emit_head, *emit_tail;  /* with READY, in time order: processed,
+                                      to emit */
   StEventStable stable;
   void *stable_user;
 
@@ -117,9 +120,9 @@ st_reorder_set_as_read_batch (StReorder *r, guint n_events)
 }
 
 void
-st_reorder_set_emit_after_batch (StReorder *r)
+st_reorder_set_emit_when_ready (StReorder *r, StReorderReady ready)
 {
-  r->emit_after_batch = TRUE;
+  r->ready = ready;
 }
 
 void
@@ -295,6 +298,27 @@ sort_batch (gpointer *a, guint n)
     }
 }
 
+/* Emits what is processed, in its order, up to the first result READY
+   says is not ready (FORCE: all of it).  */
+static void
+emit_ready (StReorder *r, gboolean force)
+{
+  if (r->emit_in_time_order)
+    while (r->emit_head != NULL
+           && (force || r->ready (r->emit_head->result, r->user)))
+      {
+        Pending *p = r->emit_head;
+        r->emit_head = p->next_emit;
+        if (r->emit_head == NULL)
+          r->emit_tail = NULL;
+        done (r, p);
+      }
+  else
+    while (r->head != NULL && r->head->processed
+           && (force || r->ready (r->head->result, r->user)))
+      done (r, r->head);
+}
+
 /* Processes the to-do list in order until its end or an event that must
    wait (FORCE: the first one may not), then emits the processed prefix
    of the queue.  */
@@ -302,8 +326,6 @@ static void
 run (StReorder *r, gboolean force)
 {
   GPtrArray *todo = r->todo;
-  guint first = r->todo_next;
-
   r->waiting = FALSE;
   while (r->todo_next < todo->len)
     {
@@ -339,20 +361,32 @@ run (StReorder *r, gboolean force)
       r->todo_next++;
       p->result = result;
       p->processed = TRUE;
-      if (r->emit_in_time_order && !r->emit_after_batch)
-        done (r, p);
+      if (r->emit_in_time_order)
+        {
+          if (r->ready == NULL)
+            done (r, p);
+          else
+            {
+              p->next_emit = NULL;
+              if (r->emit_tail != NULL)
+                r->emit_tail->next_emit = p;
+              else
+                r->emit_head = p;
+              r->emit_tail = p;
+            }
+        }
     }
-  if (r->emit_in_time_order && r->emit_after_batch)
-    for (guint i = first; i < r->todo_next; i++)
-      done (r, todo->pdata[i]);
   if (!r->waiting)
     {
       g_ptr_array_set_size (todo, 0);
       r->todo_next = 0;
     }
 
-  while (r->head != NULL && r->head->processed)
-    done (r, r->head);
+  if (r->ready != NULL)
+    emit_ready (r, FALSE);
+  else
+    while (r->head != NULL && r->head->processed)
+      done (r, r->head);
 }
 
 /* Appends the events with key <= LIMIT (all when ALL) not released yet
@@ -423,8 +457,15 @@ st_reorder_push (StReorder *r, const StEvent *ev)
   /* (While processing waits, the caller bounds what is held.)  */
   if (r->bytes > r->max_bytes && !r->waiting)
     {
-      r->overflows++;
-      release (r, 0, TRUE);
+      /* (What is processed and held only for READY is not the round's:
+         without READY it would be gone.)  */
+      if (r->ready != NULL)
+        emit_ready (r, TRUE);
+      if (r->bytes > r->max_bytes)
+        {
+          r->overflows++;
+          release (r, 0, TRUE);
+        }
     }
 }
 
@@ -454,6 +495,15 @@ st_reorder_flush (StReorder *r)
   release (r, 0, TRUE);
   if (r->waiting)
     run (r, FALSE);
+  if (r->ready != NULL)
+    emit_ready (r, TRUE);
+}
+
+void
+st_reorder_emit_processed (StReorder *r)
+{
+  if (r->ready != NULL)
+    emit_ready (r, TRUE);
 }
 
 size_t

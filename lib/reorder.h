@@ -42,10 +42,14 @@ StReorder *st_reorder_new (StReorderProcess process, StReorderEmit emit,
                            gboolean emit_in_time_order);
 void st_reorder_free (StReorder *r);
 
-/* With EMIT_IN_TIME_ORDER: a released batch is processed whole before
-   its events are emitted (the results of --jobs' workers are taken
-   then, not one by one as processed).  */
-void st_reorder_set_emit_after_batch (StReorder *r);
+/* Whether a result can be emitted now (NULL results are asked too).  */
+typedef gboolean (*StReorderReady) (void *result, void *user);
+/* Processed events are emitted (in their order) only once READY says
+   their result is, at the latest at st_reorder_flush or
+   st_reorder_emit_processed: --jobs' results are taken when walked,
+   while more is read and processed.  Held events still count in
+   st_reorder_bytes and st_reorder_oldest_offset.  */
+void st_reorder_set_emit_when_ready (StReorder *r, StReorderReady ready);
 
 /* Events whose memory STABLE accepts are held without copying it.  */
 void st_reorder_set_stable (StReorder *r, StEventStable stable, void *user);
@@ -62,6 +66,8 @@ void st_reorder_push (StReorder *r, const StEvent *ev);
 /* Processes and emits everything buffered (at the end of the input),
    unless PROCESS still answers ST_REORDER_LATER.  */
 void st_reorder_flush (StReorder *r);
+/* Emits everything processed, ready or not (the input stalls).  */
+void st_reorder_emit_processed (StReorder *r);
 
 /* Processes again from the event that had to wait, FORCE for that one
    (PROCESS must then take it as it is).  TRUE when nothing waits any

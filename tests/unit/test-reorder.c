@@ -11,6 +11,8 @@ typedef struct
   GString *emitted;
   int not_ready;        /* this pid must wait (0: none) */
   GString *forced;
+  int unready;          /* with a READY function: this pid's result is
+                           not ready (0: all are) */
 } Log;
 
 static void *
@@ -116,6 +118,51 @@ static void
 test_time_order_out (void)
 {
   run (TRUE, "3 1 5 2 4 8 6 7 ", "3 1 5 2 4 8 6 7 ");
+}
+
+static gboolean
+ready (void *result, void *user)
+{
+  Log *log = user;
+
+  return GPOINTER_TO_INT (result) != log->unready + 1000;
+}
+
+/* With a READY function, what is processed is emitted up to the first
+   result not ready, the rest when it is or when forced: in input
+   order, and in time order.  */
+static void
+emit_when_ready (gboolean time_order_out, int unready,
+                 const char *want_before, const char *want_forced)
+{
+  Log log = log_new ();
+  StReorder *r = st_reorder_new (process, emit, &log, 1 << 20,
+                                 time_order_out);
+
+  st_reorder_set_emit_when_ready (r, ready);
+  log.unready = unready;
+  push_two_rounds (r);
+  push (r, 8, 45, FALSE);
+  g_assert_cmpstr (log.processed->str, ==, "3 1 5 2 4 ");
+  g_assert_cmpstr (log.emitted->str, ==, want_before);
+  g_string_set_size (log.emitted, 0);
+  st_reorder_emit_processed (r);
+  g_assert_cmpstr (log.emitted->str, ==, want_forced);
+  g_string_set_size (log.emitted, 0);
+  st_reorder_flush (r);
+  g_assert_cmpstr (log.emitted->str, ==, time_order_out ? "8 6 7 "
+                                                        : "6 7 8 ");
+  st_reorder_free (r);
+  log_free (&log);
+}
+
+static void
+test_emit_when_ready (void)
+{
+  emit_when_ready (FALSE, 2, "1 ", "2 3 4 5 ");
+  emit_when_ready (TRUE, 5, "3 1 ", "5 2 4 ");
+  /* All ready: as without the function.  */
+  emit_when_ready (FALSE, 0, "1 2 3 4 5 ", "");
 }
 
 static void
@@ -323,6 +370,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reorder/input-order-out", test_input_order_out);
   g_test_add_func ("/reorder/time-order-out", test_time_order_out);
   g_test_add_func ("/reorder/event-copy", test_event_copy);
+  g_test_add_func ("/reorder/emit-when-ready", test_emit_when_ready);
   g_test_add_func ("/reorder/chunks-given-back", test_chunks_given_back);
   g_test_add_func ("/reorder/wait-in-time-order", test_wait_in_time_order);
   g_test_add_func ("/reorder/wait-as-read", test_wait_as_read);
