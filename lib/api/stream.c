@@ -581,33 +581,6 @@ output_is_input (StStream *s, int in_fd)
   return TRUE;
 }
 
-/* The frames given to st_stream_add_output_frames, first in the output
-   as if read from a capture.  */
-static void
-write_frames (StStream *s, StWriter *writer)
-{
-  size_t at = 0;
-
-  while (s->frames != NULL && at < s->frames->len)
-    {
-      StCaptureFrame f;
-      StEvent ev;
-
-      memcpy (&f, s->frames->data + at, sizeof f);
-      memset (&ev, 0, sizeof ev);
-      ev.kind = ST_EVENT_OTHER;
-      ev.source = ST_FORMAT_SYSPROF;
-      ev.pid = f.pid;
-      ev.tid = f.pid;
-      ev.cpu = f.cpu;
-      ev.time = f.time;
-      ev.raw = s->frames->data + at;
-      ev.raw_len = f.len;
-      st_writer_event (writer, &ev);
-      at += f.len;
-    }
-}
-
 int
 st_stream_run (StStream *s)
 {
@@ -664,7 +637,9 @@ st_stream_run (StStream *s)
           rc = fail (s, ST_E_IO, error->message);
           goto out;
         }
-      write_frames (s, writer);
+      /* The frames given to st_stream_add_output_frames, first.  */
+      if (s->frames != NULL)
+        st_writer_capture_frames (writer, s->frames->data, s->frames->len);
     }
   if (s->chains_fd >= 0)
     {

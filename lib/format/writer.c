@@ -1,7 +1,10 @@
 /* Dispatch to the output format's StWriterOps.  */
 #include "config.h"
 
+#include <string.h>
+
 #include "format/capture-output.h"
+#include "format/capture-types.h"
 #include "util/domain.h"
 #include "format/output.h"
 #include "format/perf-from-capture.h"
@@ -66,6 +69,31 @@ gboolean
 st_writer_event (StWriter *w, const StEvent *ev)
 {
   return w->ops->event (w->impl, ev);
+}
+
+void
+st_writer_capture_frames (StWriter *w, const uint8_t *frames, size_t len)
+{
+  size_t at = 0;
+
+  while (at + sizeof (StCaptureFrame) <= len)
+    {
+      StCaptureFrame f;
+      StEvent ev;
+
+      memcpy (&f, frames + at, sizeof f);
+      memset (&ev, 0, sizeof ev);
+      ev.kind = ST_EVENT_OTHER;
+      ev.source = ST_FORMAT_SYSPROF;
+      ev.pid = f.pid;
+      ev.tid = f.pid;
+      ev.cpu = f.cpu;
+      ev.time = f.time;
+      ev.raw = frames + at;
+      ev.raw_len = f.len;
+      st_writer_event (w, &ev);
+      at += f.len;
+    }
 }
 
 void

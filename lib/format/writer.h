@@ -46,6 +46,11 @@ StWriter *st_writer_new (int fd, StFormat format, StReader *reader,
                          gboolean unwinding, GError **error);
 void st_writer_free (StWriter *writer);
 gboolean st_writer_event (StWriter *writer, const StEvent *ev);
+/* Passes LEN bytes of whole capture frames (one after another, each at
+   least its header: checked by the caller) to WRITER as if read from a
+   capture.  */
+void st_writer_capture_frames (StWriter *writer, const uint8_t *frames,
+                               size_t len);
 void st_writer_unwound (StWriter *writer, const StEvent *ev,
                         const uint64_t *user_ips, uint32_t n_user_ips);
 /* Writes the counters at TIME into the output; FALSE (nothing written)

@@ -305,28 +305,3 @@ st_proc_scan_one (const char *proc_root, uint32_t pid,
 
   return scan_process (proc_root, pid, &out, b, id, time, NULL, counts);
 }
-
-void
-st_proc_scan_write_frames (StWriter *w, const GByteArray *frames)
-{
-  size_t at = 0;
-
-  while (at + sizeof (StCaptureFrame) <= frames->len)
-    {
-      StCaptureFrame f;
-      StEvent ev;
-
-      memcpy (&f, frames->data + at, sizeof f);
-      memset (&ev, 0, sizeof ev);
-      ev.kind = ST_EVENT_OTHER;
-      ev.source = ST_FORMAT_SYSPROF;
-      ev.pid = f.pid;
-      ev.tid = f.pid;
-      ev.cpu = f.cpu;
-      ev.time = f.time;
-      ev.raw = frames->data + at;
-      ev.raw_len = f.len;
-      st_writer_event (w, &ev);
-      at += f.len;
-    }
-}

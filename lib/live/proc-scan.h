@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "format/perf-writer.h"
-#include "format/writer.h"
 
 typedef struct
 {
@@ -74,9 +73,5 @@ gboolean st_proc_scan_one (const char *proc_root, uint32_t pid,
 gboolean st_proc_scan_file_chunks (GByteArray *chunks, const char *path,
                                    const char *file, int32_t pid,
                                    int64_t now);
-
-/* Passes the capture frames in FRAMES (whole frames, one after another)
-   to W as they are.  */
-void st_proc_scan_write_frames (StWriter *w, const GByteArray *frames);
 
 #endif /* ST_PROC_SCAN_H */
