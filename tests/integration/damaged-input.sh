@@ -10,13 +10,6 @@
 need_stacktrace
 fx=$TESTS_DATA/fixture
 
-# patch FILE OFFSET BYTES: overwrite with printf-escaped BYTES.
-patch ()
-{
-  printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null \
-    || die "cannot patch $1"
-}
-
 expect_message ()
 {
   grep -q -- "$2" "$tmp/$1.err" || fail "$1: no message '$2'"
@@ -41,8 +34,8 @@ last_at=$1
 regs_at=$((bad_regs_at + 40 + $(u64_at "$fx/fixture.syscap" $((bad_regs_at + 24)))))
 
 cp "$fx/fixture.syscap" "$tmp/damaged.syscap"
-patch "$tmp/damaged.syscap" "$bad_len_at" '\014\000'      # a frame length of 12
-patch "$tmp/damaged.syscap" "$regs_at" '\005\000\000\000'  # n_regs 5
+patch_bytes "$tmp/damaged.syscap" "$bad_len_at" '\014\000'      # a frame length of 12
+patch_bytes "$tmp/damaged.syscap" "$regs_at" '\005\000\000\000'  # n_regs 5
 # Cut 12 bytes into the last frame.
 head -c $((last_at + 12)) "$tmp/damaged.syscap" >"$tmp/cut.syscap"
 
@@ -79,9 +72,9 @@ cut_at=$1 cut_size=$2
   || die "the fixture perf.data has too few samples"
 
 cp "$fx/fixture.data" "$tmp/damaged.data"
-patch "$tmp/damaged.data" $((bad_size_at + 6)) '\004\000'    # record size 4
+patch_bytes "$tmp/damaged.data" $((bad_size_at + 6)) '\004\000'    # record size 4
 # dyn_size, the last u64 of the stack before DATA_SRC: 4096 > 2048.
-patch "$tmp/damaged.data" $((bad_dyn_at + bad_dyn_size - 16)) '\000\020'
+patch_bytes "$tmp/damaged.data" $((bad_dyn_at + bad_dyn_size - 16)) '\000\020'
 head -c $((cut_at + 1232)) "$tmp/damaged.data" >"$tmp/cut.data"
 
 for input in damaged cut; do

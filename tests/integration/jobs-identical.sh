@@ -11,12 +11,6 @@
 need_stacktrace
 fx=$TESTS_DATA/fixture
 
-patch ()
-{
-  printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null \
-    || die "cannot patch $1"
-}
-
 # run LABEL JOBS INPUT ARGS...: every output of one run into
 # $tmp/LABEL-jJOBS.*; the exit status in $tmp/LABEL-jJOBS.status.
 run ()
@@ -95,8 +89,8 @@ cut_at=$1
 [ -n "$bad_size_at" ] && [ -n "$bad_dyn_at" ] && [ -n "$cut_at" ] \
   || die "the fixture perf.data has too few samples"
 cp "$fx/fixture.data" "$tmp/damaged.data"
-patch "$tmp/damaged.data" $((bad_size_at + 6)) '\004\000'
-patch "$tmp/damaged.data" $((bad_dyn_at + bad_dyn_size - 16)) '\000\020'
+patch_bytes "$tmp/damaged.data" $((bad_size_at + 6)) '\004\000'
+patch_bytes "$tmp/damaged.data" $((bad_dyn_at + bad_dyn_size - 16)) '\000\020'
 head -c $((cut_at + 1232)) "$tmp/damaged.data" >"$tmp/cut.data"
 same damaged "$tmp/damaged.data" --symfs "$fx"
 same cut "$tmp/cut.data" --symfs "$fx"

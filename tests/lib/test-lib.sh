@@ -71,6 +71,14 @@ need_stacktrace ()
   [ -x "$STACKTRACE" ] || die "stacktrace command not found at '$STACKTRACE'"
 }
 
+# patch_bytes FILE OFFSET BYTES: overwrites FILE at OFFSET with BYTES
+# (printf escapes), to damage a copy of a fixture.
+patch_bytes ()
+{
+  printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null \
+    || die "cannot patch $1"
+}
+
 # capture_frames FILE: one line "OFFSET TYPE LENGTH CPU PID" per frame of
 # the Sysprof capture FILE, read at the format's offsets (256-byte header;
 # each frame's u16 length @0, i16 cpu @2, i32 pid @4, type @16), so that scripts that
