@@ -36,6 +36,10 @@ struct StPriming
   uint64_t ready_seen;        /* the cache's ready generation last seen */
   uint64_t wait_offset;       /* the sample that waited last */
   gboolean resuming;          /* processing what waited */
+  /* Defer: the processes whose mappings prime at first sight (begun in
+     the stream, or sampled); others' modules wait for their first
+     sample (pid -> nothing).  */
+  GHashTable *active;
   StPrimingStats stats;
 };
 
@@ -58,6 +62,8 @@ st_priming_new (StModuleCache *modules, gboolean unwinding,
       pr->stats.threads = st_module_cache_workers (modules);
       pr->stats.cap = MIN (cap > 0 ? cap : ST_PRIMING_DEFAULT_CAP, max_held);
       pr->wait_offset = G_MAXUINT64;
+      if (mode == ST_PRIMING_DEFER)
+        pr->active = g_hash_table_new (NULL, NULL);
     }
   return pr;
 }
@@ -65,6 +71,8 @@ st_priming_new (StModuleCache *modules, gboolean unwinding,
 void
 st_priming_free (StPriming *pr)
 {
+  if (pr->active != NULL)
+    g_hash_table_destroy (pr->active);
   g_free (pr);
 }
 
@@ -80,12 +88,55 @@ st_priming_defers (const StPriming *pr)
   return pr->on_workers && pr->mode == ST_PRIMING_DEFER;
 }
 
+/* Defer: whether EV's process is one whose mappings prime at first
+   sight, learning it from EV.  A process that was only described (the
+   /proc walk of a live session, perf's records of what ran before the
+   recording) is not, until its first sample: its modules are then
+   prepared all at once (the sample's readiness acquires them) while the
+   sample waits, and the modules of the many processes a system-wide
+   recording describes but never samples are never prepared.  A process
+   that begins in the stream (a fork, an exec) is: its first samples
+   find their modules ready.  */
+static gboolean
+process_active (StPriming *pr, const StEvent *ev)
+{
+  gpointer pid = GINT_TO_POINTER (ev->pid);
+
+  switch (ev->kind)
+    {
+    case ST_EVENT_PROCESS:
+      if (ev->process.exec)
+        g_hash_table_add (pr->active, pid);
+      return FALSE;
+    case ST_EVENT_FORK:
+      if (ev->pid != ev->fork.parent_pid)
+        g_hash_table_add (pr->active, pid);
+      return FALSE;
+    case ST_EVENT_EXIT:
+      if (ev->pid == ev->tid)
+        g_hash_table_remove (pr->active, pid);
+      return FALSE;
+    case ST_EVENT_STACK_USER:
+    case ST_EVENT_SAMPLE:
+      g_hash_table_add (pr->active, pid);
+      return FALSE;
+    case ST_EVENT_MAP:
+      return g_hash_table_contains (pr->active, pid);
+    default:
+      return FALSE;
+    }
+}
+
 void
 st_priming_see (StPriming *pr, const StEvent *ev)
 {
   StMap map;
 
-  if (!pr->on_workers || ev->kind != ST_EVENT_MAP)
+  if (!pr->on_workers)
+    return;
+  if (pr->active != NULL && !process_active (pr, ev))
+    return;
+  if (ev->kind != ST_EVENT_MAP)
     return;
   st_map_from_event (&map, ev);
   if (st_map_is_module (&map))

@@ -5,8 +5,10 @@
    finding its file (maybe a debuginfod download), checking its build-id,
    reading its headers, building its CFI tables.  With priming, the
    first sight of a module -- the MAP/MMAP2 record of a code mapping, as
-   it is read (before perf.data's time order holds it back), or a sample
-   of a process whose modules were never seen -- queues its preparation
+   it is read (before perf.data's time order holds it back; with defer,
+   only in a process that began in the stream or was sampled), or a
+   sample of a process whose modules were never seen -- queues its
+   preparation
    to the module cache's workers, and the main thread goes on.  What a
    sample does when a module of its process is not ready yet is the
    mode:
@@ -93,8 +95,10 @@ gboolean st_priming_on_workers (const StPriming *pr);
 /* Whether samples may wait for their modules (defer on workers).  */
 gboolean st_priming_defers (const StPriming *pr);
 
-/* A module's first sight: EV (as read) maps code of a file; queues the
-   preparation of its module.  Other events are ignored.  */
+/* Every event as read.  A module's first sight: EV maps code of a file;
+   queues the preparation of its module (with defer, only when EV's
+   process began in the stream or was sampled: the other events tell
+   which).  */
 void st_priming_see (StPriming *pr, const StEvent *ev);
 
 /* Whether a sample's process has every module ready, or what keeps

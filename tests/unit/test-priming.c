@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pipeline-run.h"
+#include "priming.h"
 #include "test-gate.h"
 
 #define FIXTURE ST_FIXTURE_DIR "/fixture.syscap"
@@ -262,6 +263,129 @@ test_modes (gconstpointer data)
   test_gate_free (drop_case.gate);
 }
 
+static StEvent
+event_of (StEventKind kind, int32_t pid, int32_t tid)
+{
+  StEvent ev = { .kind = kind, .pid = pid, .tid = tid, .cpu = -1 };
+  return ev;
+}
+
+static StEvent
+map_event (int32_t pid, const char *path)
+{
+  StEvent ev = event_of (ST_EVENT_MAP, pid, pid);
+
+  ev.map.start = 0x400000;
+  ev.map.end = 0x401000;
+  ev.map.prot = 5;   /* PROT_READ | PROT_EXEC */
+  ev.map.exec_known = true;
+  ev.map.filename = path;
+  return ev;
+}
+
+/* Defer primes at first sight only the mappings of processes that began
+   in the stream (an exec, a fork) or were sampled: a process that was
+   only described (the /proc walk, perf's records of what ran before)
+   has its modules prepared when its first sample needs them.  Drop
+   primes every mapping (it never waits: what is not ready is cut).  The
+   count of modules the cache knows tells whether a map primed.  */
+static void
+test_first_sight (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("st-priming-XXXXXX", NULL);
+  const char *names[] = { "described", "exec", "forked", "sampled",
+                          "after-exit" };
+  char *paths[G_N_ELEMENTS (names)];
+  gchar *bytes;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (BINARY, &bytes, &len, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      paths[i] = g_build_filename (dir, names[i], NULL);
+      g_assert_true (g_file_set_contents (paths[i], bytes, (gssize) len,
+                                          NULL));
+    }
+  g_free (bytes);
+
+  StModuleCache *c = st_module_cache_new (NULL);
+  StPriming *pr = st_priming_new (c, TRUE, ST_PRIMING_DEFER, 1, 0,
+                                  (size_t) 64 << 20);
+  StEvent ev;
+
+  /* Described: nothing primed.  */
+  ev = event_of (ST_EVENT_PROCESS, 10, 10);
+  ev.process.comm = "described";
+  st_priming_see (pr, &ev);
+  ev = map_event (10, paths[0]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 0);
+  /* A thread of it begun in the stream is not a new process.  */
+  ev = event_of (ST_EVENT_FORK, 10, 13);
+  ev.fork.parent_pid = 10;
+  ev.fork.parent_tid = 10;
+  st_priming_see (pr, &ev);
+  ev = map_event (10, paths[0]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 0);
+
+  /* Exec'd in the stream: primed.  */
+  ev = event_of (ST_EVENT_PROCESS, 11, 11);
+  ev.process.comm = "exec";
+  ev.process.exec = true;
+  st_priming_see (pr, &ev);
+  ev = map_event (11, paths[1]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 1);
+
+  /* Forked in the stream: primed.  */
+  ev = event_of (ST_EVENT_FORK, 12, 12);
+  ev.fork.parent_pid = 10;
+  ev.fork.parent_tid = 10;
+  st_priming_see (pr, &ev);
+  ev = map_event (12, paths[2]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 2);
+
+  /* Sampled: its later mappings are primed.  */
+  ev = event_of (ST_EVENT_STACK_USER, 10, 13);
+  st_priming_see (pr, &ev);
+  ev = map_event (10, paths[3]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 3);
+
+  /* Gone: a process reusing its pid is described until it shows it
+     began or is sampled.  */
+  ev = event_of (ST_EVENT_EXIT, 10, 10);
+  st_priming_see (pr, &ev);
+  ev = map_event (10, paths[4]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 3);
+
+  while (st_module_cache_preparing (c) > 0)
+    st_module_cache_wait_any (c);
+  st_priming_free (pr);
+  st_module_cache_free (c);
+
+  /* Drop: every mapping at first sight.  */
+  c = st_module_cache_new (NULL);
+  pr = st_priming_new (c, TRUE, ST_PRIMING_DROP, 1, 0, (size_t) 64 << 20);
+  ev = map_event (10, paths[0]);
+  st_priming_see (pr, &ev);
+  g_assert_cmpuint (st_module_cache_size (c), ==, 1);
+  while (st_module_cache_preparing (c) > 0)
+    st_module_cache_wait_any (c);
+  st_priming_free (pr);
+  st_module_cache_free (c);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_unlink (paths[i]);
+      g_free (paths[i]);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -271,6 +395,7 @@ main (int argc, char **argv)
       g_test_skip ("no fixture capture");
       return 77;
     }
+  g_test_add_func ("/priming/first-sight", test_first_sight);
   g_test_add_data_func ("/priming/modes/fast", GINT_TO_POINTER (ST_ENGINE_FAST),
                         test_modes);
   g_test_add_data_func ("/priming/modes/dwfl", GINT_TO_POINTER (ST_ENGINE_DWFL),
