@@ -525,17 +525,19 @@ queue_round (StRingSource *s)
 }
 
 /* Reads every ring to the head it had when its turn came; the number of
-   records.  */
+   records.  FILLING: whether a ring was more than an eighth full.  */
 static uint64_t
-pass (StRingSource *s)
+pass (StRingSource *s, gboolean *filling)
 {
   uint64_t before = s->counts.records;
 
+  *filling = FALSE;
   for (guint i = 0; i < s->n_rings; i++)
     {
       Ring *r = &s->rings[i];
       uint64_t problems = r->ring.problems;
       size_t size, len;
+      uint64_t read = 0;
 
       st_perf_ring_begin (&r->ring);
       while ((size = st_perf_ring_peek (&r->ring)) > 0)
@@ -543,7 +545,9 @@ pass (StRingSource *s)
           len = copy_record (s, r, size);
           st_perf_ring_consume (&r->ring, size);
           take_record (s, r, len, size);
+          read += size;
         }
+      *filling |= read > r->ring.size / 8;
       if (r->ring.problems != problems)
         note_problem (s, r, st_perf_ring_problem_name (r->ring.last_problem));
     }
@@ -594,6 +598,36 @@ wait_for_data (StRingSource *s, struct pollfd *pfd)
   return s->stopping != NULL && s->stopping ();
 }
 
+/* After a pass at PASS_NS: waits until ST_RING_SOURCE_MIN_PASS_MS have
+   gone by since, unless the stop (or _stop) comes first.  The kernel
+   wakes us as the recorder's attribute asks (Sysprof's: every few
+   samples), and each pass costs a wake-up of the reader, of the writer's
+   pacer and their system calls: some samples per pass rather than one
+   cut our CPU per sample, and the rings (ST_RING_SOURCE_PAGES) hold
+   hundreds of milliseconds.  Not after a pass that found a ring an
+   eighth full (a high rate, or small rings).  */
+static void
+hold_off (StRingSource *s, int64_t pass_ns)
+{
+  int64_t left = pass_ns + (int64_t) ST_RING_SOURCE_MIN_PASS_MS * 1000000
+                 - now_ns ();
+  struct pollfd pfd[2];
+  nfds_t n = 0;
+
+  if (left <= 0)
+    return;
+  pfd[n].fd = s->wake[0];
+  pfd[n].events = POLLIN;
+  pfd[n++].revents = 0;
+  if (s->event_fd >= 0)
+    {
+      pfd[n].fd = s->event_fd;
+      pfd[n].events = POLLIN;
+      pfd[n++].revents = 0;
+    }
+  (void) poll (pfd, n, (int) ((left + 999999) / 1000000));
+}
+
 static void *
 run (void *data)
 {
@@ -610,8 +644,10 @@ run (void *data)
     {
       /* (At the stop the rings are read to their heads whatever the
          queue holds: the reader takes it all before it ends.)  */
+      int64_t pass_ns = now_ns ();
+      gboolean filling = FALSE;
       if ((last || st_record_queue_bytes (s->queue) < QUEUE_MAX)
-          && pass (s) > 0)
+          && pass (s, &filling) > 0)
         {
           if (g_hash_table_size (s->unknown) > 0)
             scan_unknown (s);
@@ -620,6 +656,8 @@ run (void *data)
         }
       if (g_atomic_int_get (&s->abandon) || last)
         break;
+      if (!filling)
+        hold_off (s, pass_ns);
       last = wait_for_data (s, pfd);
       if (last)
         __atomic_store_n (&s->stop_ns, now_ns (), __ATOMIC_RELEASE);

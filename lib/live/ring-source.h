@@ -40,6 +40,8 @@
 #define ST_RING_SOURCE_BUDGET (64u << 20)
 /* The timer between passes when poll() reports nothing.  */
 #define ST_RING_SOURCE_POLL_MS 10
+/* Passes start at least this far apart (but at once at the stop).  */
+#define ST_RING_SOURCE_MIN_PASS_MS 20
 
 typedef struct StRingSource StRingSource;
 

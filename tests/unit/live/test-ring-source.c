@@ -74,7 +74,7 @@ child_map (const Child *c)
 /* An event on the child as Sysprof opens them (its clock, the records
    of mappings), enabled.  -1 with errno set when not allowed.  */
 static int
-open_event (pid_t pid)
+open_event_waking (pid_t pid, uint32_t wakeup_events)
 {
   struct perf_event_attr attr;
 
@@ -94,6 +94,7 @@ open_event (pid_t pid)
   attr.sample_id_all = 1;
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
+  attr.wakeup_events = wakeup_events;
   int fd = (int) syscall (SYS_perf_event_open, &attr, pid, -1, -1,
                           PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0 && ioctl (fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
@@ -104,6 +105,12 @@ open_event (pid_t pid)
       return -1;
     }
   return fd;
+}
+
+static int
+open_event (pid_t pid)
+{
+  return open_event_waking (pid, 0);
 }
 
 static gboolean stop_now;
@@ -312,12 +319,84 @@ test_stop_budget (void)
   close (cmd[1]);
 }
 
+/* Passes are spaced (ST_RING_SOURCE_MIN_PASS_MS): with the kernel
+   waking the reader at every sample, a hundred samples come in a few
+   passes, not a hundred (without the spacing: one per sample, past the
+   bound on a machine with time for the child), and every sample is
+   handed.  The bound is loose (a pass per poll timer at most) and holds
+   on a loaded machine: it is counted against the time the run took.  */
+static void
+test_pass_spacing (void)
+{
+  int cmd[2];
+  GError *error = NULL;
+
+  if (skipped)
+    {
+      g_test_skip ("perf events not allowed here");
+      return;
+    }
+  g_atomic_int_set (&stop_now, FALSE);
+  g_assert_cmpint (pipe (cmd), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (cmd[1]);
+      spin_main (cmd[0]);
+    }
+  close (cmd[0]);
+  int fd = open_event_waking (pid, 1);
+  g_assert_cmpint (fd, >=, 0);
+  StRingFd ring = { fd, 0 };
+  StRingSource *s = st_ring_source_new (&ring, 1, -1, 8192, &error);
+  g_assert_no_error (error);
+  g_hash_table_insert (st_ring_source_known_pids (s), GINT_TO_POINTER (pid),
+                       NULL);
+  int stream = st_ring_source_start (s, stopping, &error);
+  g_assert_no_error (error);
+  int64_t t0 = monotonic_ns ();
+  g_assert_cmpint (write (cmd[1], "g", 1), ==, 1);
+  int status;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_atomic_int_set (&stop_now, TRUE);
+
+  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
+                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  StEvent ev;
+  uint64_t samples = 0;
+  int rc;
+  while ((rc = st_reader_next (r, &ev, &error)) > 0)
+    if (ev.kind == ST_EVENT_STACK_USER && ev.pid == pid)
+      samples++;
+  g_assert_no_error (error);
+  g_assert_cmpint (rc, ==, 0);
+  int64_t ms = (monotonic_ns () - t0) / 1000000;
+  st_reader_free (r);
+  st_ring_source_stop (s);
+
+  StRingSourceCounts counts;
+  st_ring_source_counts (s, &counts);
+  g_test_message ("%" G_GUINT64_FORMAT " samples in %" G_GUINT64_FORMAT
+                  " passes, %" G_GINT64_FORMAT " ms", samples, counts.passes,
+                  ms);
+  g_assert_cmpuint (samples, ==, counts.samples);
+  g_assert_cmpuint (samples, >=, 50);
+  g_assert_cmpuint (counts.passes, <=, (uint64_t) ms / ST_RING_SOURCE_POLL_MS + 3);
+  st_ring_source_free (s);
+  close (fd);
+  close (cmd[1]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ring-source/walk-time", test_walk_time);
   g_test_add_func ("/ring-source/stop-budget", test_stop_budget);
+  g_test_add_func ("/ring-source/pass-spacing", test_pass_spacing);
   int rc = g_test_run ();
   return rc == 0 && skipped ? 77 : rc;
 }
