@@ -47,7 +47,6 @@ struct StSession
   StSymbolizer *symbolizer;
   StSampleUnwinder *unwinder;
   GString *name;
-  const char *proc_root;     /* "/proc" */
 };
 
 StCache *
@@ -174,7 +173,6 @@ st_session_new (StCache *c, unsigned flags)
   st_symbolizer_set_demangle (s->symbolizer, TRUE);
   st_symbolizer_set_jit_names (s->symbolizer, s->jit_names);
   s->name = g_string_sized_new (128);
-  s->proc_root = "/proc";
   pthread_mutex_lock (&c->lock);
   s->unwinder = st_sample_unwinder_new (s->processes, modules (c), s->stats,
                                         NULL, NULL, s->jit_names, &o);
@@ -219,12 +217,18 @@ st_session_add (StSession *s, const StRecord *rec)
   return ST_OK;
 }
 
-/* A COMM or MMAP2 record of the /proc walk (proc-scan.h) applied to the
-   session's model.  */
+/* A record of the /proc walk (proc-scan.h), kept for applying.  */
 static void
-apply_scanned (const uint8_t *rec, size_t len, void *data)
+keep_scanned (const uint8_t *rec, size_t len, void *data)
 {
-  StSession *s = data;
+  g_byte_array_append (data, rec, (guint) len);
+}
+
+/* A COMM or MMAP2 record of the /proc walk applied to the session's
+   model (others are left).  */
+static void
+apply_scanned (StSession *s, const uint8_t *rec, size_t len)
+{
   const StPerfEventHeader *h = (const StPerfEventHeader *) rec;
   StEvent ev;
 
@@ -267,11 +271,24 @@ st_session_scan_process (StSession *s, int32_t pid)
 
   if (s == NULL || pid <= 0)
     return ST_E_INVALID;
+  /* Read first, then applied under the lock: the sessions sharing the
+     cache do not wait for this process's /proc.  */
+  g_autoptr (GByteArray) records = g_byte_array_new ();
+  if (!st_proc_scan_one ("/proc", (uint32_t) pid, keep_scanned, records, 0, 0,
+                         &counts))
+    return ST_E_NOT_FOUND;
   pthread_mutex_lock (&s->cache->lock);
-  gboolean found = st_proc_scan_one (s->proc_root, (uint32_t) pid,
-                                     apply_scanned, s, 0, 0, &counts);
+  for (size_t at = 0; at + sizeof (StPerfEventHeader) <= records->len;)
+    {
+      const StPerfEventHeader *h
+        = (const StPerfEventHeader *) (records->data + at);
+      if (h->size < sizeof *h || h->size > records->len - at)
+        break;
+      apply_scanned (s, records->data + at, h->size);
+      at += h->size;
+    }
   pthread_mutex_unlock (&s->cache->lock);
-  return found ? ST_OK : ST_E_NOT_FOUND;
+  return ST_OK;
 }
 
 int
