@@ -283,6 +283,29 @@ map_event (int32_t pid, const char *path)
   return ev;
 }
 
+/* EV then a mapping of PATH by PID seen: the cache then knows MODULES
+   modules.  */
+static void
+see_then_map (StPriming *pr, StModuleCache *c, const StEvent *ev,
+              int32_t pid, const char *path, guint modules)
+{
+  StEvent map = map_event (pid, path);
+
+  st_priming_see (pr, ev);
+  st_priming_see (pr, &map);
+  g_assert_cmpuint (st_module_cache_size (c), ==, modules);
+}
+
+static StEvent
+fork_event (int32_t pid, int32_t tid, int32_t parent)
+{
+  StEvent ev = event_of (ST_EVENT_FORK, pid, tid);
+
+  ev.fork.parent_pid = parent;
+  ev.fork.parent_tid = parent;
+  return ev;
+}
+
 /* Defer primes at first sight only the mappings of processes that began
    in the stream (an exec, a fork) or were sampled: a process that was
    only described (the /proc walk, perf's records of what ran before)
@@ -316,51 +339,25 @@ test_first_sight (void)
   /* Described: nothing primed.  */
   ev = event_of (ST_EVENT_PROCESS, 10, 10);
   ev.process.comm = "described";
-  st_priming_see (pr, &ev);
-  ev = map_event (10, paths[0]);
-  st_priming_see (pr, &ev);
-  g_assert_cmpuint (st_module_cache_size (c), ==, 0);
+  see_then_map (pr, c, &ev, 10, paths[0], 0);
   /* A thread of it begun in the stream is not a new process.  */
-  ev = event_of (ST_EVENT_FORK, 10, 13);
-  ev.fork.parent_pid = 10;
-  ev.fork.parent_tid = 10;
-  st_priming_see (pr, &ev);
-  ev = map_event (10, paths[0]);
-  st_priming_see (pr, &ev);
-  g_assert_cmpuint (st_module_cache_size (c), ==, 0);
-
+  ev = fork_event (10, 13, 10);
+  see_then_map (pr, c, &ev, 10, paths[0], 0);
   /* Exec'd in the stream: primed.  */
   ev = event_of (ST_EVENT_PROCESS, 11, 11);
   ev.process.comm = "exec";
   ev.process.exec = true;
-  st_priming_see (pr, &ev);
-  ev = map_event (11, paths[1]);
-  st_priming_see (pr, &ev);
-  g_assert_cmpuint (st_module_cache_size (c), ==, 1);
-
+  see_then_map (pr, c, &ev, 11, paths[1], 1);
   /* Forked in the stream: primed.  */
-  ev = event_of (ST_EVENT_FORK, 12, 12);
-  ev.fork.parent_pid = 10;
-  ev.fork.parent_tid = 10;
-  st_priming_see (pr, &ev);
-  ev = map_event (12, paths[2]);
-  st_priming_see (pr, &ev);
-  g_assert_cmpuint (st_module_cache_size (c), ==, 2);
-
+  ev = fork_event (12, 12, 10);
+  see_then_map (pr, c, &ev, 12, paths[2], 2);
   /* Sampled: its later mappings are primed.  */
   ev = event_of (ST_EVENT_STACK_USER, 10, 13);
-  st_priming_see (pr, &ev);
-  ev = map_event (10, paths[3]);
-  st_priming_see (pr, &ev);
-  g_assert_cmpuint (st_module_cache_size (c), ==, 3);
-
+  see_then_map (pr, c, &ev, 10, paths[3], 3);
   /* Gone: a process reusing its pid is described until it shows it
      began or is sampled.  */
   ev = event_of (ST_EVENT_EXIT, 10, 10);
-  st_priming_see (pr, &ev);
-  ev = map_event (10, paths[4]);
-  st_priming_see (pr, &ev);
-  g_assert_cmpuint (st_module_cache_size (c), ==, 3);
+  see_then_map (pr, c, &ev, 10, paths[4], 3);
 
   while (st_module_cache_preparing (c) > 0)
     st_module_cache_wait_any (c);

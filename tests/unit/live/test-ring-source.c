@@ -122,6 +122,17 @@ stopping (void)
   return g_atomic_int_get (&stop_now);
 }
 
+/* The reader of S's STREAM, as the live unwinder makes it.  */
+static StReader *
+read_stream (StRingSource *s, int stream)
+{
+  GError *error = NULL;
+  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
+                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return r;
+}
+
 static void
 test_walk_time (void)
 {
@@ -181,9 +192,7 @@ test_walk_time (void)
   g_assert_no_error (error);
   g_atomic_int_set (&stop_now, TRUE);
 
-  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
-                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
-  g_assert_no_error (error);
+  StReader *r = read_stream (s, stream);
   StEvent ev;
   guint n_maps = 0;
   int rc;
@@ -237,6 +246,25 @@ spin_main (int cmd)
   _exit (0);
 }
 
+/* A child running spin_main, started by a byte on *CMD_W.  */
+static pid_t
+start_spinner (int *cmd_w)
+{
+  int cmd[2];
+
+  g_assert_cmpint (pipe (cmd), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (cmd[1]);
+      spin_main (cmd[0]);
+    }
+  close (cmd[0]);
+  *cmd_w = cmd[1];
+  return pid;
+}
+
 /* A reader that begins after the stop's budget is spent (the ring holds
    a hundred samples, the stop comes at once, the budget is 1 ms): the
    samples it is not handed are counted, the LOST record at the end of
@@ -247,7 +275,7 @@ spin_main (int cmd)
 static void
 test_stop_budget (void)
 {
-  int cmd[2];
+  int cmd_w;
   GError *error = NULL;
 
   if (skipped)
@@ -255,21 +283,13 @@ test_stop_budget (void)
       g_test_skip ("perf events not allowed here");
       return;
     }
-  g_assert_cmpint (pipe (cmd), ==, 0);
-  pid_t pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    {
-      close (cmd[1]);
-      spin_main (cmd[0]);
-    }
-  close (cmd[0]);
+  pid_t pid = start_spinner (&cmd_w);
   int fd = open_event (pid);
   g_assert_cmpint (fd, >=, 0);
   StRingFd ring = { fd, 0 };
   StRingSource *s = st_ring_source_new (&ring, 1, -1, 8192, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (write (cmd[1], "g", 1), ==, 1);
+  g_assert_cmpint (write (cmd_w, "g", 1), ==, 1);
   int status;
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
@@ -282,9 +302,7 @@ test_stop_budget (void)
   g_assert_no_error (error);
   /* (Most likely past the budget by now.)  */
   g_usleep (50000);
-  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
-                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
-  g_assert_no_error (error);
+  StReader *r = read_stream (s, stream);
   StEvent ev;
   uint64_t samples = 0, lost = 0, lost_records = 0, exits = 0;
   int rc;
@@ -316,7 +334,7 @@ test_stop_budget (void)
   g_assert_cmpuint (exits, ==, 1);
   st_ring_source_free (s);
   close (fd);
-  close (cmd[1]);
+  close (cmd_w);
 }
 
 /* Passes are spaced (ST_RING_SOURCE_MIN_PASS_MS): with the kernel
@@ -328,7 +346,7 @@ test_stop_budget (void)
 static void
 test_pass_spacing (void)
 {
-  int cmd[2];
+  int cmd_w;
   GError *error = NULL;
 
   if (skipped)
@@ -337,15 +355,7 @@ test_pass_spacing (void)
       return;
     }
   g_atomic_int_set (&stop_now, FALSE);
-  g_assert_cmpint (pipe (cmd), ==, 0);
-  pid_t pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    {
-      close (cmd[1]);
-      spin_main (cmd[0]);
-    }
-  close (cmd[0]);
+  pid_t pid = start_spinner (&cmd_w);
   int fd = open_event_waking (pid, 1);
   g_assert_cmpint (fd, >=, 0);
   StRingFd ring = { fd, 0 };
@@ -356,15 +366,13 @@ test_pass_spacing (void)
   int stream = st_ring_source_start (s, stopping, &error);
   g_assert_no_error (error);
   int64_t t0 = monotonic_ns ();
-  g_assert_cmpint (write (cmd[1], "g", 1), ==, 1);
+  g_assert_cmpint (write (cmd_w, "g", 1), ==, 1);
   int status;
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   g_atomic_int_set (&stop_now, TRUE);
 
-  StReader *r = st_reader_new_pulled (stream, st_ring_source_read, s,
-                                      ST_FORMAT_PERF, 0, NULL, NULL, &error);
-  g_assert_no_error (error);
+  StReader *r = read_stream (s, stream);
   StEvent ev;
   uint64_t samples = 0;
   int rc;
@@ -387,7 +395,7 @@ test_pass_spacing (void)
   g_assert_cmpuint (counts.passes, <=, (uint64_t) ms / ST_RING_SOURCE_POLL_MS + 3);
   st_ring_source_free (s);
   close (fd);
-  close (cmd[1]);
+  close (cmd_w);
 }
 
 int
