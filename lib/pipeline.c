@@ -201,8 +201,11 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   p->reader = reader;
   p->writer = writer;
   p->options = *options;
-  /* Counters tell how unwinding goes: only when samples are unwound.  */
-  if (options->counters && writer != NULL && options->mode == ST_MODE_UNWIND)
+  /* Counters tell how unwinding goes: only when samples are unwound, and
+     into a format that has them (a schedule would ask perf.data at
+     every event).  */
+  if (options->counters && writer != NULL && st_writer_has_counters (writer)
+      && options->mode == ST_MODE_UNWIND)
     p->counters = st_counter_schedule_new (options->counters_interval_ms,
                                            write_counters, writer);
   p->stats = st_stats_new ();
@@ -408,12 +411,19 @@ static void
 emit_unwound (StPipeline *p, const StEvent *ev, StUnwound *u)
 {
   StEvent merged;
+  const StEvent *out = ev;
 
-  merge_held (p, ev, &merged);
+  /* (Only a capture's samples have kernel parts held: a copy of the
+     event less for the others.)  */
+  if (st_kernel_join_held (p->kernel_join) != NULL)
+    {
+      merge_held (p, ev, &merged);
+      out = &merged;
+    }
   if (u->chain_line != NULL)
     fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
-    st_writer_unwound (p->writer, &merged, u->ips, u->n_ips);
+    st_writer_unwound (p->writer, out, u->ips, u->n_ips);
   st_stats_event (p->stats, ev, p->writer != NULL);
   if (p->counters != NULL)
     st_counter_schedule_sample (p->counters, u->status, u->stitched,

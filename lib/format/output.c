@@ -122,6 +122,22 @@ st_output_write (StOutput *out, const void *data, size_t len)
   write_slow (out, data, len);
 }
 
+uint8_t *
+st_output_reserve (StOutput *out, size_t len)
+{
+  /* (As st_output_write's fast path: the rest goes the slow way.)  */
+  if (G_LIKELY (out->error == 0 && len > 0 && len < out->cap - out->len))
+    return out->buf + out->len;
+  return NULL;
+}
+
+void
+st_output_commit (StOutput *out, size_t len)
+{
+  g_return_if_fail (len < out->cap - out->len);
+  out->len += len;
+}
+
 void
 st_output_pad (StOutput *out, size_t len)
 {

@@ -19,6 +19,13 @@ StOutput *st_output_new_func (StOutputWriteFunc func, void *data);
 void st_output_free (StOutput *out);
 
 void st_output_write (StOutput *out, const void *data, size_t len);
+/* For a record built in place: room for LEN bytes at the end of the
+   buffer, or NULL when they do not fit there now (or the output has
+   failed): build them elsewhere and st_output_write them then.  The
+   room holds whatever it held; st_output_commit (OUT, LEN) writes what
+   was put there, and nothing else may be written in between.  */
+uint8_t *st_output_reserve (StOutput *out, size_t len);
+void st_output_commit (StOutput *out, size_t len);
 /* Writes LEN zero bytes.  */
 void st_output_pad (StOutput *out, size_t len);
 /* Bytes the fd accepted so far (not counting the buffer): after a

@@ -151,8 +151,8 @@ static void
 rewrite_sample (StPerfOutput *o, const StPerfAttr *a, const StEvent *ev,
                 const uint64_t *chain, size_t n_chain)
 {
-  StPerfSample s;
-  char *why = st_perf_sample_parse (a, ev->raw, ev->raw_len, &s);
+  StPerfSampleSpans spans;
+  char *why = st_perf_sample_locate (a, ev->raw, ev->raw_len, &spans);
 
   if (why != NULL)
     {
@@ -161,8 +161,8 @@ rewrite_sample (StPerfOutput *o, const StPerfAttr *a, const StEvent *ev,
       st_perf_writer_record (o->writer, ev->raw, ev->raw_len);
       return;
     }
-  st_perf_writer_unwound_sample (o->writer, ev->raw, ev->raw_len,
-                                 a->sample_type, &s, chain, n_chain);
+  st_perf_writer_unwound_sample (o->writer, ev->raw, ev->raw_len, &spans,
+                                 chain, n_chain);
 }
 
 /* HEADER_ATTR: attr (its own size) then ids.  */

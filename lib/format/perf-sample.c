@@ -148,3 +148,92 @@ st_perf_sample_parse (const StPerfAttr *a, const uint8_t *rec, size_t size,
 short_record:
   return g_strdup_printf ("%s field runs past the end of the record", field);
 }
+
+/* The fields before CALLCHAIN that are one u64 each (TID and CPU are two
+   u32).  */
+#define FIXED_BEFORE_CALLCHAIN (ST_PERF_SAMPLE_IDENTIFIER | ST_PERF_SAMPLE_IP \
+                                | ST_PERF_SAMPLE_TID | ST_PERF_SAMPLE_TIME    \
+                                | ST_PERF_SAMPLE_ADDR | ST_PERF_SAMPLE_ID     \
+                                | ST_PERF_SAMPLE_STREAM_ID                    \
+                                | ST_PERF_SAMPLE_CPU | ST_PERF_SAMPLE_PERIOD)
+
+/* The fields of variable size quick_spans leaves to the parser.  */
+#define SPANS_PARSED (ST_PERF_SAMPLE_READ | ST_PERF_SAMPLE_RAW \
+                      | ST_PERF_SAMPLE_BRANCH_STACK)
+
+/* st_perf_sample_locate without the parser; FALSE when it is needed.  */
+static gboolean
+quick_spans (const StPerfAttr *a, const uint8_t *rec, size_t size,
+             StPerfSampleSpans *spans)
+{
+  uint64_t st = a->sample_type, n;
+  size_t pos;
+
+  if (st & SPANS_PARSED)
+    return FALSE;
+  pos = sizeof (StPerfEventHeader)
+        + 8 * st_popcount64 (st & FIXED_BEFORE_CALLCHAIN);
+  if (pos > size)
+    return FALSE;
+  spans->callchain_at = pos;
+  if (st & ST_PERF_SAMPLE_CALLCHAIN)
+    {
+      if (size - pos < 8)
+        return FALSE;
+      n = st_perf_get_u64 (rec + pos);
+      pos += 8;
+      if (n > (size - pos) / 8)
+        return FALSE;
+      pos += 8 * n;
+    }
+  spans->callchain_end = pos;
+  spans->regs_user_at = pos;
+  if (st & ST_PERF_SAMPLE_REGS_USER)
+    {
+      if (size - pos < 8)
+        return FALSE;
+      /* The ABI; registers only with one.  */
+      n = st_perf_get_u64 (rec + pos) != 0
+          ? st_popcount64 (a->sample_regs_user) : 0;
+      pos += 8;
+      if (n > (size - pos) / 8)
+        return FALSE;
+      pos += 8 * n;
+    }
+  if (st & ST_PERF_SAMPLE_STACK_USER)
+    {
+      if (size - pos < 8)
+        return FALSE;
+      /* The copy's size, the copy, and its dyn_size when not empty.  */
+      n = st_perf_get_u64 (rec + pos);
+      pos += 8;
+      if (n > size - pos)
+        return FALSE;
+      pos += n;
+      if (n != 0)
+        {
+          if (size - pos < 8)
+            return FALSE;
+          pos += 8;
+        }
+    }
+  spans->stack_user_end = pos;
+  return TRUE;
+}
+
+char *
+st_perf_sample_locate (const StPerfAttr *a, const uint8_t *rec, size_t size,
+                       StPerfSampleSpans *spans)
+{
+  StPerfSample s;
+  char *why;
+
+  if (quick_spans (a, rec, size, spans))
+    return NULL;
+  why = st_perf_sample_parse (a, rec, size, &s);
+  spans->callchain_at = s.callchain_at;
+  spans->callchain_end = s.callchain_end;
+  spans->regs_user_at = s.regs_user_at;
+  spans->stack_user_end = s.stack_user_end;
+  return why;
+}

@@ -40,4 +40,22 @@ typedef struct
 char *st_perf_sample_parse (const StPerfAttr *a, const uint8_t *rec,
                             size_t size, StPerfSample *s);
 
+/* The byte offsets of StPerfSample alone: what a writer that replaces
+   CALLCHAIN, REGS_USER and STACK_USER needs.  */
+typedef struct
+{
+  size_t callchain_at;
+  size_t callchain_end;
+  size_t regs_user_at;
+  size_t stack_user_end;
+} StPerfSampleSpans;
+
+/* Those offsets alone, as st_perf_sample_parse finds them, in fewer
+   steps when the fields before REGS_USER have fixed sizes but for
+   CALLCHAIN (no READ, RAW or BRANCH_STACK): a writer locates again every
+   sample the reader parsed.  Returns NULL, or why the record is
+   malformed (free it with g_free).  */
+char *st_perf_sample_locate (const StPerfAttr *a, const uint8_t *rec,
+                             size_t size, StPerfSampleSpans *spans);
+
 #endif /* ST_PERF_SAMPLE_H */

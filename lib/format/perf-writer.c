@@ -1,6 +1,8 @@
 /* perf.data writer: records are built field by field in a scratch buffer
-   and written through the StOutput; file mode keeps what goes behind the
-   data (features, late attributes) until st_perf_writer_finish.  */
+   and written through the StOutput (an unwound sample, one per sample
+   of the stream, straight in the output's buffer); file mode keeps what
+   goes behind the data (features, late attributes) until
+   st_perf_writer_finish.  */
 #include "config.h"
 
 #include <fcntl.h>
@@ -696,38 +698,80 @@ st_perf_writer_sample (StPerfWriter *w, uint64_t st, uint16_t misc,
   return whole;
 }
 
+/* The unwound sample of st_perf_writer_unwound_sample, TOTAL bytes, into
+   DST.  */
+static void
+fill_unwound_sample (uint8_t *dst, const uint8_t *rec, size_t size,
+                     const StPerfSampleSpans *sp, const uint64_t *chain,
+                     uint64_t n_chain, size_t total)
+{
+  uint16_t record_size = (uint16_t) total;
+  size_t between = sp->regs_user_at - sp->callchain_end;
+
+  memcpy (dst, rec, sp->callchain_at);
+  memcpy (dst + 6, &record_size, 2);
+  dst += sp->callchain_at;
+  memcpy (dst, &n_chain, 8);
+  dst += 8;
+  if (n_chain > 0)
+    memcpy (dst, chain, 8 * n_chain);
+  dst += 8 * n_chain;
+  memcpy (dst, rec + sp->callchain_end, between);
+  dst += between;
+  memcpy (dst, rec + sp->stack_user_end, size - sp->stack_user_end);
+}
+
 gboolean
 st_perf_writer_unwound_sample (StPerfWriter *w, const uint8_t *rec,
-                               size_t size, uint64_t sample_type,
-                               const StPerfSample *l, const uint64_t *chain,
-                               size_t n_chain)
+                               size_t size, const StPerfSampleSpans *sp,
+                               const uint64_t *chain, size_t n_chain)
 {
-  GByteArray *b = w->rec;
-  size_t rest;
+  size_t rest, total;
   gboolean whole = TRUE;
+  uint8_t *dst;
 
   if (chain == NULL)
     {
-      /* Keep the old callchain, or give an empty one.  */
-      n_chain = (sample_type & ST_PERF_SAMPLE_CALLCHAIN) ? l->nr : 0;
-      chain = n_chain > 0 ? (const uint64_t *) l->ips : NULL;
+      /* Keep the old callchain (u64 nr, then the entries), or give an
+         empty one.  */
+      n_chain = sp->callchain_end > sp->callchain_at
+                ? st_perf_get_u64 (rec + sp->callchain_at) : 0;
+      chain = n_chain > 0 ? (const uint64_t *) (rec + sp->callchain_at + 8)
+                          : NULL;
     }
   /* Everything but the CALLCHAIN, REGS_USER and STACK_USER fields.  */
-  rest = size - (l->callchain_end - l->callchain_at)
-         - (l->stack_user_end - l->regs_user_at);
+  rest = size - (sp->callchain_end - sp->callchain_at)
+         - (sp->stack_user_end - sp->regs_user_at);
   if (rest + 8 + 8 * n_chain > RECORD_MAX)
     {
       /* Keep the leaf end.  */
       n_chain = (RECORD_MAX - MIN (rest + 8, RECORD_MAX)) / 8;
       whole = FALSE;
     }
-  g_byte_array_set_size (b, 0);
-  put (b, rec, l->callchain_at);
-  put_u64 (b, n_chain);
-  put (b, chain, 8 * n_chain);
-  put (b, rec + l->callchain_end, l->regs_user_at - l->callchain_end);
-  put (b, rec + l->stack_user_end, size - l->stack_user_end);
-  end (w);
+  total = rest + 8 + 8 * n_chain;
+  if (total > G_MAXUINT16)
+    {
+      uint32_t type;
+
+      memcpy (&type, rec, 4);
+      set_error (w, "a perf record of %zu bytes (type %u) does not fit its "
+                 "16-bit size; it was not written", total, type);
+      return whole;
+    }
+  if (w->file_mode && !w->data_started)
+    start_data (w);
+  /* Straight into the output buffer, where it has room (nearly always):
+     most of the record is copied, the rest is a few words.  */
+  dst = st_output_reserve (w->out, total);
+  if (dst != NULL)
+    {
+      fill_unwound_sample (dst, rec, size, sp, chain, n_chain, total);
+      st_output_commit (w->out, total);
+      return whole;
+    }
+  g_byte_array_set_size (w->rec, total);
+  fill_unwound_sample (w->rec->data, rec, size, sp, chain, n_chain, total);
+  st_output_write (w->out, w->rec->data, total);
   return whole;
 }
 

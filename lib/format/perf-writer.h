@@ -129,15 +129,14 @@ typedef struct
 gboolean st_perf_writer_sample (StPerfWriter *w, uint64_t sample_type,
                                 uint16_t misc, const StPerfSampleFields *f);
 
-/* The sample record REC (SIZE bytes) of an attribute whose sample_type
-   was SAMPLE_TYPE, with LAYOUT from st_perf_sample_parse, re-serialized
-   field by field without REGS_USER and STACK_USER and with CALLCHAIN set
-   to CHAIN (N_CHAIN entries), or to its old value when CHAIN is NULL (no
-   entries if it had none).  Returns FALSE when CHAIN was cut at the root
-   end to fit a record.  */
+/* The sample record REC (SIZE bytes) with its fields at SPANS (from
+   st_perf_sample_locate), re-serialized without REGS_USER and
+   STACK_USER and with CALLCHAIN set to CHAIN (N_CHAIN entries), or to
+   its old value when CHAIN is NULL (no entries if it had none).  Returns
+   FALSE when CHAIN was cut at the root end to fit a record.  */
 gboolean st_perf_writer_unwound_sample (StPerfWriter *w, const uint8_t *rec,
-                                        size_t size, uint64_t sample_type,
-                                        const StPerfSample *layout,
+                                        size_t size,
+                                        const StPerfSampleSpans *spans,
                                         const uint64_t *chain,
                                         size_t n_chain);
 

@@ -104,6 +104,12 @@ st_writer_unwound (StWriter *w, const StEvent *ev, const uint64_t *user_ips,
 }
 
 gboolean
+st_writer_has_counters (const StWriter *w)
+{
+  return w->ops->counters != NULL;
+}
+
+gboolean
 st_writer_counters (StWriter *w, int64_t time, const StProgressCounters *c)
 {
   if (w->ops->counters == NULL)

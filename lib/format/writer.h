@@ -53,6 +53,8 @@ void st_writer_capture_frames (StWriter *writer, const uint8_t *frames,
                                size_t len);
 void st_writer_unwound (StWriter *writer, const StEvent *ev,
                         const uint64_t *user_ips, uint32_t n_user_ips);
+/* Whether the output's format carries counters.  */
+gboolean st_writer_has_counters (const StWriter *writer);
 /* Writes the counters at TIME into the output; FALSE (nothing written)
    when its format has no counters.  */
 gboolean st_writer_counters (StWriter *writer, int64_t time,

@@ -1,7 +1,9 @@
 /* StOutput (lib/format/output.c): buffered writes and zero padding to a
    pipe (3 MiB of a known pattern read back whole), no pwrite on a pipe,
-   a broken pipe as its own sticky error, and pwrite patches in a regular
-   file with appends continuing at the end.  */
+   a broken pipe as its own sticky error, pwrite patches in a regular
+   file with appends continuing at the end, and records built in place
+   (st_output_reserve) among written ones, over more than the buffer
+   holds: the same bytes in the same order.  */
 #include "config.h"
 
 #include <errno.h>
@@ -88,8 +90,10 @@ test_output_epipe (void)
   g_assert_nonnull (strstr (error->message, "broken pipe"));
   g_clear_error (&error);
 
-  /* Sticky: later writes are ignored, the error stays.  */
+  /* Sticky: later writes are ignored, no room is given, the error
+     stays.  */
   st_output_write (out, "more", 4);
+  g_assert_null (st_output_reserve (out, 4));
   g_assert_false (st_output_flush (out, &error));
   g_assert_error (error, ST_ERROR, ST_ERROR_BROKEN_PIPE);
   g_clear_error (&error);
@@ -130,6 +134,62 @@ test_output_file_pwrite (void)
   g_free (path);
 }
 
+static void
+test_output_reserve (void)
+{
+  Sink sink;
+  GError *error = NULL;
+  StOutput *out;
+  const size_t total = 3 * 1024 * 1024;
+  uint8_t rec[251];
+  size_t at = 0;
+  guint built = 0, refused = 0;
+  GBytes *bytes;
+  gsize len;
+  const uint8_t *all;
+
+  sink_open (&sink, FALSE);
+  out = st_output_new (sink.fd);
+  /* No room asked, no room given.  */
+  g_assert_null (st_output_reserve (out, 0));
+  while (at < total)
+    {
+      /* Records of 1 to 251 bytes, every third one written.  */
+      size_t n = 1 + at % sizeof rec;
+      uint8_t *room = at % 3 == 0 ? NULL : st_output_reserve (out, n);
+
+      for (size_t i = 0; i < n; i++)
+        rec[i] = pattern (at + i);
+      if (room != NULL)
+        {
+          memcpy (room, rec, n);
+          st_output_commit (out, n);
+          built++;
+        }
+      else
+        {
+          refused += at % 3 != 0;
+          st_output_write (out, rec, n);
+        }
+      at += n;
+      g_assert_cmpuint (st_output_offset (out), ==, at);
+    }
+  /* The buffer's end had no room for some.  */
+  g_assert_cmpuint (refused, >, 0);
+  g_assert_cmpuint (built, >, 1000);
+  g_assert_true (st_output_flush (out, &error));
+  g_assert_no_error (error);
+  st_output_free (out);
+
+  bytes = sink_close (&sink);
+  all = g_bytes_get_data (bytes, &len);
+  g_assert_cmpuint (len, ==, at);
+  for (size_t i = 0; i < len; i++)
+    if (all[i] != pattern (i))
+      g_assert_cmpuint (all[i], ==, pattern (i));
+  g_bytes_unref (bytes);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -138,5 +198,6 @@ main (int argc, char **argv)
   g_test_add_func ("/output/pipe", test_output_pipe);
   g_test_add_func ("/output/epipe", test_output_epipe);
   g_test_add_func ("/output/file-pwrite", test_output_file_pwrite);
+  g_test_add_func ("/output/reserve", test_output_reserve);
   return g_test_run ();
 }

@@ -9,7 +9,10 @@
    with TOTAL_TIME_* / ID / LOST), RAW's padding, BRANCH_STACK with
    hw_idx, REGS_USER with abi 0 (no registers), STACK_USER with size 0
    (no dyn_size); truncation at every byte (exact-size copies, so that
-   ASan sees any read past the end) and counts that would overflow.  */
+   ASan sees any read past the end) and counts that would overflow.
+   st_perf_sample_locate gives the offsets st_perf_sample_parse gives,
+   or its error, on all of those and on the field sets it locates
+   without the parser, cut at every byte.  */
 #include "config.h"
 
 #include <string.h>
@@ -576,6 +579,164 @@ test_no_fields (void)
     }
 }
 
+/* --- locating (st_perf_sample_locate) ----------------------------------- */
+
+/* The first SIZE bytes of R, from an exact-size copy: st_perf_sample_locate
+   says what st_perf_sample_parse says.  */
+static void
+assert_locate_agrees (const StPerfAttr *a, const Rec *r, size_t size)
+{
+  uint8_t *copy = g_memdup2 (r->b, MAX (size, 1));
+  StPerfSampleSpans spans;
+  StPerfSample s;
+  g_autofree char *want = st_perf_sample_parse (a, copy, size, &s);
+  g_autofree char *why = st_perf_sample_locate (a, copy, size, &spans);
+
+  g_free (copy);
+  g_assert_cmpstr (why, ==, want);
+  if (want != NULL)
+    return;
+  g_assert_cmpuint (spans.callchain_at, ==, s.callchain_at);
+  g_assert_cmpuint (spans.callchain_end, ==, s.callchain_end);
+  g_assert_cmpuint (spans.regs_user_at, ==, s.regs_user_at);
+  g_assert_cmpuint (spans.stack_user_end, ==, s.stack_user_end);
+}
+
+static void
+assert_locate_agrees_cut (const StPerfAttr *a, const Rec *r)
+{
+  for (size_t size = 0; size <= r->size; size++)
+    assert_locate_agrees (a, r, size);
+}
+
+/* A record of sample_type ST: 8-byte fields before CALLCHAIN, two
+   callchain entries, ABI registers (two: mask 3), STACK bytes of stack
+   and a dyn_size, then WEIGHT.  */
+static void
+locate_record (Rec *r, uint64_t st, uint64_t abi, uint64_t stack)
+{
+  size_t at = 8;
+
+  rec_begin (r);
+  for (int bit = 0; bit < 64; bit++)
+    if ((st & (1ull << bit))
+        && ((1ull << bit) & (ST_PERF_SAMPLE_IDENTIFIER | ST_PERF_SAMPLE_IP
+                             | ST_PERF_SAMPLE_TID | ST_PERF_SAMPLE_TIME
+                             | ST_PERF_SAMPLE_ADDR | ST_PERF_SAMPLE_ID
+                             | ST_PERF_SAMPLE_STREAM_ID | ST_PERF_SAMPLE_CPU
+                             | ST_PERF_SAMPLE_PERIOD)))
+      {
+        rec_u64 (r, at, 0x1000 + (uint64_t) bit);
+        at += 8;
+      }
+  if (st & ST_PERF_SAMPLE_CALLCHAIN)
+    {
+      rec_u64 (r, at, 2);
+      rec_u64 (r, at + 8, CONTEXT_KERNEL);
+      rec_u64 (r, at + 16, 0xffffffff81000010ull);
+      at += 24;
+    }
+  if (st & ST_PERF_SAMPLE_REGS_USER)
+    {
+      rec_u64 (r, at, abi);
+      at += 8;
+      if (abi != ABI_NONE)
+        {
+          rec_u64 (r, at, 0xa0);
+          rec_u64 (r, at + 8, 0xb0);
+          at += 16;
+        }
+    }
+  if (st & ST_PERF_SAMPLE_STACK_USER)
+    {
+      rec_u64 (r, at, stack);
+      at += 8;
+      for (uint64_t i = 0; i < stack; i += 8)
+        rec_u64 (r, at + i, 0x1111111111111111ull);
+      at += stack;
+      if (stack != 0)
+        {
+          rec_u64 (r, at, stack - 4);
+          at += 8;
+        }
+    }
+  if (st & ST_PERF_SAMPLE_WEIGHT)
+    rec_u64 (r, at, 55);
+  rec_done (r);
+}
+
+static void
+test_locate_quick (void)
+{
+  /* The field sets located without the parser: fixed fields before
+     CALLCHAIN (none, some, all), with or without CALLCHAIN, REGS_USER
+     (ABI 0 or registers), STACK_USER (empty or not), and a field
+     after them.  */
+  static const uint64_t before[] = {
+    0, ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_TID,
+    ST_PERF_SAMPLE_IDENTIFIER | ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_TID
+    | ST_PERF_SAMPLE_TIME | ST_PERF_SAMPLE_ADDR | ST_PERF_SAMPLE_ID
+    | ST_PERF_SAMPLE_STREAM_ID | ST_PERF_SAMPLE_CPU | ST_PERF_SAMPLE_PERIOD
+  };
+  static const uint64_t after[] = {
+    ST_PERF_SAMPLE_CALLCHAIN, ST_PERF_SAMPLE_REGS_USER,
+    ST_PERF_SAMPLE_STACK_USER, ST_PERF_SAMPLE_WEIGHT
+  };
+
+  for (guint b = 0; b < G_N_ELEMENTS (before); b++)
+    for (guint set = 0; set < 1u << G_N_ELEMENTS (after); set++)
+      for (int abi = 0; abi < 2; abi++)
+        for (int stack = 0; stack < 2; stack++)
+          {
+            StPerfAttr a = attr_of (before[b]);
+            Rec r;
+
+            for (guint i = 0; i < G_N_ELEMENTS (after); i++)
+              if (set & (1u << i))
+                a.sample_type |= after[i];
+            a.sample_regs_user = 0x3;
+            locate_record (&r, a.sample_type, abi ? ABI_64 : ABI_NONE,
+                           stack ? 24 : 0);
+            assert_locate_agrees_cut (&a, &r);
+          }
+}
+
+static void
+test_locate_parsed (void)
+{
+  /* With READ, RAW or BRANCH_STACK: the parser's offsets and errors.  */
+  StPerfAttr a = attr_of (EVERY_FIELD);
+  Rec r;
+
+  a.sample_regs_user = 0x3;
+  every_field_record (&r);
+  assert_locate_agrees_cut (&a, &r);
+}
+
+static void
+test_locate_overflow (void)
+{
+  /* Counts whose byte sizes overflow, or run past the end.  */
+  static const uint64_t counts[] = { 3, G_MAXUINT64 / 8 + 1, G_MAXUINT64,
+                                     1ull << 61, 1ull << 63, 17 };
+  StPerfAttr a = attr_of (ST_PERF_SAMPLE_CALLCHAIN | ST_PERF_SAMPLE_REGS_USER
+                          | ST_PERF_SAMPLE_STACK_USER);
+
+  a.sample_regs_user = 0x3;
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    {
+      Rec r;
+
+      /* The callchain's nr, then the stack's size.  */
+      locate_record (&r, a.sample_type, ABI_64, 16);
+      rec_u64 (&r, 8, counts[i]);
+      assert_locate_agrees (&a, &r, r.size);
+      locate_record (&r, a.sample_type, ABI_64, 16);
+      rec_u64 (&r, 8 + 24 + 24, counts[i]);
+      assert_locate_agrees (&a, &r, r.size);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -595,5 +756,8 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-sample/regs-user", test_regs_user);
   g_test_add_func ("/perf-sample/stack-user", test_stack_user);
   g_test_add_func ("/perf-sample/no-fields", test_no_fields);
+  g_test_add_func ("/perf-sample/locate-quick", test_locate_quick);
+  g_test_add_func ("/perf-sample/locate-parsed", test_locate_parsed);
+  g_test_add_func ("/perf-sample/locate-overflow", test_locate_overflow);
   return g_test_run ();
 }

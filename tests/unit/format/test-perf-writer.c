@@ -2,8 +2,10 @@
    through st_perf_writer_*, in file and pipe mode, with an attribute
    given late and an older perf's smaller attribute zero-extended; samples
    too large for a record losing the root end of their stack, then of
-   their chain.  All read back with our own perf reader
-   (tests/lib/perf-stream).  */
+   their chain; unwound samples in both modes, over more than the output
+   buffer holds (built in place, or elsewhere where the buffer has no
+   room), each the record perf would have written with that chain.  All
+   read back with our own perf reader (tests/lib/perf-stream).  */
 #include "config.h"
 
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "format/perf-attr.h"
+#include "format/perf-sample.h"
 #include "format/perf-writer.h"
 #include "util/domain.h"
 
@@ -344,6 +347,174 @@ test_writer_oversized (void)
   g_free (chain);
 }
 
+/* Raw-stack samples (with RAW between CALLCHAIN and REGS_USER) through
+   st_perf_writer_unwound_sample, given a chain or keeping theirs: each
+   is the sample the attribute without raw stacks has, with that chain.
+   1.5 MiB of them: more than the output buffer holds.  */
+static void
+unwound_samples (gboolean file_mode)
+{
+  static const AttrSpec raw_stacks = {
+    .sample_type = ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_TID
+                   | ST_PERF_SAMPLE_TIME | ST_PERF_SAMPLE_CALLCHAIN
+                   | ST_PERF_SAMPLE_RAW | ST_PERF_SAMPLE_REGS_USER
+                   | ST_PERF_SAMPLE_STACK_USER | ST_PERF_SAMPLE_WEIGHT,
+    .regs_user = 0x3,
+    .stack_user = 64,
+  };
+  AttrSpec unwound = raw_stacks;
+  const guint n_samples = 20000;
+  uint64_t old_chain[3] = { ST_CONTEXT_KERNEL, 0xffffffff81000010ull,
+                            ST_CONTEXT_USER };
+  uint64_t chain[8], regs[2] = { 0xa0, 0xb0 }, id = 1;
+  StPerfAttr in = { 0 };
+  GByteArray *attr = g_byte_array_new (), *want = g_byte_array_new ();
+  GByteArray *bytes;
+  Sink sink;
+  StOutput *out;
+  StPerfWriter *w;
+  Result *res;
+  GError *error = NULL;
+
+  unwound.sample_type &= ~(ST_PERF_SAMPLE_REGS_USER
+                           | ST_PERF_SAMPLE_STACK_USER);
+  unwound.regs_user = 0;
+  unwound.stack_user = 0;
+  put_attr (attr, &unwound);
+  in.sample_type = raw_stacks.sample_type;
+  in.sample_regs_user = raw_stacks.regs_user;
+  sink_open (&sink, file_mode);
+  out = st_output_new (sink.fd);
+  w = st_perf_writer_new (out, file_mode);
+  st_perf_writer_attr (w, attr->data, attr->len, &id, 1);
+  for (guint i = 0; i < n_samples; i++)
+    {
+      SampleSpec s = { .ip = 0x401000 + i, .pid = PID, .tid = PID + 1,
+                       .time = 1000 + i, .chain = old_chain, .n_chain = 3,
+                       .raw_size = 4, .abi = 2, .regs = regs,
+                       .stack_size = 64, .dyn_size = 40 };
+      GByteArray *rec = g_byte_array_new ();
+      StPerfSampleSpans spans;
+      gboolean keep = i % 3 == 0;
+      g_autofree char *why = NULL;
+
+      /* Chains of 2 to 8 entries, so that records of several sizes
+         meet the end of the buffer.  */
+      for (guint k = 0; k < G_N_ELEMENTS (chain); k++)
+        chain[k] = 0x7f0000000000ull + 16 * i + k;
+      put_sample (rec, &raw_stacks, &s);
+      why = st_perf_sample_locate (&in, rec->data, rec->len, &spans);
+      g_assert_null (why);
+      g_assert_true (st_perf_writer_unwound_sample (w, rec->data, rec->len,
+                                                    &spans,
+                                                    keep ? NULL : chain,
+                                                    2 + i % 7));
+      if (!keep)
+        {
+          s.chain = chain;
+          s.n_chain = 2 + i % 7;
+        }
+      put_sample (want, &unwound, &s);
+      g_byte_array_free (rec, TRUE);
+    }
+  g_assert_true (st_perf_writer_finish (w, &error));
+  g_assert_no_error (error);
+  st_perf_writer_free (w);
+  st_output_free (out);
+  bytes = g_bytes_unref_to_array (sink_close (&sink));
+  g_assert_cmpuint (want->len, >, 1536 * 1024);
+  res = read_bytes (bytes, !file_mode);
+  g_assert_no_error (res->error);
+  for (guint i = result_first_data (res), at = 0; i < res->evs->len; i++)
+    {
+      gsize len;
+      const uint8_t *raw = raw_at (res, i, &len);
+
+      if (ev_at (res, i)->raw_type != ST_PERF_RECORD_SAMPLE)
+        continue;
+      g_assert_cmpuint (at + len, <=, want->len);
+      g_assert_cmpmem (raw, len, want->data + at, len);
+      at += len;
+      if (i + 1 == res->evs->len)
+        g_assert_cmpuint (at, ==, want->len);
+    }
+  g_assert_cmpuint (count_type (res, ST_PERF_RECORD_SAMPLE), ==, n_samples);
+  result_free (res);
+  g_byte_array_free (bytes, TRUE);
+  g_byte_array_free (want, TRUE);
+  g_byte_array_free (attr, TRUE);
+}
+
+static void
+test_writer_unwound_file (void)
+{
+  unwound_samples (TRUE);
+}
+
+static void
+test_writer_unwound_pipe (void)
+{
+  unwound_samples (FALSE);
+}
+
+/* An unwound chain too long for a record loses its root end.  */
+static void
+test_writer_unwound_oversized (void)
+{
+  static const AttrSpec spec = {
+    .sample_type = ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_CALLCHAIN
+                   | ST_PERF_SAMPLE_REGS_USER | ST_PERF_SAMPLE_STACK_USER,
+    .regs_user = 0x3,
+  };
+  uint64_t *chain = g_new0 (uint64_t, 9000), regs[2] = { 1, 2 }, id = 1;
+  SampleSpec s = { .ip = 0x401000, .abi = 2, .regs = regs };
+  StPerfAttr in = { 0 };
+  GByteArray *rec = g_byte_array_new (), *attr = g_byte_array_new ();
+  GByteArray *bytes;
+  StPerfSampleSpans spans;
+  Sink sink;
+  StOutput *out;
+  StPerfWriter *w;
+  Result *res;
+  GError *error = NULL;
+  g_autofree char *why = NULL;
+
+  AttrSpec unwound = spec;
+
+  unwound.sample_type = ST_PERF_SAMPLE_IP | ST_PERF_SAMPLE_CALLCHAIN;
+  unwound.regs_user = 0;
+  for (guint k = 0; k < 9000; k++)
+    chain[k] = 0x400000 + k;
+  put_attr (attr, &unwound);
+  put_sample (rec, &spec, &s);
+  in.sample_type = spec.sample_type;
+  in.sample_regs_user = spec.regs_user;
+  why = st_perf_sample_locate (&in, rec->data, rec->len, &spans);
+  g_assert_null (why);
+  sink_open (&sink, TRUE);
+  out = st_output_new (sink.fd);
+  w = st_perf_writer_new (out, TRUE);
+  st_perf_writer_attr (w, attr->data, attr->len, &id, 1);
+  g_assert_false (st_perf_writer_unwound_sample (w, rec->data, rec->len,
+                                                 &spans, chain, 9000));
+  g_assert_true (st_perf_writer_finish (w, &error));
+  g_assert_no_error (error);
+  st_perf_writer_free (w);
+  st_output_free (out);
+  bytes = g_bytes_unref_to_array (sink_close (&sink));
+  res = read_bytes (bytes, FALSE);
+  g_assert_no_error (res->error);
+  g_assert_cmpuint (res->evs->len, ==, 1);
+  /* Header, IP, nr, then the chain's leaf end up to 65528 bytes.  */
+  g_assert_cmpuint (ev_at (res, 0)->raw_len, ==, 65528);
+  g_assert_cmpuint (ev_at (res, 0)->u64s[0], ==, 0x400000);
+  result_free (res);
+  g_byte_array_free (bytes, TRUE);
+  g_byte_array_free (rec, TRUE);
+  g_byte_array_free (attr, TRUE);
+  g_free (chain);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -352,5 +523,9 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-writer/file-mode", test_writer_file_mode);
   g_test_add_func ("/perf-writer/pipe-mode", test_writer_pipe_mode);
   g_test_add_func ("/perf-writer/oversized", test_writer_oversized);
+  g_test_add_func ("/perf-writer/unwound-file", test_writer_unwound_file);
+  g_test_add_func ("/perf-writer/unwound-pipe", test_writer_unwound_pipe);
+  g_test_add_func ("/perf-writer/unwound-oversized",
+                   test_writer_unwound_oversized);
   return g_test_run ();
 }

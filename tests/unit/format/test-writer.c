@@ -291,6 +291,7 @@ test_counters (void)
       w = st_writer_new (sink.fd, perf ? ST_FORMAT_PERF : ST_FORMAT_SYSPROF,
                          NULL, FALSE, &error);
       g_assert_no_error (error);
+      g_assert_true (st_writer_has_counters (w) == !perf);
       /* The first time defines them (with their values), the next ones
          set them.  */
       g_assert_true (st_writer_counters (w, 5000, &c) == !perf);
