@@ -37,7 +37,10 @@ typedef struct StStream StStream;
 
 /* When module files are read and indexed: inline when first needed;
    on worker threads, samples unwound as they come (drop) or held until
-   their modules are ready (defer).  */
+   their modules are ready (defer: the modules of a process the stream
+   only describes, one that ran before the recording, are prepared at
+   its first sample; those of a process begun in the stream as soon as
+   it maps them).  */
 typedef enum
 {
   ST_PRIME_INLINE = 0,
