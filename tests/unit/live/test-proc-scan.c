@@ -180,6 +180,91 @@ test_scan (void)
   g_assert_cmpint (system (rm), ==, 0);
 }
 
+/* The mount table of process PID in CHUNKS (one frame each here).  */
+static char *
+mount_table_of (GByteArray *chunks, uint32_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/mountinfo", pid);
+
+  for (gsize at = 0; at < chunks->len;)
+    {
+      StCaptureFileChunk c;
+      memcpy (&c, chunks->data + at, sizeof c);
+      if (strcmp (c.path, path) == 0)
+        return g_strndup ((const char *) chunks->data + at + sizeof c, c.len);
+      at += c.frame.len;
+    }
+  return NULL;
+}
+
+/* Mount tables are read once per view (mount namespace and root
+   directory: all that /proc/PID/mountinfo depends on), and a process
+   whose view cannot be read has its own read.  Shown by giving the
+   processes of one view different files: the second gets the first's
+   table.  */
+static void
+test_mount_views (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("st-proc-XXXXXX", NULL);
+  g_autofree char *dir1 = g_build_filename (root, "root1", NULL);
+  g_autofree char *dir2 = g_build_filename (root, "root2", NULL);
+  struct { uint32_t pid; const char *ns, *rootdir, *table, *expect; } procs[] = {
+    { 50, "mnt:[4026531840]", dir1, "table 50\n", "table 50\n" },
+    { 51, "mnt:[4026531840]", dir1, "table 51\n", "table 50\n" },
+    { 52, "mnt:[4026531840]", dir2, "table 52\n", "table 52\n" },
+    { 53, "mnt:[4026532000]", dir1, "table 53\n", "table 53\n" },
+    { 54, NULL, NULL, "table 54\n", "table 54\n" },
+  };
+
+  g_assert_cmpint (g_mkdir (dir1, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (dir2, 0755), ==, 0);
+  put_file (root, "mounts", "", 0);
+  for (guint i = 0; i < G_N_ELEMENTS (procs); i++)
+    {
+      g_autofree char *pid = g_strdup_printf ("%u", procs[i].pid);
+      g_autofree char *comm = g_build_filename (pid, "comm", NULL);
+      g_autofree char *mountinfo = g_build_filename (pid, "mountinfo", NULL);
+      put_file (root, comm, "prog\n", -1);
+      put_file (root, mountinfo, procs[i].table, -1);
+      if (procs[i].ns == NULL)
+        continue;
+      g_autofree char *ns = g_build_filename (root, pid, "ns", "mnt", NULL);
+      g_autofree char *ns_dir = g_path_get_dirname (ns);
+      g_autofree char *link = g_build_filename (root, pid, "root", NULL);
+      g_assert_cmpint (g_mkdir_with_parents (ns_dir, 0755), ==, 0);
+      g_assert_cmpint (symlink (procs[i].ns, ns), ==, 0);
+      g_assert_cmpint (symlink (procs[i].rootdir, link), ==, 0);
+    }
+
+  g_autofree char *stream = g_build_filename (root, "stream", NULL);
+  int fd = g_open (stream, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  StOutput *out = st_output_new (fd);
+  StPerfWriter *w = st_perf_writer_new (out, FALSE);
+  GByteArray *chunks = g_byte_array_new ();
+  StProcScanCounts counts;
+
+  /* (The walk's order is the directory's: 50 before 51 is not given.)  */
+  st_proc_scan (root, w, 1, 5000, chunks, NULL, &counts);
+  g_assert_cmpuint (counts.processes, ==, G_N_ELEMENTS (procs));
+  g_assert_cmpuint (counts.mount_files, ==, 1 + G_N_ELEMENTS (procs));
+  g_autofree char *t50 = mount_table_of (chunks, 50);
+  g_autofree char *t51 = mount_table_of (chunks, 51);
+  g_assert_cmpstr (t50, ==, t51);
+  g_assert_true (g_str_equal (t50, "table 50\n")
+                 || g_str_equal (t50, "table 51\n"));
+  for (guint i = 2; i < G_N_ELEMENTS (procs); i++)
+    {
+      g_autofree char *t = mount_table_of (chunks, procs[i].pid);
+      g_assert_cmpstr (t, ==, procs[i].expect);
+    }
+  st_perf_writer_free (w);
+  st_output_free (out);
+  close (fd);
+  g_byte_array_free (chunks, TRUE);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", root);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
 static void
 collect (const uint8_t *record, size_t len, void *data)
 {
@@ -320,5 +405,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/proc-scan/scan", test_scan);
   g_test_add_func ("/proc-scan/one-process", test_one_process);
+  g_test_add_func ("/proc-scan/mount-views", test_mount_views);
   return g_test_run ();
 }
