@@ -48,6 +48,10 @@ typedef struct
 struct StModuleCache
 {
   StModuleSources src;      /* read by workers: fixed once modules open */
+  /* The modules' tables' budget: theirs, so that it lives as long as
+     they do, whichever of the unwinders sharing the cache (sessions)
+     prepared them or is gone.  */
+  StByteBudget table_budget;
   GHashTable *by_key;       /* key string -> StModule* (owns them) */
   GHashTable *by_recorded;  /* Recorded* -> StModule* */
   GQueue lru;               /* unused ready modules, most recent first */
@@ -160,6 +164,7 @@ st_module_cache_new_with_resolver (StFileResolver *resolver)
 {
   StModuleCache *c = g_new0 (StModuleCache, 1);
 
+  st_byte_budget_init (&c->table_budget, ST_MODULE_CACHE_TABLE_BYTES);
   elf_version (EV_CURRENT);
   st_module_sources_init (&c->src, resolver);
   c->report = st_file_report_new ();
@@ -184,9 +189,17 @@ st_module_cache_free (StModuleCache *c)
   st_worker_pool_free (c->workers, job_free);
   g_hash_table_destroy (c->by_recorded);
   g_hash_table_destroy (c->by_key);
+  /* (The modules' tables left it as they were freed.)  */
+  st_byte_budget_clear (&c->table_budget);
   st_module_sources_clear (&c->src);
   st_file_report_free (c->report);
   g_free (c);
+}
+
+StByteBudget *
+st_module_cache_table_budget (StModuleCache *c)
+{
+  return &c->table_budget;
 }
 
 void

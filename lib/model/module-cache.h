@@ -39,6 +39,7 @@
 
 #include "model/address-space.h"
 #include "model/file-resolver.h"
+#include "util/byte-budget.h"
 
 struct StDebuginfod;
 struct StFileReport;
@@ -169,6 +170,14 @@ void st_module_cache_set_limits (StModuleCache *c, guint max_modules,
 /* At most MAX_UNUSED modules that nobody uses are kept (evicted as a new
    module is met).  */
 void st_module_cache_set_max_unused (StModuleCache *c, guint max_unused);
+/* What the modules' tables (the fast engine's rule tables) hold at most
+   together, by default: past it the least recently used are emptied.  */
+#define ST_MODULE_CACHE_TABLE_BYTES ((size_t) 8 << 20)
+/* The byte budget the modules' tables share: the cache's own, so that
+   the unwinders sharing a cache (sessions of one StCache) share it, and
+   it outlives every module's tables.  Cooling happens only where the
+   cache's users walk nothing (their unwinding is serialized).  */
+StByteBudget *st_module_cache_table_budget (StModuleCache *c);
 void st_module_cache_set_prepare (StModuleCache *c, StModulePrepare prepare,
                                   void *user_data);
 void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,

@@ -33,7 +33,8 @@ struct StFastUnwinder
   StModuleCache *modules;
   StDwflUnwinder *dwfl;
   gboolean lean;              /* try the lean walk first */
-  StByteBudget rule_budget;   /* of every module's rule tables */
+  StByteBudget *rule_budget;  /* of every module's rule tables: the
+                                 module cache's */
 };
 
 typedef struct
@@ -51,9 +52,9 @@ st_fast_unwinder_new (StModuleCache *modules)
   u->modules = modules;
   u->dwfl = st_dwfl_unwinder_new (modules);
   u->lean = TRUE;
-  st_byte_budget_init (&u->rule_budget, ST_FAST_UNWINDER_RULE_BYTES);
+  u->rule_budget = st_module_cache_table_budget (modules);
   st_module_cache_set_prepare (modules, st_rule_cache_prepare,
-                              &u->rule_budget);
+                               u->rule_budget);
   return u;
 }
 
@@ -63,20 +64,19 @@ st_fast_unwinder_free (StFastUnwinder *u)
   if (u == NULL)
     return;
   st_dwfl_unwinder_free (u->dwfl);
-  st_byte_budget_clear (&u->rule_budget);
   g_free (u);
 }
 
 void
 st_fast_unwinder_set_rule_bytes (StFastUnwinder *u, size_t max_bytes)
 {
-  u->rule_budget.max_bytes = max_bytes;
+  u->rule_budget->max_bytes = max_bytes;
 }
 
 guint64
 st_fast_unwinder_rule_coolings (const StFastUnwinder *u)
 {
-  return u->rule_budget.coolings;
+  return u->rule_budget->coolings;
 }
 
 StDwflUnwinder *
@@ -472,7 +472,7 @@ st_fast_unwinder_unwind_sample (StFastUnwinder *u, StSampleContext *c,
                                 uint32_t max_ips, StUnwindResult *res)
 {
   /* Between walks: no rule of any module is in use.  */
-  st_byte_budget_enforce (&u->rule_budget);
+  st_byte_budget_enforce (u->rule_budget);
   ProcessState *s = process_state (u, c->process);
   if (!st_walk_start (res, ST_PATH_RULES, c->process, &s->modules))
     return;
