@@ -196,21 +196,29 @@ begin (StPerfWriter *w, uint32_t type, uint16_t misc)
   return w->rec;
 }
 
+/* Whether a record of LEN bytes (its header at REC) fits its 16-bit
+   size; else the writer's error says it was not written.  */
+static gboolean
+fits (StPerfWriter *w, const uint8_t *rec, size_t len)
+{
+  uint32_t type;
+
+  if (len <= G_MAXUINT16)
+    return TRUE;
+  memcpy (&type, rec, 4);
+  set_error (w, "a perf record of %zu bytes (type %u) does not fit its "
+             "16-bit size; it was not written", len, type);
+  return FALSE;
+}
+
 /* Sets the size of the record in B; FALSE when it does not fit.  */
 static gboolean
 set_size (StPerfWriter *w, GByteArray *b)
 {
   uint16_t size;
 
-  if (b->len > G_MAXUINT16)
-    {
-      uint32_t type;
-
-      memcpy (&type, b->data, 4);
-      set_error (w, "a perf record of %u bytes (type %u) does not fit its "
-                 "16-bit size; it was not written", b->len, type);
-      return FALSE;
-    }
+  if (!fits (w, b->data, b->len))
+    return FALSE;
   size = (uint16_t) b->len;
   memcpy (b->data + 6, &size, 2);
   return TRUE;
@@ -749,15 +757,8 @@ st_perf_writer_unwound_sample (StPerfWriter *w, const uint8_t *rec,
       whole = FALSE;
     }
   total = rest + 8 + 8 * n_chain;
-  if (total > G_MAXUINT16)
-    {
-      uint32_t type;
-
-      memcpy (&type, rec, 4);
-      set_error (w, "a perf record of %zu bytes (type %u) does not fit its "
-                 "16-bit size; it was not written", total, type);
-      return whole;
-    }
+  if (!fits (w, rec, total))
+    return whole;
   if (w->file_mode && !w->data_started)
     start_data (w);
   /* Straight into the output buffer, where it has room (nearly always):
@@ -771,7 +772,7 @@ st_perf_writer_unwound_sample (StPerfWriter *w, const uint8_t *rec,
     }
   g_byte_array_set_size (w->rec, total);
   fill_unwound_sample (w->rec->data, rec, size, sp, chain, n_chain, total);
-  st_output_write (w->out, w->rec->data, total);
+  st_perf_writer_record (w, w->rec->data, total);
   return whole;
 }
 
