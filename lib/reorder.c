@@ -298,14 +298,20 @@ sort_batch (gpointer *a, guint n)
     }
 }
 
+/* Whether P's result may be emitted now: always without READY.  */
+static gboolean
+ready (StReorder *r, const Pending *p)
+{
+  return r->ready == NULL || r->ready (p->result, r->user);
+}
+
 /* Emits what is processed, in its order, up to the first result READY
    says is not ready (FORCE: all of it).  */
 static void
 emit_ready (StReorder *r, gboolean force)
 {
   if (r->emit_in_time_order)
-    while (r->emit_head != NULL
-           && (force || r->ready (r->emit_head->result, r->user)))
+    while (r->emit_head != NULL && (force || ready (r, r->emit_head)))
       {
         Pending *p = r->emit_head;
         r->emit_head = p->next_emit;
@@ -315,7 +321,7 @@ emit_ready (StReorder *r, gboolean force)
       }
   else
     while (r->head != NULL && r->head->processed
-           && (force || r->ready (r->head->result, r->user)))
+           && (force || ready (r, r->head)))
       done (r, r->head);
 }
 
@@ -382,11 +388,7 @@ run (StReorder *r, gboolean force)
       r->todo_next = 0;
     }
 
-  if (r->ready != NULL)
-    emit_ready (r, FALSE);
-  else
-    while (r->head != NULL && r->head->processed)
-      done (r, r->head);
+  emit_ready (r, FALSE);
 }
 
 /* Appends the events with key <= LIMIT (all when ALL) not released yet

@@ -190,25 +190,21 @@ mount_table_chunks (const char *proc_root, uint32_t pid, GByteArray *chunks,
   g_autofree char *file = g_strdup_printf ("%s/%u/mountinfo", proc_root, pid);
   g_autofree char *path = g_strdup_printf ("/proc/%u/mountinfo", pid);
   g_autofree char *view = views != NULL ? mount_view (proc_root, pid) : NULL;
-  GBytes *text = view != NULL ? g_hash_table_lookup (views, view) : NULL;
+  GBytes *seen = view != NULL ? g_hash_table_lookup (views, view) : NULL;
+  g_autoptr (GBytes) text = seen != NULL ? g_bytes_ref (seen) : NULL;
+  gsize len;
 
   if (text == NULL)
     {
       char *contents;
-      gsize len;
 
       if (!g_file_get_contents (file, &contents, &len, NULL))
         return FALSE;
       text = g_bytes_new_take (contents, len);
-      if (view == NULL)
-        {
-          append_chunks (chunks, path, contents, len, (int32_t) pid, now);
-          g_bytes_unref (text);
-          return TRUE;
-        }
-      g_hash_table_insert (views, g_steal_pointer (&view), text);
+      if (view != NULL)
+        g_hash_table_insert (views, g_steal_pointer (&view),
+                             g_bytes_ref (text));
     }
-  gsize len;
   const char *data = g_bytes_get_data (text, &len);
   append_chunks (chunks, path, data != NULL ? data : "", len, (int32_t) pid,
                  now);
