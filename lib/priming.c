@@ -102,6 +102,10 @@ process_active (StPriming *pr, const StEvent *ev)
 {
   gpointer pid = GINT_TO_POINTER (ev->pid);
 
+  /* Bounded for endless streams that lose EXIT records.  */
+  if (g_hash_table_size (pr->active) >= ST_PRIMING_ACTIVE_MAX)
+    g_hash_table_remove_all (pr->active);
+
   switch (ev->kind)
     {
     case ST_EVENT_PROCESS:

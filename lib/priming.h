@@ -69,6 +69,11 @@ typedef enum
    typical recording at 1 kHz with 8 KiB stack copies.  */
 #define ST_PRIMING_DEFAULT_CAP ((size_t) 16 << 20)
 
+/* Defer: processes remembered as begun in the stream or sampled, at
+   most (a lost EXIT never forgets one); past it the set starts again,
+   and those processes' modules wait for their next sample instead.  */
+#define ST_PRIMING_ACTIVE_MAX 16384
+
 /* Worker threads by default: one per processor, at most this many.  */
 #define ST_PRIMING_MAX_THREADS 8
 

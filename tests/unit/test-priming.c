@@ -358,6 +358,15 @@ test_first_sight (void)
      began or is sampled.  */
   ev = event_of (ST_EVENT_EXIT, 10, 10);
   see_then_map (pr, c, &ev, 10, paths[4], 3);
+  /* Bounded: past ST_PRIMING_ACTIVE_MAX processes (their EXITs lost),
+     the set starts again and 11, exec'd long ago, is described.  */
+  for (int32_t pid = 100; pid < 100 + ST_PRIMING_ACTIVE_MAX; pid++)
+    {
+      ev = fork_event (pid, pid, 1);
+      st_priming_see (pr, &ev);
+    }
+  ev = event_of (ST_EVENT_STACK_USER, 12, 12);
+  see_then_map (pr, c, &ev, 11, paths[4], 3);
 
   while (st_module_cache_preparing (c) > 0)
     st_module_cache_wait_any (c);
