@@ -8,6 +8,7 @@
 
 #include "unwind/code-bytes.h"
 #include "unwind/return-check.h"
+#include "util/zero-filled.h"
 
 /* The longest call instruction x86_64 has; more than aarch64's 4.  */
 #define CALL_MAX 16
@@ -46,7 +47,7 @@ resize (StReturnCheck *rc, guint bits)
   uint64_t *old = rc->slots;
   guint old_bits = rc->bits;
 
-  rc->slots = g_new0 (uint64_t, (gsize) 1 << bits);
+  rc->slots = st_zero_filled_new (sizeof (uint64_t) << bits);
   rc->bits = bits;
   if (old == NULL)
     return;

@@ -19,6 +19,7 @@
 #include "unwind/rule-cache.h"
 #include "unwind/stack-roots.h"
 #include "util/byte-budget.h"
+#include "util/zero-filled.h"
 
 #define HOT_MIN_BITS 8
 #define HOT_MAX_BITS 16
@@ -182,7 +183,7 @@ hot_resize (StRuleCache *c, guint bits)
 
   g_free (c->pub.hot);
   c->hot_bits = bits;
-  c->pub.hot = g_new0 (StRuleHot, (gsize) 1 << bits);
+  c->pub.hot = st_zero_filled_new (sizeof (StRuleHot) << bits);
   c->pub.hot_shift = 64 - bits;
   account (c, ((gssize) sizeof (StRuleHot) << bits) - old);
 }
@@ -421,7 +422,7 @@ open_reader (StRuleCache *c)
   if (c->reader == NULL)
     return;
   guint n = st_eh_frame_n_fdes (c->reader);
-  c->fdes = g_new0 (FdeRows, n);
+  c->fdes = st_zero_filled_new (n * sizeof (FdeRows));
   account (c, st_eh_frame_size (c->reader) + n * sizeof (FdeRows));
 }
 
