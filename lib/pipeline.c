@@ -142,13 +142,15 @@ module_cache_new (const StPipelineOptions *options, StDebuginfod *debuginfod)
   return modules;
 }
 
-/* A worker's module cache (StModuleCacheMaker).  */
+/* A worker's module cache (StModuleCacheMaker): it asks the pipeline's
+   debuginfod, which asks each file once and gives every thread that
+   answer, so that a file is fetched, or not, for every walk alike.  */
 static StModuleCache *
 worker_module_cache_new (void *user)
 {
   StPipeline *p = user;
 
-  return module_cache_new (&p->options, NULL);
+  return module_cache_new (&p->options, p->debuginfod);
 }
 
 /* The workers' tables forget what ours forgets (parallel-unwind.h).  */
@@ -169,7 +171,7 @@ warn_one_thread (StPipeline *p)
   const char *why = o->priming != ST_PRIMING_SYNC
                     ? "with --priming drop or defer"
                     : o->live ? "for an input being recorded now"
-                    : "while files may be fetched (debuginfod or a finder)";
+                    : "with a finder of the caller's";
 
   if (o->report == NULL)
     return;
@@ -180,15 +182,15 @@ warn_one_thread (StPipeline *p)
 }
 
 /* Whether samples may be walked on workers with the same result: files
-   are prepared inline (sync), never fetched by a finder (a fetch on
-   a worker is not yet shared with the others and the pipeline's own
-   cache), not a live session's (process roots held as read).  */
+   are prepared inline (sync), fetched from debuginfod if at all (its
+   answers are the same for every thread; a caller's finder promises no
+   such thing), not a live session's (process roots held as read).  */
 static gboolean
-parallel_applies (const StPipelineOptions *options, const StPipeline *p)
+parallel_applies (const StPipelineOptions *options)
 {
   return options->jobs > 1 && options->mode == ST_MODE_UNWIND
          && options->priming == ST_PRIMING_SYNC && !options->live
-         && options->finder == NULL && p->debuginfod == NULL;
+         && options->finder == NULL;
 }
 
 StPipeline *
@@ -253,7 +255,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                         p->jit_names, &uo);
   /* N threads: this one (reading, concluding, writing) and N - 1
      workers walking.  */
-  if (parallel_applies (options, p))
+  if (parallel_applies (options))
     p->parallel = st_parallel_unwind_new (options->jobs - 1, p->unwinder,
                                           worker_module_cache_new, p, &uo);
   else if (options->jobs > 1 && options->mode == ST_MODE_UNWIND)

@@ -200,46 +200,79 @@ stitch (StSampleUnwinder *su, const StProcess *proc, const StEvent *ev,
   su->chain_lent = TRUE;
 }
 
-/* The module of the sample's process's mapping at the PC where the walk
-   R found no usable module (*MAP: the mapping), or NULL.  */
+/* The module of PROC's mapping at PC (*MAP: the mapping), or NULL.  */
 static StModule *
-module_at_stop (StSampleUnwinder *su, StSampleContext *sample,
-                const StUnwindResult *r, const StMap **map)
+module_at (StSampleUnwinder *su, StProcess *proc, uint64_t pc,
+           const StMap **map)
 {
-  uint64_t pc = r->no_module_pc, sp;
-
-  if (pc == 0 && !st_sample_context_guess_pc (sample, &pc, &sp))
-    return NULL;
-  *map = st_address_space_find (sample->process->maps, pc);
+  *map = st_address_space_find (proc->maps, pc);
   if (*map == NULL || !st_map_is_module (*map))
     return NULL;
   return st_module_cache_get (su->modules, *map);
 }
 
-/* Times a sample is unwound again after fetching files it needs (each
-   time another module).  */
-#define ST_FETCH_RETRIES 4
+/* The module at the PC where the walk R found no usable module (*PC,
+   *MAP), or NULL.  That is the walk's cause, or a frame it dropped for
+   being outside every usable module while another cause ended it (a
+   frame-pointer step past the stack's copy from there, say): either
+   way the walk could go on with that module's file.  */
+static StModule *
+module_at_stop (StSampleUnwinder *su, StSampleContext *sample,
+                const StUnwindResult *r, uint64_t *pc, const StMap **map)
+{
+  uint64_t sp;
+
+  *pc = r->no_module_pc;
+  if (*pc == 0 && (r->cause != ST_CAUSE_NO_MODULE
+                   || !st_sample_context_guess_pc (sample, pc, &sp)))
+    return NULL;
+  return module_at (su, sample->process, *pc, map);
+}
+
+/* PC noted in W (when not NULL) as a place whose module wanted its
+   file fetched.  */
+static void
+note_fetch_pc (StWalk *w, uint64_t pc)
+{
+  if (w == NULL)
+    return;
+  if (w->n_fetch_pcs == w->fetch_pcs_cap)
+    {
+      w->fetch_pcs_cap = MAX (4, 2 * w->fetch_pcs_cap);
+      w->fetch_pcs = g_renew (uint64_t, w->fetch_pcs, w->fetch_pcs_cap);
+    }
+  w->fetch_pcs[w->n_fetch_pcs++] = pc;
+}
 
 /* Unwinds SAMPLE into IPS, SPS and R.  A walk stopped at a PC in a
    module whose file is still to be fetched (lazy debuginfod) fetches
    it: inline, then the sample is unwound again; on a worker, then the
-   sample waits when MAY_WAIT (FALSE is returned), else goes as it is, unprimed (drop, or
-   defer's cap).  A module that stays unusable is charged the sample.  */
+   sample waits when MAY_WAIT (FALSE is returned), else goes as it is,
+   unprimed (drop, or defer's cap).  A module that stays unusable is
+   charged the sample.  Each round fetches a module not asked for before
+   (st_module_cache_fetch asks once), so the rounds end; and with no
+   bound of its own, the result is the walk with every module it meets
+   asked for, whichever of them another sample asked for first: the same
+   on a worker's cache as on the pipeline's.  FETCHES (may be NULL) notes
+   where.  */
 static gboolean
 unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
                  uint64_t *ips, uint64_t *sps, gboolean may_wait,
-                 StUnwindResult *r, const char **cost)
+                 StUnwindResult *r, const char **cost, StWalk *fetches)
 {
-  for (guint tries = 0;; tries++)
+  /* (A bound only for modules evicted while the chain fetches: a chain
+     meets no more modules than it has frames.)  */
+  for (guint round = 0;; round++)
     {
       st_unwinder_unwind_sample (su->unwinder, sample, ips, sps,
                                  ST_UNWIND_MAX_FRAMES, r);
       const StMap *map = NULL;
-      StModule *m = r->cause == ST_CAUSE_NO_MODULE
-                    ? module_at_stop (su, sample, r, &map) : NULL;
+      uint64_t pc = 0;
+      StModule *m = module_at_stop (su, sample, r, &pc, &map);
       if (m == NULL || !st_module_ready (m) || m->elf != NULL)
         return TRUE;
-      if (tries == ST_FETCH_RETRIES
+      note_fetch_pc (fetches, pc);
+      if (round == ST_UNWIND_MAX_FRAMES
           || !st_module_cache_fetch (su->modules, m, map))
         {
           if (cost != NULL)
@@ -457,7 +490,8 @@ st_sample_unwinder_unwind (StSampleUnwinder *su, const StEvent *raw_ev,
   /* Its registers and memory, set up once for every walk of it.  */
   StSampleContext sample;
   st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
-  if (!unwind_fetching (su, &sample, su->ips, su->sps, may_wait, &r, NULL))
+  if (!unwind_fetching (su, &sample, su->ips, su->sps, may_wait, &r, NULL,
+                        NULL))
     return NULL;
   if (may_lack_unwind_data (&r))
     charge_no_unwind_data (su, proc, &r);
@@ -476,7 +510,8 @@ st_sample_unwinder_walk (StSampleUnwinder *su, const StEvent *raw_ev,
   const StEvent *ev = cut_stack (su, raw_ev, &cut);
   StSampleContext sample;
   st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
-  unwind_fetching (su, &sample, w->ips, w->sps, FALSE, &w->result, &cost);
+  w->n_fetch_pcs = 0;
+  unwind_fetching (su, &sample, w->ips, w->sps, FALSE, &w->result, &cost, w);
   if (may_lack_unwind_data (&w->result))
     no_cfi = no_unwind_data_at_stop (su, proc, w->ips, &w->result,
                                      &w->no_cfi_why);
@@ -502,6 +537,15 @@ st_sample_unwinder_conclude (StSampleUnwinder *su, const StEvent *raw_ev,
   st_process_table_use_unwind_state (su->processes, proc);
   next_chain (su);
   const StEvent *ev = cut_stack (su, raw_ev, &cut);
+  /* The files the walk wanted, asked of this cache in turn (each once:
+     again is nothing to fetch), as a walk here would have.  */
+  for (guint i = 0; i < w->n_fetch_pcs; i++)
+    {
+      const StMap *map;
+      StModule *m = module_at (su, proc, w->fetch_pcs[i], &map);
+      if (m != NULL && st_module_ready (m))
+        st_module_cache_fetch (su->modules, m, map);
+    }
   if (w->cost_key != NULL)
     st_file_report_cost (files, w->cost_key);
   if (w->no_cfi_key != NULL)
@@ -517,6 +561,8 @@ st_walk_clear (StWalk *w)
   g_clear_pointer (&w->detail, g_free);
   g_clear_pointer (&w->cost_key, g_free);
   g_clear_pointer (&w->no_cfi_key, g_free);
+  g_clear_pointer (&w->fetch_pcs, g_free);
+  w->n_fetch_pcs = w->fetch_pcs_cap = 0;
 }
 
 StModulesReadiness

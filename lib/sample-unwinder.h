@@ -112,6 +112,13 @@ typedef struct
   char *cost_key;         /* a module whose file could not be had */
   char *no_cfi_key;       /* a module without CFI that stopped the walk */
   StNoCfiReason no_cfi_why;
+  /* The PCs where the walk met a module whose file was still to be
+     fetched, or had been tried in vain: the conclusion asks the
+     pipeline's own cache for the same files there, in the samples'
+     order, as a walk on it would have.  */
+  uint64_t *fetch_pcs;
+  guint n_fetch_pcs;
+  guint fetch_pcs_cap;
   uint64_t ips[ST_UNWIND_MAX_FRAMES];
   uint64_t sps[ST_UNWIND_MAX_FRAMES];
 } StWalk;

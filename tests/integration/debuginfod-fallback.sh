@@ -144,6 +144,41 @@ stat_of ()
   sed -n "s/^$2=//p" "$tmp/$1.stats"
 }
 
+# same_at_jobs LABEL ARGS...: case LABEL (run at --jobs 1 before) again
+# at --jobs 2 and 8, each with a client cache of its own (so that the
+# workers fetch), and at --jobs 8 with a copy of the --jobs 1 run's
+# cache (every answer at once: the replicas fetch side by side, and a
+# walk that met a module not yet fetched must still fetch it): the
+# capture, the --chains file, the statistics (but for their clock
+# lines) and the messages the same byte for byte.
+same_at_jobs ()
+{
+  sj_label=$1
+  shift
+  rm -rf "$tmp/cache.$sj_label-j8warm"
+  cp -R "$tmp/cache.$sj_label" "$tmp/cache.$sj_label-j8warm" \
+    || die "cannot copy the client cache of $sj_label"
+  for sj_jobs in 2 8 8warm; do
+    st_case "$sj_label-j$sj_jobs" "$sj_label-j$sj_jobs" "$@" \
+      --jobs "${sj_jobs%warm}" \
+      || { fail "$sj_label: --jobs $sj_jobs failed"; continue; }
+    if grep -F -q "workers are not used" "$tmp/$sj_label-j$sj_jobs.err"; then
+      fail "$sj_label: --jobs $sj_jobs went on one thread"
+    fi
+    for sj_l in "$sj_label" "$sj_label-j$sj_jobs"; do
+      grep -v -e '^time' -e '^uptime_ms=' "$tmp/$sj_l.stats" \
+        >"$tmp/$sj_l.stats-noclock"
+      grep -v -F -e "--jobs" "$tmp/$sj_l.err" >"$tmp/$sj_l.err-nojobs"
+    done
+    for sj_what in syscap chains stats-noclock err-nojobs; do
+      cmp "$tmp/$sj_label.$sj_what" "$tmp/$sj_label-j$sj_jobs.$sj_what" \
+        >/dev/null \
+        || fail "$sj_label: --jobs $sj_jobs differs from --jobs 1 ($sj_what)"
+    done
+  done
+  echo "$sj_label: the same at --jobs 1, 2 and 8"
+}
+
 # expect_fetched LABEL N: N files asked for and found, no more: code
 # with unwind tables (libc, ld.so, the fixture) must not make stacktrace
 # ask for debuginfo.
@@ -159,6 +194,7 @@ echo "== fixture: the recorded file is missing"
 if st_case missing missing -i "$fx/fixture.syscap"; then
   check_chains missing fixture "$tmp/missing.chains" || fail missing
   expect_fetched missing 1
+  same_at_jobs missing -i "$fx/fixture.syscap"
 else
   fail "missing: stacktrace failed"
 fi
@@ -211,6 +247,7 @@ if [ $have_perf = yes ]; then
   if st_case uses-lib uses-lib -i "$tmp/uses-lib.data"; then
     check_chains uses-lib uses-lib "$tmp/uses-lib.chains" || fail uses-lib
     expect_fetched uses-lib 2
+    same_at_jobs uses-lib -i "$tmp/uses-lib.data"
   else
     fail "uses-lib: stacktrace failed"
   fi
@@ -219,6 +256,7 @@ if [ $have_perf = yes ]; then
   if st_case dbgframe dbgframe -i "$tmp/dbgframe-prog.data"; then
     check_chains dbgframe nopie-prog "$tmp/dbgframe.chains" || fail dbgframe
     expect_fetched dbgframe 1
+    same_at_jobs dbgframe -i "$tmp/dbgframe-prog.data"
   else
     fail "dbgframe: stacktrace failed"
   fi

@@ -19,8 +19,9 @@ run ()
   shift 3
   r_out=$tmp/$r_label-j$r_jobs
   for r_format in perf sysprof; do
-    # No debuginfod (DEBUGINFOD_URLS may be set here): with it the
-    # workers are not used, and nothing parallel would be compared.
+    # No debuginfod (DEBUGINFOD_URLS may be set here): no server is
+    # asked from a test.  (debuginfod-fallback.sh compares --jobs with
+    # a server of its own.)
     "$STACKTRACE" --jobs "$r_jobs" -i "$r_input" --force --no-debuginfod \
       --output-format $r_format -o "$r_out.$r_format" \
       --chains "$r_out.$r_format.chains" \
