@@ -76,6 +76,11 @@ struct StReorder
   void *stable_user;
 
   Pending *head, *tail;     /* input order */
+  /* The first not yet queued (every one before it is): where a release
+     looks from.  With READY the events processed wait in the queue for
+     their results; a release walking them all each time cost a fifth of
+     the pipeline's thread at --jobs 2 on a 6 GB recording.  */
+  Pending *unqueued;
   Chunk *current;           /* blocks are cut from it */
   Chunk *spare;             /* empty, kept for the next */
   guint chunks;             /* mapped, CURRENT and SPARE included */
@@ -242,6 +247,8 @@ st_reorder_free (StReorder *r)
 static void
 unlink_pending (StReorder *r, Pending *p)
 {
+  if (r->unqueued == p)
+    r->unqueued = p->next;
   if (p->prev != NULL)
     p->prev->next = p->next;
   else
@@ -399,14 +406,19 @@ release (StReorder *r, int64_t limit, gboolean all)
   GPtrArray *todo = r->todo;
   guint batch = todo->len;
 
+  Pending *first_left = NULL;
+
   if (all)
     r->unreleased = 0;
-  for (Pending *p = r->head; p != NULL; p = p->next)
+  for (Pending *p = r->unqueued; p != NULL; p = p->next)
     if (!p->queued && (all || p->key <= limit))
       {
         p->queued = TRUE;
         g_ptr_array_add (todo, p);
       }
+    else if (first_left == NULL && !p->queued)
+      first_left = p;
+  r->unqueued = first_left;
   /* Sorted within the batch only: what an earlier release queued comes
      first, as it would have been processed first.  */
   if (todo->len - batch > 1)
@@ -440,6 +452,8 @@ st_reorder_push (StReorder *r, const StEvent *ev)
   else
     r->head = p;
   r->tail = p;
+  if (r->unqueued == NULL)
+    r->unqueued = p;
   /* Held input counts even when it stays in the mapped file.  */
   p->held = bytes + (p->ev->raw == ev->raw ? ev->raw_len : 0);
   r->bytes += p->held;

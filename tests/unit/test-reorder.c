@@ -165,6 +165,64 @@ test_emit_when_ready (void)
   emit_when_ready (FALSE, 0, "1 2 3 4 5 ", "");
 }
 
+/* READY for the results of events up to Log.unready (a pid), so that a
+   long queue of processed events waits for its results.  */
+static gboolean
+ready_up_to (void *result, void *user)
+{
+  Log *log = user;
+
+  return GPOINTER_TO_INT (result) - 1000 <= log->unready;
+}
+
+/* Many rounds whose times interleave (each round's events released at
+   the next round end, some older than the watermark), with the results
+   of most events held back: every event is processed once, in the order
+   of a window without READY, and emitted in the same order.  Releases
+   look from the first event not yet released, past the processed ones
+   that wait for their results.  */
+static void
+test_release_past_waiting (void)
+{
+  Log held = log_new (), plain = log_new ();
+  StReorder *r = st_reorder_new (process, emit, &held, 1 << 24, TRUE);
+  StReorder *p = st_reorder_new (process, emit, &plain, 1 << 24, TRUE);
+  guint32 seed = 12345;
+  int id = 1;
+
+  st_reorder_set_emit_when_ready (r, ready_up_to);
+  for (int round = 0; round < 200; round++)
+    {
+      for (int i = 0; i < 20; i++, id++)
+        {
+          seed = seed * 1103515245u + 12345u;
+          /* Mostly in this round's span, some older. */
+          int64_t time = 1000 * round + (int64_t) (seed >> 16) % 1500 - 400;
+          push (r, id, MAX (time, 1), FALSE);
+          push (p, id, MAX (time, 1), FALSE);
+        }
+      push (r, id, 0, TRUE);
+      push (p, id, 0, TRUE);
+      id++;
+      /* Results come in, late: up to the events of ten rounds ago.  */
+      held.unready = id - 210;
+    }
+  g_assert_cmpstr (held.processed->str, ==, plain.processed->str);
+  held.unready = id;
+  st_reorder_flush (r);
+  st_reorder_flush (p);
+  g_assert_cmpstr (held.processed->str, ==, plain.processed->str);
+  g_assert_cmpstr (held.emitted->str, ==, plain.emitted->str);
+  /* Each once.  */
+  gchar **ids = g_strsplit (g_strstrip (held.processed->str), " ", -1);
+  g_assert_cmpuint (g_strv_length (ids), ==, (guint) id - 1);
+  g_strfreev (ids);
+  st_reorder_free (r);
+  st_reorder_free (p);
+  log_free (&held);
+  log_free (&plain);
+}
+
 static void
 test_event_copy (void)
 {
@@ -371,6 +429,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reorder/time-order-out", test_time_order_out);
   g_test_add_func ("/reorder/event-copy", test_event_copy);
   g_test_add_func ("/reorder/emit-when-ready", test_emit_when_ready);
+  g_test_add_func ("/reorder/release-past-waiting",
+                   test_release_past_waiting);
   g_test_add_func ("/reorder/chunks-given-back", test_chunks_given_back);
   g_test_add_func ("/reorder/wait-in-time-order", test_wait_in_time_order);
   g_test_add_func ("/reorder/wait-as-read", test_wait_as_read);
