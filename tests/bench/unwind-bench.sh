@@ -159,12 +159,27 @@ timed ()
 {
   local label=$1 t0 t1
   shift
+  warm_input "$@"
   t0=$EPOCHREALTIME
   /usr/bin/time -o "$work/$label.time" -f "%M" "$@" \
     >/dev/null 2>"$work/$label.err" || { tail -5 "$work/$label.err" >&2; return 1; }
   t1=$EPOCHREALTIME
   read -r t_rss <"$work/$label.time"
   t_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+}
+
+# The file after -i in CMD... read into the page cache: a machine may
+# page out cold page cache behind our back (DAMON's proactive reclaim,
+# kdamond, on the development VM), and then a run times the disk.
+warm_input ()
+{
+  local prev=""
+  for a in "$@"; do
+    if [ "$prev" = -i ] && [ -f "$a" ]; then
+      cat "$a" >/dev/null
+    fi
+    prev=$a
+  done
 }
 
 rate () { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
