@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "proc-status.h"
 #include "util/heap-trim.h"
 
 #if defined __SANITIZE_ADDRESS__ || defined __SANITIZE_THREAD__
@@ -31,17 +32,7 @@
 static long
 rss_anon_kib (void)
 {
-  char line[256];
-  long kib = -1;
-  FILE *f = fopen ("/proc/self/status", "r");
-
-  if (f == NULL)
-    return -1;
-  while (fgets (line, sizeof line, f) != NULL)
-    if (sscanf (line, "RssAnon: %ld kB", &kib) == 1)
-      break;
-  fclose (f);
-  return kib;
+  return proc_status_kib ("RssAnon");
 }
 
 static void

@@ -4,10 +4,9 @@
    flushing the TLB of every core running the process).  */
 #include "config.h"
 
-#include <stdio.h>
-
 #include <glib.h>
 
+#include "proc-status.h"
 #include "util/zero-filled.h"
 
 #define BLOCK_BYTES (8u << 20)
@@ -17,17 +16,7 @@
 static long
 rss_anon_kib (void)
 {
-  char line[256];
-  long kib = -1;
-  FILE *f = fopen ("/proc/self/status", "r");
-
-  if (f == NULL)
-    return -1;
-  while (fgets (line, sizeof line, f) != NULL)
-    if (sscanf (line, "RssAnon: %ld kB", &kib) == 1)
-      break;
-  fclose (f);
-  return kib;
+  return proc_status_kib ("RssAnon");
 }
 
 static void
