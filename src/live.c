@@ -192,11 +192,15 @@ snapshot (const StLive *l)
 }
 
 void
-st_live_print_summary (const StLive *l, FILE *out, gboolean verbose)
+st_live_print_summary (const StLive *l, FILE *out, gboolean verbose,
+                       gboolean so_far)
 {
   StStatistics *stats = snapshot (l);
 
-  st_summary_print (stats, out, verbose, stats != NULL);
+  if (so_far)
+    st_summary_print_so_far (stats, out, verbose, stats != NULL);
+  else
+    st_summary_print (stats, out, verbose, stats != NULL);
   st_statistics_free (stats);
 }
 
@@ -359,7 +363,7 @@ st_live_check (void *user)
                G_GUINT64_FORMAT "):\n",
                (double) (g_get_monotonic_time () - l->start_us) / 1e6,
                input_offset (l));
-      st_live_print_summary (l, stderr, l->verbose);
+      st_live_print_summary (l, stderr, l->verbose, TRUE);
     }
   if (l->stats_file != NULL
       && g_get_monotonic_time () - l->last_write_us

@@ -73,9 +73,10 @@ void st_live_set_output_gone (StLive *live, gboolean (*gone) (void *data),
    pay for the question.  */
 gboolean st_live_check_output (void *live);
 
-/* The summary of the statistics so far (VERBOSE: -v's), and the call
-   graph (--summary), to OUT.  */
-void st_live_print_summary (const StLive *live, FILE *out, gboolean verbose);
+/* The summary of the statistics (VERBOSE: -v's), SO_FAR while the run
+   goes on, and the call graph (--summary), to OUT.  */
+void st_live_print_summary (const StLive *live, FILE *out, gboolean verbose,
+                            gboolean so_far);
 void st_live_print_call_graph (const StLive *live, FILE *out);
 
 /* An eventfd (or -1: none) that every stop request writes 1 to, from

@@ -738,7 +738,7 @@ main (int argc, char **argv)
              G_GUINT64_FORMAT "\n", sigabbrev_np (st_live_stop_signal ()),
              drain_from, st_stream_get_input_offset (stream));
   if (!opts.quiet)
-    st_live_print_summary (live, stderr, opts.verbose);
+    st_live_print_summary (live, stderr, opts.verbose, FALSE);
   if (opts.verbose)
     print_resources (stderr);
   if (opts.summary)

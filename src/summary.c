@@ -224,11 +224,17 @@ print_damage (const StStatistics *stats, FILE *out)
   fputc ('\n', out);
 }
 
-/* The last line: how unwinding went, or why nothing was unwound.  */
+/* The last line: how unwinding went, or why nothing was unwound.  SO_FAR
+   (a run still going): the counters as they stand, even all zero, since
+   nothing can be said yet of the input as a whole (its samples may be
+   waiting for their modules, and are counted once unwound).  */
 static void
-print_total (const StCounters *t, const StRecordCounters *r, FILE *out)
+print_total (const StCounters *t, const StRecordCounters *r, FILE *out,
+             gboolean so_far)
 {
-  if (r->raw_stack_samples == 0 && t->samples == 0
+  if (so_far)
+    print_counters (out, "total", t);
+  else if (r->raw_stack_samples == 0 && t->samples == 0
       && r->callchain_samples > 0)
     fprintf (out, "stacktrace: no raw-stack samples in this input: its %"
              PRIu64 " sample(s) with a call chain are already unwound, and "
@@ -264,9 +270,9 @@ print_sources (const StCounters *c, FILE *out)
   fputc ('\n', out);
 }
 
-void
-st_summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
-                  gboolean with_files)
+static void
+summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
+               gboolean with_files, gboolean so_far)
 {
   StCounters t = { 0 };
   StRecordCounters r = { 0 };
@@ -311,8 +317,22 @@ st_summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
     fprintf (out, " (%" PRIu64 " kernel part(s) written with their raw "
              "stack as one sample)", r.joined);
   fputc ('\n', out);
-  print_total (&t, &r, out);
+  print_total (&t, &r, out, so_far);
   print_sources (&t, out);
+}
+
+void
+st_summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
+                  gboolean with_files)
+{
+  summary_print (stats, out, verbose, with_files, FALSE);
+}
+
+void
+st_summary_print_so_far (const StStatistics *stats, FILE *out,
+                         gboolean verbose, gboolean with_files)
+{
+  summary_print (stats, out, verbose, with_files, TRUE);
 }
 
 void

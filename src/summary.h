@@ -19,6 +19,11 @@
    files (before, nothing is said of them).  */
 void st_summary_print (const StStatistics *stats, FILE *out,
                        gboolean verbose, gboolean with_files);
+/* The same for a run still going (SIGUSR1): the total line is the
+   counters as they stand, never a conclusion about the input (samples
+   not unwound yet may be waiting for their modules).  */
+void st_summary_print_so_far (const StStatistics *stats, FILE *out,
+                              gboolean verbose, gboolean with_files);
 
 /* Its part on the modules' files: with VERBOSE every one, else the
    unusable ones that cost samples.  */

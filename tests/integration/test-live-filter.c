@@ -567,7 +567,10 @@ test_sigusr1 (void)
       g_clear_pointer (&err, g_free);
       g_usleep (20000);
     }
-  /* Still running, blocked on its input, and it said so.  */
+  /* Still running, blocked on its input, and it said so.  (What it said
+     is shown when it did not.)  */
+  if (strstr (err, "stacktrace: total:") == NULL)
+    g_printerr ("the child's standard error:\n%s\n", err);
   g_assert_nonnull (strstr (err, "statistics so far"));
   g_assert_nonnull (strstr (err, "stacktrace: total:"));
   g_assert_cmpint (waitpid (c->pid, NULL, WNOHANG), ==, 0);

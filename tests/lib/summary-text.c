@@ -33,16 +33,32 @@ text_close (Text *t)
   return copy;
 }
 
-char *
-summary_text (const StStats *s, gboolean verbose)
+static char *
+summary_text_of (const StStats *s, gboolean verbose, gboolean so_far)
 {
   StStatistics *stats = st_api_statistics_new (s, NULL, 0);
   Text t;
 
-  st_summary_print (stats, text_open (&t), verbose,
-                    st_stats_file_report (s) != NULL);
+  if (so_far)
+    st_summary_print_so_far (stats, text_open (&t), verbose,
+                             st_stats_file_report (s) != NULL);
+  else
+    st_summary_print (stats, text_open (&t), verbose,
+                      st_stats_file_report (s) != NULL);
   st_statistics_free (stats);
   return text_close (&t);
+}
+
+char *
+summary_text (const StStats *s, gboolean verbose)
+{
+  return summary_text_of (s, verbose, FALSE);
+}
+
+char *
+summary_text_so_far (const StStats *s, gboolean verbose)
+{
+  return summary_text_of (s, verbose, TRUE);
 }
 
 char *

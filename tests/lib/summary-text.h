@@ -13,6 +13,8 @@
 
 /* The summary of S (VERBOSE: -v's); g_free the text.  */
 char *summary_text (const StStats *s, gboolean verbose);
+/* The same for a run still going (SIGUSR1).  */
+char *summary_text_so_far (const StStats *s, gboolean verbose);
 /* Its part on the files of R.  */
 char *summary_text_files (const StFileReport *r, gboolean verbose);
 /* The call graph G, nodes under MIN_PERCENT left out.  */
