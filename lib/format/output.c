@@ -108,27 +108,29 @@ write_slow (StOutput *out, const void *data, size_t len)
     }
 }
 
+uint8_t *
+st_output_reserve (StOutput *out, size_t len)
+{
+  /* Mostly the bytes fit in the buffer.  (Zero bytes, maybe from NULL,
+     go the slow way: memcpy wants a pointer.)  */
+  if (G_LIKELY (out->error == 0 && len > 0 && len < out->cap - out->len))
+    return out->buf + out->len;
+  return NULL;
+}
+
 void
 st_output_write (StOutput *out, const void *data, size_t len)
 {
-  /* A few times per record: mostly the bytes fit in the buffer.  (Zero
-     bytes, maybe from NULL, go the other way: memcpy wants a pointer.)  */
-  if (G_LIKELY (out->error == 0 && len > 0 && len < out->cap - out->len))
+  /* A few times per record.  */
+  uint8_t *room = st_output_reserve (out, len);
+
+  if (G_LIKELY (room != NULL))
     {
-      memcpy (out->buf + out->len, data, len);
+      memcpy (room, data, len);
       out->len += len;
       return;
     }
   write_slow (out, data, len);
-}
-
-uint8_t *
-st_output_reserve (StOutput *out, size_t len)
-{
-  /* (As st_output_write's fast path: the rest goes the slow way.)  */
-  if (G_LIKELY (out->error == 0 && len > 0 && len < out->cap - out->len))
-    return out->buf + out->len;
-  return NULL;
 }
 
 void
