@@ -24,12 +24,11 @@
 typedef struct StFastUnwinder StFastUnwinder;
 
 /* The bound of all modules' rule tables (rows read from the CFI, rules,
-   memos, hot and return tables): past it, the least recently used
+   memos, hot and return tables) is the module cache's
+   (st_module_cache_table_budget, ST_MODULE_CACHE_TABLE_BYTES), shared
+   by every unwinder on that cache: past it, the least recently used
    modules' tables are emptied between two walks, to be read again from
-   the CFI when needed (util/byte-budget.h).  The budget is the module
-   cache's (st_module_cache_table_budget), shared by every unwinder on
-   that cache.  */
-#define ST_FAST_UNWINDER_RULE_BYTES ST_MODULE_CACHE_TABLE_BYTES
+   the CFI when needed (util/byte-budget.h).  */
 
 /* Installs the rule tables' prepare hook on MODULES (before any module
    is opened).  Takes no ownership of MODULES.  */
@@ -61,7 +60,7 @@ StModulesReadiness st_fast_unwinder_readiness (StFastUnwinder *u,
    every sample walked by the full walk (to compare the two).  */
 void st_fast_unwinder_set_lean (StFastUnwinder *u, gboolean lean);
 
-/* MAX_BYTES instead of ST_FAST_UNWINDER_RULE_BYTES (0: no bound), for
+/* MAX_BYTES instead of ST_MODULE_CACHE_TABLE_BYTES (0: no bound), for
    every unwinder on U's module cache.  */
 void st_fast_unwinder_set_rule_bytes (StFastUnwinder *u, size_t max_bytes);
 /* Times a module's rule tables were emptied for the bound.  */
