@@ -391,37 +391,35 @@ process_event (const StEvent *ev, gboolean force, void *user)
   return NULL;
 }
 
-/* Raw-stack event EV with the kernel part of the held SAMPLE, when that
-   is its kernel part (the held SAMPLE is then consumed); else EV: in
-   *MERGED (not returned: a copy less per sample).  */
-static void
+/* Raw-stack event EV, to write: with the kernel part of the held SAMPLE
+   when that is its kernel part (the held SAMPLE is then consumed), made
+   in *MERGED; else EV itself, a held SAMPLE passed first.  */
+static const StEvent *
 merge_held (StPipeline *p, const StEvent *ev, StEvent *merged)
 {
+  /* (Only a capture's samples have kernel parts held: no copy of the
+     event for the others.)  */
+  if (st_kernel_join_held (p->kernel_join) == NULL)
+    return ev;
+
   const StEvent *kernel_part = st_kernel_join_take (p->kernel_join, ev,
                                                     merged);
-
-  if (kernel_part != NULL)
+  if (kernel_part == NULL)
     {
-      st_stats_event (p->stats, kernel_part, FALSE);
-      st_stats_joined (p->stats);
+      release_held (p);
+      return ev;
     }
-  else
-    release_held (p);
+  st_stats_event (p->stats, kernel_part, FALSE);
+  st_stats_joined (p->stats);
+  return merged;
 }
 
 static void
 emit_unwound (StPipeline *p, const StEvent *ev, StUnwound *u)
 {
   StEvent merged;
-  const StEvent *out = ev;
+  const StEvent *out = merge_held (p, ev, &merged);
 
-  /* (Only a capture's samples have kernel parts held: a copy of the
-     event less for the others.)  */
-  if (st_kernel_join_held (p->kernel_join) != NULL)
-    {
-      merge_held (p, ev, &merged);
-      out = &merged;
-    }
   if (u->chain_line != NULL)
     fputs (u->chain_line, p->options.chains);
   if (p->writer != NULL)
@@ -477,13 +475,12 @@ emit_event (const StEvent *ev, void *result, void *user)
       emit_unwound (p, ev, u);
       st_sample_unwinder_release (p->unwinder, u);
     }
-  else if (ev->kind == ST_EVENT_STACK_USER
-           && st_kernel_join_held (p->kernel_join) != NULL)
+  else if (ev->kind == ST_EVENT_STACK_USER)
     {
+      /* (Never a kernel part to hold.)  */
       StEvent merged;
 
-      merge_held (p, ev, &merged);
-      pass (p, &merged);
+      pass (p, merge_held (p, ev, &merged));
     }
   else
     {
