@@ -197,10 +197,7 @@ st_live_print_summary (const StLive *l, FILE *out, gboolean verbose,
 {
   StStatistics *stats = snapshot (l);
 
-  if (so_far)
-    st_summary_print_so_far (stats, out, verbose, stats != NULL);
-  else
-    st_summary_print (stats, out, verbose, stats != NULL);
+  st_summary_print (stats, out, verbose, stats != NULL, so_far);
   st_statistics_free (stats);
 }
 

@@ -270,9 +270,9 @@ print_sources (const StCounters *c, FILE *out)
   fputc ('\n', out);
 }
 
-static void
-summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
-               gboolean with_files, gboolean so_far)
+void
+st_summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
+                  gboolean with_files, gboolean so_far)
 {
   StCounters t = { 0 };
   StRecordCounters r = { 0 };
@@ -321,19 +321,6 @@ summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
   print_sources (&t, out);
 }
 
-void
-st_summary_print (const StStatistics *stats, FILE *out, gboolean verbose,
-                  gboolean with_files)
-{
-  summary_print (stats, out, verbose, with_files, FALSE);
-}
-
-void
-st_summary_print_so_far (const StStatistics *stats, FILE *out,
-                         gboolean verbose, gboolean with_files)
-{
-  summary_print (stats, out, verbose, with_files, TRUE);
-}
 
 void
 st_summary_print_call_graph (const StCallGraph *graph, FILE *out,

@@ -16,14 +16,13 @@
    file, and the input's records that have no counterpart in the output
    format (without it, that line comes only when samples, maps or comms
    were among them).  WITH_FILES: the run got as far as looking for
-   files (before, nothing is said of them).  */
+   files (before, nothing is said of them).  SO_FAR: the run goes on
+   (SIGUSR1): the total line is the counters as they stand, never a
+   conclusion about the input (samples not unwound yet may be waiting
+   for their modules).  */
 void st_summary_print (const StStatistics *stats, FILE *out,
-                       gboolean verbose, gboolean with_files);
-/* The same for a run still going (SIGUSR1): the total line is the
-   counters as they stand, never a conclusion about the input (samples
-   not unwound yet may be waiting for their modules).  */
-void st_summary_print_so_far (const StStatistics *stats, FILE *out,
-                              gboolean verbose, gboolean with_files);
+                       gboolean verbose, gboolean with_files,
+                       gboolean so_far);
 
 /* Its part on the modules' files: with VERBOSE every one, else the
    unusable ones that cost samples.  */

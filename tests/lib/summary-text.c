@@ -39,12 +39,8 @@ summary_text_of (const StStats *s, gboolean verbose, gboolean so_far)
   StStatistics *stats = st_api_statistics_new (s, NULL, 0);
   Text t;
 
-  if (so_far)
-    st_summary_print_so_far (stats, text_open (&t), verbose,
-                             st_stats_file_report (s) != NULL);
-  else
-    st_summary_print (stats, text_open (&t), verbose,
-                      st_stats_file_report (s) != NULL);
+  st_summary_print (stats, text_open (&t), verbose,
+                    st_stats_file_report (s) != NULL, so_far);
   st_statistics_free (stats);
   return text_close (&t);
 }
