@@ -463,6 +463,13 @@ st_parallel_unwind_settle (StParallelUnwind *pu)
     conclude_oldest (pu);
 }
 
+gboolean
+st_parallel_unwind_changes_model (const StEvent *ev)
+{
+  return ev->kind == ST_EVENT_MAP || ev->kind == ST_EVENT_PROCESS
+         || ev->kind == ST_EVENT_FORK || ev->kind == ST_EVENT_EXIT;
+}
+
 void
 st_parallel_unwind_apply (StParallelUnwind *pu, const StEvent *ev)
 {

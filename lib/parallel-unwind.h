@@ -73,6 +73,10 @@ StUnwound *st_parallel_unwind_result (StParallelUnwind *pu,
 /* Concludes every job submitted (their results wait for
    st_parallel_unwind_result).  */
 void st_parallel_unwind_settle (StParallelUnwind *pu);
+/* Whether EV changes what a walk reads, so that the workers' models
+   must be given it (st_parallel_unwind_apply): the process table's
+   events (st_process_table_apply), a mapping's JIT names.  */
+gboolean st_parallel_unwind_changes_model (const StEvent *ev);
 /* EV's effect on every worker's model (after settling).  */
 void st_parallel_unwind_apply (StParallelUnwind *pu, const StEvent *ev);
 /* Process PID forgotten by the pipeline's process table (its bounds),

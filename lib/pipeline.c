@@ -326,15 +326,6 @@ sample_readiness (const StEvent *ev, void *user)
   return st_sample_unwinder_readiness (p->unwinder, ev);
 }
 
-/* Whether EV changes what a walk reads: the process table's events
-   (st_process_table_apply), a mapping's JIT names.  */
-static gboolean
-changes_model (const StEvent *ev)
-{
-  return ev->kind == ST_EVENT_MAP || ev->kind == ST_EVENT_PROCESS
-         || ev->kind == ST_EVENT_FORK || ev->kind == ST_EVENT_EXIT;
-}
-
 /* process_event with workers: a sample is submitted to be walked, its
    result taken in emit_event; an event that changes the model waits
    until every sample before it is concluded.  The modules of the
@@ -343,7 +334,7 @@ changes_model (const StEvent *ev)
 static void *
 process_event_parallel (StPipeline *p, const StEvent *ev)
 {
-  if (changes_model (ev))
+  if (st_parallel_unwind_changes_model (ev))
     st_parallel_unwind_apply (p->parallel, ev);
   st_sample_unwinder_apply (p->unwinder, ev);
   if (ev->kind != ST_EVENT_STACK_USER)

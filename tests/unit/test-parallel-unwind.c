@@ -104,13 +104,6 @@ fixture_entry (Model *m)
   return found;
 }
 
-static gboolean
-changes_model (const StEvent *ev)
-{
-  return ev->kind == ST_EVENT_MAP || ev->kind == ST_EVENT_PROCESS
-         || ev->kind == ST_EVENT_FORK || ev->kind == ST_EVENT_EXIT;
-}
-
 static void
 test_fetched_on_worker (void)
 {
@@ -134,7 +127,7 @@ test_fetched_on_worker (void)
   int got;
   while ((got = st_reader_next (reader, &ev, &error)) > 0)
     {
-      if (changes_model (&ev))
+      if (st_parallel_unwind_changes_model (&ev))
         st_parallel_unwind_apply (pu, &ev);
       st_sample_unwinder_apply (main_model.su, &ev);
       if (ev.kind != ST_EVENT_STACK_USER)
