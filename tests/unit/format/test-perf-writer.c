@@ -53,6 +53,29 @@ small_attr (uint8_t attr[120])
 
 /* Every record kind through st_perf_writer_*; LATE: the second attribute
    comes after the first record.  */
+/* A writer (FILE_MODE or pipe mode) over SINK, through *OUT.  */
+static StPerfWriter *
+writer_open (Sink *sink, gboolean file_mode, StOutput **out)
+{
+  sink_open (sink, file_mode);
+  *out = st_output_new (sink->fd);
+  return st_perf_writer_new (*out, file_mode);
+}
+
+/* W finished (it must be, without error) and freed with OUT: the bytes
+   SINK got.  */
+static GByteArray *
+writer_close (StPerfWriter *w, StOutput *out, Sink *sink)
+{
+  GError *error = NULL;
+
+  g_assert_true (st_perf_writer_finish (w, &error));
+  g_assert_no_error (error);
+  st_perf_writer_free (w);
+  st_output_free (out);
+  return g_bytes_unref_to_array (sink_close (sink));
+}
+
 static GByteArray *
 write_every_kind (gboolean file_mode, gboolean late)
 {
@@ -75,7 +98,6 @@ write_every_kind (gboolean file_mode, gboolean late)
     .abi = ST_REGS_ABI_64, .regs = regs, .n_regs = 17, .stack = stack,
     .stack_size = sizeof stack,
   };
-  GError *error = NULL;
 
   for (int i = 0; i < 17; i++)
     regs[i] = 0x100 + i;
@@ -136,11 +158,7 @@ write_every_kind (gboolean file_mode, gboolean late)
   st_perf_writer_record (w, other, sizeof other);
   st_perf_writer_task (w, ST_PERF_RECORD_EXIT, PID + 10, PID, PID + 11,
                        PID + 1, 3500, &sid);
-  g_assert_true (st_perf_writer_finish (w, &error));
-  g_assert_no_error (error);
-  st_perf_writer_free (w);
-  st_output_free (out);
-  return g_bytes_unref_to_array (sink_close (&sink));
+  return writer_close (w, out, &sink);
 }
 
 /* The records of write_every_kind from event FIRST on.  */
@@ -312,7 +330,6 @@ test_writer_oversized (void)
                            .stack = stack, .stack_size = 70000 };
   GByteArray *bytes;
   Result *res;
-  GError *error = NULL;
 
   memset (&a, 0, sizeof a);
   a.size = sizeof a;
@@ -320,19 +337,13 @@ test_writer_oversized (void)
                   | ST_PERF_SAMPLE_REGS_USER | ST_PERF_SAMPLE_STACK_USER;
   a.sample_regs_user = MASK_X86_64;
   stack[69999] = 0xee;
-  sink_open (&sink, TRUE);
-  out = st_output_new (sink.fd);
-  w = st_perf_writer_new (out, TRUE);
+  w = writer_open (&sink, TRUE, &out);
   st_perf_writer_attr (w, (const uint8_t *) &a, sizeof a, &id, 1);
   g_assert_false (st_perf_writer_sample (w, a.sample_type, 2, &f));
   f.n_ips = 9000;
   f.stack_size = 8;
   g_assert_false (st_perf_writer_sample (w, a.sample_type, 2, &f));
-  g_assert_true (st_perf_writer_finish (w, &error));
-  g_assert_no_error (error);
-  st_perf_writer_free (w);
-  st_output_free (out);
-  bytes = g_bytes_unref_to_array (sink_close (&sink));
+  bytes = writer_close (w, out, &sink);
   res = read_bytes (bytes, FALSE);
   g_assert_no_error (res->error);
   g_assert_cmpuint (res->evs->len, ==, 2);
@@ -374,7 +385,6 @@ unwound_samples (gboolean file_mode)
   StOutput *out;
   StPerfWriter *w;
   Result *res;
-  GError *error = NULL;
 
   unwound.sample_type &= ~(ST_PERF_SAMPLE_REGS_USER
                            | ST_PERF_SAMPLE_STACK_USER);
@@ -383,9 +393,7 @@ unwound_samples (gboolean file_mode)
   put_attr (attr, &unwound);
   in.sample_type = raw_stacks.sample_type;
   in.sample_regs_user = raw_stacks.regs_user;
-  sink_open (&sink, file_mode);
-  out = st_output_new (sink.fd);
-  w = st_perf_writer_new (out, file_mode);
+  w = writer_open (&sink, file_mode, &out);
   st_perf_writer_attr (w, attr->data, attr->len, &id, 1);
   for (guint i = 0; i < n_samples; i++)
     {
@@ -417,11 +425,7 @@ unwound_samples (gboolean file_mode)
       put_sample (want, &unwound, &s);
       g_byte_array_free (rec, TRUE);
     }
-  g_assert_true (st_perf_writer_finish (w, &error));
-  g_assert_no_error (error);
-  st_perf_writer_free (w);
-  st_output_free (out);
-  bytes = g_bytes_unref_to_array (sink_close (&sink));
+  bytes = writer_close (w, out, &sink);
   g_assert_cmpuint (want->len, >, 1536 * 1024);
   res = read_bytes (bytes, !file_mode);
   g_assert_no_error (res->error);
@@ -476,7 +480,6 @@ test_writer_unwound_oversized (void)
   StOutput *out;
   StPerfWriter *w;
   Result *res;
-  GError *error = NULL;
   g_autofree char *why = NULL;
 
   AttrSpec unwound = spec;
@@ -491,17 +494,11 @@ test_writer_unwound_oversized (void)
   in.sample_regs_user = spec.regs_user;
   why = st_perf_sample_locate (&in, rec->data, rec->len, &spans);
   g_assert_null (why);
-  sink_open (&sink, TRUE);
-  out = st_output_new (sink.fd);
-  w = st_perf_writer_new (out, TRUE);
+  w = writer_open (&sink, TRUE, &out);
   st_perf_writer_attr (w, attr->data, attr->len, &id, 1);
   g_assert_false (st_perf_writer_unwound_sample (w, rec->data, rec->len,
                                                  &spans, chain, 9000));
-  g_assert_true (st_perf_writer_finish (w, &error));
-  g_assert_no_error (error);
-  st_perf_writer_free (w);
-  st_output_free (out);
-  bytes = g_bytes_unref_to_array (sink_close (&sink));
+  bytes = writer_close (w, out, &sink);
   res = read_bytes (bytes, FALSE);
   g_assert_no_error (res->error);
   g_assert_cmpuint (res->evs->len, ==, 1);
