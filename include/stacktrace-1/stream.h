@@ -62,7 +62,9 @@ typedef void (*StMessageFunc) (StMessageKind kind, const char *message,
 ST_PUBLIC StStream *st_stream_new (void);
 ST_PUBLIC void st_stream_free (StStream *stream);
 
-/* The input: FD (not closed by the stream) or PATH.  */
+/* The input: FD (not closed by the stream) or PATH.  A pipe's buffer is
+   grown to 1 MiB when the system allows (F_SETPIPE_SZ): fewer, larger
+   reads, and a writer that blocks less.  */
 ST_PUBLIC int st_stream_set_input_fd (StStream *stream, int fd,
                                       StFileFormat format);
 ST_PUBLIC int st_stream_set_input_path (StStream *stream, const char *path,

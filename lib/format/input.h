@@ -10,7 +10,11 @@
 
 typedef struct StInput StInput;
 
-/* Takes no ownership of FD.  */
+/* What a pipe's buffer is grown to (st_input_new).  */
+#define ST_INPUT_PIPE_BYTES (1 << 20)
+
+/* Takes no ownership of FD.  A pipe or FIFO's buffer is grown to
+   ST_INPUT_PIPE_BYTES when the system allows (fewer, larger reads).  */
 StInput *st_input_new (int fd);
 void st_input_free (StInput *in);
 

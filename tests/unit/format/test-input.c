@@ -156,6 +156,41 @@ test_input_pipe_chunks (void)
   close (fd);
 }
 
+/* A pipe's buffer grown to ST_INPUT_PIPE_BYTES, never shrunk.  */
+static void
+test_input_pipe_grown (void)
+{
+  int probe[2], fds[2];
+
+  g_assert_cmpint (pipe (probe), ==, 0);
+  gboolean allowed = fcntl (probe[0], F_SETPIPE_SZ, ST_INPUT_PIPE_BYTES) >= 0;
+  gboolean bigger = fcntl (probe[0], F_SETPIPE_SZ,
+                           2 * ST_INPUT_PIPE_BYTES) >= 0;
+  close (probe[0]);
+  close (probe[1]);
+  if (!allowed)
+    {
+      g_test_skip ("this system refuses a 1 MiB pipe");
+      return;
+    }
+  g_assert_cmpint (pipe (fds), ==, 0);
+  g_assert_cmpint (fcntl (fds[0], F_GETPIPE_SZ), <, ST_INPUT_PIPE_BYTES);
+  StInput *in = st_input_new (fds[0]);
+  g_assert_cmpint (fcntl (fds[0], F_GETPIPE_SZ), ==, ST_INPUT_PIPE_BYTES);
+  st_input_free (in);
+  if (bigger)
+    {
+      g_assert_cmpint (fcntl (fds[1], F_SETPIPE_SZ, 2 * ST_INPUT_PIPE_BYTES),
+                       >=, 0);
+      in = st_input_new (fds[0]);
+      g_assert_cmpint (fcntl (fds[0], F_GETPIPE_SZ), ==,
+                       2 * ST_INPUT_PIPE_BYTES);
+      st_input_free (in);
+    }
+  close (fds[0]);
+  close (fds[1]);
+}
+
 static void
 test_input_truncated_skip (void)
 {
@@ -379,6 +414,7 @@ main (int argc, char **argv)
   signal (SIGPIPE, SIG_IGN);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/input/pipe-chunks", test_input_pipe_chunks);
+  g_test_add_func ("/input/pipe-grown", test_input_pipe_grown);
   g_test_add_func ("/input/truncated-skip", test_input_truncated_skip);
   g_test_add_func ("/input/read-error", test_input_read_error);
   g_test_add_func ("/input/wait-stall", test_input_wait_stall);
