@@ -18,6 +18,7 @@ typedef struct
   int fd;
   dev_t dev;
   ino_t ino;
+  guint number;         /* in the order roots were held, from 0 */
   GList link;           /* in roots, data: this */
 } Root;
 
@@ -37,6 +38,7 @@ struct StProcessRoots
   GQueue roots;         /* Root, most recently seen first */
   GHashTable *pids;     /* pid -> Pid */
   GQueue pid_order;     /* Pid, most recently seen first */
+  guint roots_held;     /* ever: the next root's number */
 };
 
 StProcessRoots *
@@ -165,6 +167,7 @@ st_process_roots_set (StProcessRoots *t, int32_t pid, int dir_fd)
       r->fd = dir_fd;
       r->dev = st.st_dev;
       r->ino = st.st_ino;
+      r->number = t->roots_held++;
       r->link.data = r;
       g_queue_push_head_link (&t->roots, &r->link);
     }
@@ -269,19 +272,17 @@ st_process_roots_foreach_other (StProcessRoots *t, int32_t pid,
                                 const char *path, StRootFileFunc func,
                                 void *user)
 {
-  guint index = 0;
-
   if (path[0] != '/')
     return;
   g_mutex_lock (&t->lock);
   Pid *p = g_hash_table_lookup (t->pids, GINT_TO_POINTER (pid));
-  for (GList *l = t->roots.head; l != NULL; l = l->next, index++)
+  for (GList *l = t->roots.head; l != NULL; l = l->next)
     {
       Root *r = l->data;
       if (p != NULL && p->root == r)
         continue;
       int fd = open_in_root (r->fd, path);
-      if (fd >= 0 && func (fd, index, user))
+      if (fd >= 0 && func (fd, r->number, user))
         break;
     }
   g_mutex_unlock (&t->lock);

@@ -63,9 +63,11 @@ int st_process_roots_open (StProcessRoots *t, int32_t pid, const char *path,
 
 /* Calls FUNC with a new descriptor of PATH opened in every held root
    other than PID's (most recently seen first) where PATH exists, until
-   FUNC returns TRUE; FUNC owns the descriptor.  Holding the lock: FUNC
+   FUNC returns TRUE; FUNC owns the descriptor.  ROOT_NUMBER: the root's,
+   in the order roots were held, from 0 (its place in the list changes
+   with every sighting; its number does not).  Holding the lock: FUNC
    must not call back.  */
-typedef gboolean (*StRootFileFunc) (int fd, guint root_index, void *user);
+typedef gboolean (*StRootFileFunc) (int fd, guint root_number, void *user);
 void st_process_roots_foreach_other (StProcessRoots *t, int32_t pid,
                                      const char *path, StRootFileFunc func,
                                      void *user);
