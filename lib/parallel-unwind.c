@@ -110,11 +110,14 @@ claim (StParallelUnwind *pu)
   return NULL;
 }
 
-/* JOB walked by SU, and said so.  */
+/* JOB walked by SU, and said so; nothing when it was walked at its
+   submission (AS_IS).  */
 static void
 walk (StSampleUnwinder *su, StParallelJob *job)
 {
-  st_sample_unwinder_walk (su, job->ev, job->walk);
+  if (__atomic_load_n (&job->walked, __ATOMIC_ACQUIRE))
+    return;
+  st_sample_unwinder_walk (su, job->ev, job->walk, FALSE);
   __atomic_store_n (&job->walked, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -245,7 +248,7 @@ st_parallel_unwind_new (guint n_workers, StSampleUnwinder *main,
       /* It forgets what the pipeline's table forgets, when it does
          (st_parallel_unwind_forget), never on its own.  */
       st_process_table_set_unbounded (w->processes);
-      w->modules = make_cache (make_cache_data);
+      w->modules = make_cache (i, make_cache_data);
       w->mounts = st_capture_mounts_new (st_module_cache_resolver (w->modules));
       w->unwinder = st_sample_unwinder_new (w->processes, w->modules, NULL,
                                             NULL, NULL, NULL, &wo);
@@ -384,7 +387,8 @@ conclude_oldest (StParallelUnwind *pu)
 }
 
 StParallelJob *
-st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev)
+st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev,
+                           gboolean as_is)
 {
   /* What is walked is concluded as it goes, so that the ring holds
      what is still to walk.  */
@@ -414,6 +418,13 @@ st_parallel_unwind_submit (StParallelUnwind *pu, const StEvent *ev)
                                    : g_new0 (StWalk, 1);
   job->seq = pu->submitted;
   __atomic_store_n (&job->walked, 0, __ATOMIC_RELAXED);
+  if (as_is)
+    {
+      /* Here and now, on the pipeline's model and caches as they are
+         (published after: a worker that takes it skips it).  */
+      st_sample_unwinder_walk (pu->main, ev, job->walk, TRUE);
+      __atomic_store_n (&job->walked, 1, __ATOMIC_RELAXED);
+    }
   pu->ring[pu->submitted++ % ST_PARALLEL_IN_FLIGHT] = job;
   /* At once: a worker awake takes it now (a store, and a load).  */
   publish (pu, FALSE);

@@ -43,8 +43,8 @@ typedef struct StParallelUnwind StParallelUnwind;
 typedef struct StParallelJob StParallelJob;
 
 /* A new module cache as the pipeline's own (resolver settings, finder,
-   lazy fetch), for one worker.  */
-typedef StModuleCache *(*StModuleCacheMaker) (void *user);
+   lazy fetch), for worker WORKER (numbered from 0).  */
+typedef StModuleCache *(*StModuleCacheMaker) (guint worker, void *user);
 
 /* N_WORKERS threads; results concluded by MAIN (not owned).  NULL when
    a thread could not be started: the caller then unwinds on its own
@@ -59,9 +59,11 @@ StParallelUnwind *st_parallel_unwind_new (guint n_workers,
 void st_parallel_unwind_free (StParallelUnwind *pu);
 
 /* Raw-stack event EV, applied to the main model, to be walked; EV stays
-   valid until st_parallel_unwind_result.  */
+   valid until st_parallel_unwind_result.  AS_IS: walked at once by MAIN
+   with files being fetched not waited for (st_sample_unwinder_walk):
+   defer's cap, as --jobs 1 would.  */
 StParallelJob *st_parallel_unwind_submit (StParallelUnwind *pu,
-                                          const StEvent *ev);
+                                          const StEvent *ev, gboolean as_is);
 /* Whether JOB's result can be had without waiting for a walk (it may
    still wait for an earlier job's, with more than one worker).  Its
    batch is published if it was not yet.  */

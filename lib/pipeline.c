@@ -44,6 +44,10 @@
 /* Events between two heap trims when the input never stalls.  */
 #define TRIM_EVERY_EVENTS (1u << 16)
 
+/* Modules whose first-sight pins wait for the workers' caches, at most
+   (two descriptors each): more than a burst of new programs shows.  */
+#define PIN_SHELF_ENTRIES 64
+
 struct StPipeline
 {
   StReader *reader;
@@ -56,6 +60,8 @@ struct StPipeline
   StProcessTable *processes;
   StModuleCache *modules;
   StDebuginfod *debuginfod;   /* NULL when off */
+  StPinShelf *pin_shelf;      /* --jobs: MODULES' first-sight pins, lent
+                                 to the workers' caches */
   StSampleUnwinder *unwinder;  /* the per-sample unwinding service */
   StParallelUnwind *parallel; /* --jobs: samples walked on workers;
                                  NULL: on this thread */
@@ -119,9 +125,11 @@ write_counters (int64_t time, const StProgressCounters *counters, void *user)
 }
 
 /* A module cache looking for files as OPTIONS say (the finder: the
-   caller's own, else DEBUGINFOD's).  */
+   caller's own, else DEBUGINFOD's); for a live input, holding the
+   roots of its processes, or sharing ROOTS (may be NULL).  */
 static StModuleCache *
-module_cache_new (const StPipelineOptions *options, StDebuginfod *debuginfod)
+module_cache_new (const StPipelineOptions *options, StDebuginfod *debuginfod,
+                  StProcessRoots *roots)
 {
   StFileResolver *resolver
     = st_file_resolver_new_full (options->symfs, options->buildid_dir,
@@ -129,7 +137,9 @@ module_cache_new (const StPipelineOptions *options, StDebuginfod *debuginfod)
   if (options->given_files_only)
     st_file_resolver_set_given_only (resolver);
   StModuleCache *modules = st_module_cache_new_with_resolver (resolver);
-  if (options->live)
+  if (options->live && roots != NULL)
+    st_file_resolver_share_roots (st_module_cache_resolver (modules), roots);
+  else if (options->live)
     st_file_resolver_hold_roots (st_module_cache_resolver (modules));
   if (options->finder != NULL)
     st_module_cache_set_finder (modules, options->finder,
@@ -144,13 +154,20 @@ module_cache_new (const StPipelineOptions *options, StDebuginfod *debuginfod)
 
 /* A worker's module cache (StModuleCacheMaker): it asks the pipeline's
    debuginfod, which asks each file once and gives every thread that
-   answer, so that a file is fetched, or not, for every walk alike.  */
+   answer, so that a file is fetched, or not, for every walk alike; it
+   opens a file where the pipeline's cache did, when that one saw the
+   mapping first (pins, roots), however late its own first walk there
+   comes.  */
 static StModuleCache *
-worker_module_cache_new (void *user)
+worker_module_cache_new (guint worker, void *user)
 {
   StPipeline *p = user;
+  StFileResolver *ours = st_module_cache_resolver (p->modules);
+  StModuleCache *c = module_cache_new (&p->options, p->debuginfod,
+                                       st_file_resolver_roots (ours));
 
-  return module_cache_new (&p->options, p->debuginfod);
+  st_module_cache_share_pins (c, p->pin_shelf, (int) worker);
+  return c;
 }
 
 /* The workers' tables forget what ours forgets (parallel-unwind.h).  */
@@ -168,10 +185,8 @@ static void
 warn_one_thread (StPipeline *p)
 {
   const StPipelineOptions *o = &p->options;
-  const char *why = o->priming != ST_PRIMING_SYNC
-                    ? "with --priming drop or defer"
-                    : o->live ? "for an input being recorded now"
-                    : "with a finder of the caller's";
+  const char *why = o->priming == ST_PRIMING_DROP
+                    ? "with --priming drop" : "with a finder of the caller's";
 
   if (o->report == NULL)
     return;
@@ -181,16 +196,18 @@ warn_one_thread (StPipeline *p)
   o->report (ST_REPORT_WARNING, line, o->report_data);
 }
 
-/* Whether samples may be walked on workers with the same result: files
-   are prepared inline (sync), fetched from debuginfod if at all (its
-   answers are the same for every thread; a caller's finder promises no
-   such thing), not a live session's (process roots held as read).  */
+/* Whether samples may be walked on workers with the same result: a
+   sample is walked once its modules are ready (sync, or defer's wait;
+   drop goes on with whatever is ready on this thread at that moment),
+   with files fetched from debuginfod if at all (its answers are the
+   same for every thread; a caller's finder promises no such thing).  A
+   live input's roots and first-sight pins are this thread's, lent to
+   the workers (worker_module_cache_new).  */
 static gboolean
 parallel_applies (const StPipelineOptions *options)
 {
   return options->jobs > 1 && options->mode == ST_MODE_UNWIND
-         && options->priming == ST_PRIMING_SYNC && !options->live
-         && options->finder == NULL;
+         && options->priming != ST_PRIMING_DROP && options->finder == NULL;
 }
 
 StPipeline *
@@ -230,7 +247,14 @@ st_pipeline_new (StReader *reader, StWriter *writer,
   if (options->finder == NULL && options->debuginfod
       && !options->given_files_only)
     p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
-  p->modules = module_cache_new (options, p->debuginfod);
+  p->modules = module_cache_new (options, p->debuginfod, NULL);
+  if (parallel_applies (options))
+    {
+      p->pin_shelf = st_pin_shelf_new (MIN (options->jobs - 1,
+                                            ST_PIN_SHELF_MAX_TAKERS),
+                                       PIN_SHELF_ENTRIES);
+      st_module_cache_share_pins (p->modules, p->pin_shelf, -1);
+    }
   p->mounts = st_capture_mounts_new (st_module_cache_resolver (p->modules));
   /* After the prepare hook and the finder: workers read them.  Some
      room for one round of perf.data besides the waiting: at most half of
@@ -282,6 +306,7 @@ st_pipeline_free (StPipeline *p)
   st_priming_free (p->priming);
   st_capture_mounts_free (p->mounts);
   st_module_cache_free (p->modules);
+  st_pin_shelf_free (p->pin_shelf);
   st_debuginfod_free (p->debuginfod);
   st_sample_report_free (p->sample_report);
   st_jit_names_free (p->jit_names);
@@ -330,9 +355,12 @@ sample_readiness (const StEvent *ev, void *user)
    result taken in emit_event; an event that changes the model waits
    until every sample before it is concluded.  The modules of the
    sample's process are prepared here, as the walk on this thread would
-   (the file report and the names of --chains are this thread's).  */
+   (the file report and the names of --chains are this thread's); with
+   defer, the sample came once they were ready (RESUMED: after waiting;
+   FORCE: sent on by the cap).  */
 static void *
-process_event_parallel (StPipeline *p, const StEvent *ev)
+process_event_parallel (StPipeline *p, const StEvent *ev, gboolean force,
+                        gboolean resumed)
 {
   if (st_parallel_unwind_changes_model (ev))
     st_parallel_unwind_apply (p->parallel, ev);
@@ -344,8 +372,12 @@ process_event_parallel (StPipeline *p, const StEvent *ev)
   if (st_process_table_lookup (p->processes, ev->pid) == NULL)
     st_parallel_unwind_settle (p->parallel);
   st_sample_unwinder_readiness (p->unwinder, ev);
-  st_priming_sample_unwound (p->priming, FALSE);
-  return st_parallel_unwind_submit (p->parallel, ev);
+  st_priming_sample_unwound (p->priming, resumed);
+  /* Defer's cap sends it on as it is: walked here, now, as --jobs 1
+     would (a file being fetched is not waited for).  */
+  gboolean as_is = force && st_priming_defers (p->priming)
+                   && !st_priming_finishing (p->priming);
+  return st_parallel_unwind_submit (p->parallel, ev, as_is);
 }
 
 /* In time order: the event's effect on the process model, and unwinding.  */
@@ -355,8 +387,6 @@ process_event (const StEvent *ev, gboolean force, void *user)
   StPipeline *p = user;
   gboolean resumed = FALSE;
 
-  if (p->parallel != NULL)
-    return process_event_parallel (p, ev);
   if (ev->kind == ST_EVENT_STACK_USER && st_priming_defers (p->priming))
     {
       if (st_priming_sample_waits (p->priming, ev, force, sample_readiness,
@@ -364,6 +394,8 @@ process_event (const StEvent *ev, gboolean force, void *user)
         return ST_REORDER_LATER;
       resumed = st_priming_resuming (p->priming);
     }
+  if (p->parallel != NULL)
+    return process_event_parallel (p, ev, force, resumed);
   st_sample_unwinder_apply (p->unwinder, ev);
   if (ev->kind == ST_EVENT_STACK_USER && p->options.mode == ST_MODE_UNWIND)
     {

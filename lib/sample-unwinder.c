@@ -248,7 +248,8 @@ note_fetch_pc (StWalk *w, uint64_t pc)
    module whose file is still to be fetched (lazy debuginfod) fetches
    it: inline, then the sample is unwound again; on a worker, then the
    sample waits when MAY_WAIT (FALSE is returned), else goes as it is,
-   unprimed (drop, or defer's cap).  A module that stays unusable is
+   unprimed, when MAY_GO_UNPRIMED (drop, or defer's cap), else the fetch
+   is waited for.  A module that stays unusable is
    charged the sample.  Each round fetches a module not asked for before
    (st_module_cache_fetch asks once), so the rounds end; and with no
    bound of its own, the result is the walk with every module it meets
@@ -258,7 +259,8 @@ note_fetch_pc (StWalk *w, uint64_t pc)
 static gboolean
 unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
                  uint64_t *ips, uint64_t *sps, gboolean may_wait,
-                 StUnwindResult *r, const char **cost, StWalk *fetches)
+                 gboolean may_go_unprimed, StUnwindResult *r,
+                 const char **cost, StWalk *fetches)
 {
   /* (A bound only for modules evicted while the chain fetches: a chain
      meets no more modules than it has frames.)  */
@@ -286,7 +288,8 @@ unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
         continue;                     /* fetched inline */
       if (may_wait)
         return FALSE;
-      if (su->priming != NULL && !st_priming_finishing (su->priming))
+      if (may_go_unprimed && su->priming != NULL
+          && !st_priming_finishing (su->priming))
         {
           st_priming_sample_unprimed (su->priming);
           r->unprimed = TRUE;
@@ -490,8 +493,8 @@ st_sample_unwinder_unwind (StSampleUnwinder *su, const StEvent *raw_ev,
   /* Its registers and memory, set up once for every walk of it.  */
   StSampleContext sample;
   st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
-  if (!unwind_fetching (su, &sample, su->ips, su->sps, may_wait, &r, NULL,
-                        NULL))
+  if (!unwind_fetching (su, &sample, su->ips, su->sps, may_wait, TRUE, &r,
+                        NULL, NULL))
     return NULL;
   if (may_lack_unwind_data (&r))
     charge_no_unwind_data (su, proc, &r);
@@ -500,7 +503,7 @@ st_sample_unwinder_unwind (StSampleUnwinder *su, const StEvent *raw_ev,
 
 void
 st_sample_unwinder_walk (StSampleUnwinder *su, const StEvent *raw_ev,
-                         StWalk *w)
+                         StWalk *w, gboolean as_is)
 {
   StProcess *proc = st_process_table_get (su->processes, raw_ev->pid);
   StEvent cut;
@@ -511,7 +514,9 @@ st_sample_unwinder_walk (StSampleUnwinder *su, const StEvent *raw_ev,
   StSampleContext sample;
   st_unwinder_sample_init (su->unwinder, &sample, proc, ev);
   w->n_fetch_pcs = 0;
-  unwind_fetching (su, &sample, w->ips, w->sps, FALSE, &w->result, &cost, w);
+  w->as_is = as_is;
+  unwind_fetching (su, &sample, w->ips, w->sps, FALSE, as_is, &w->result,
+                   &cost, w);
   if (may_lack_unwind_data (&w->result))
     no_cfi = no_unwind_data_at_stop (su, proc, w->ips, &w->result,
                                      &w->no_cfi_why);
@@ -543,8 +548,12 @@ st_sample_unwinder_conclude (StSampleUnwinder *su, const StEvent *raw_ev,
     {
       const StMap *map;
       StModule *m = module_at (su, proc, w->fetch_pcs[i], &map);
-      if (m != NULL && st_module_ready (m))
-        st_module_cache_fetch (su->modules, m, map);
+      if (m == NULL || !st_module_ready (m))
+        continue;
+      st_module_cache_fetch (su->modules, m, map);
+      /* (Fetched on this cache's workers: the walk had its file.)  */
+      if (!st_module_ready (m) && !w->as_is)
+        st_module_cache_wait_for (su->modules, m);
     }
   if (w->cost_key != NULL)
     st_file_report_cost (files, w->cost_key);

@@ -119,17 +119,23 @@ typedef struct
   uint64_t *fetch_pcs;
   guint n_fetch_pcs;
   guint fetch_pcs_cap;
+  gboolean as_is;         /* walked AS_IS (st_sample_unwinder_walk) */
   uint64_t ips[ST_UNWIND_MAX_FRAMES];
   uint64_t sps[ST_UNWIND_MAX_FRAMES];
 } StWalk;
 
-/* Walks EV (applied before to SU's model) into W; never waits for a
-   preparation on another thread (SU has no priming: files are prepared
-   and fetched inline).  */
+/* Walks EV (applied before to SU's model) into W.  A file the walk
+   wants fetched is fetched, inline or (SU priming on workers) waited
+   for, so that the walk is the same on any thread -- unless AS_IS (the
+   pipeline's service only, defer's cap): then, as st_sample_unwinder_unwind
+   without waiting, a file being fetched is not waited for and the sample
+   goes unprimed.  */
 void st_sample_unwinder_walk (StSampleUnwinder *su, const StEvent *ev,
-                              StWalk *w);
+                              StWalk *w, gboolean as_is);
 /* EV's result from W, walked on a replica of SU's model as of EV's
-   time (W's arrays are reused afterwards).  */
+   time (W's arrays are reused afterwards).  The files W's walk fetched
+   are fetched on SU's cache too, and waited for unless W was walked
+   AS_IS, so that names and the file report are those of a walk here.  */
 StUnwound *st_sample_unwinder_conclude (StSampleUnwinder *su,
                                         const StEvent *ev, StWalk *w);
 /* Frees what W owns (not W).  */

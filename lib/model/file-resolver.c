@@ -37,6 +37,7 @@ struct StFileResolver
   GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
   GMutex mounts_lock;         /* tables come in while workers read */
   StProcessRoots *roots;      /* live stream: held roots, else NULL */
+  gboolean roots_borrowed;    /* ROOTS another resolver's */
   gboolean given_only;        /* only --symfs and --buildid-dir */
 };
 
@@ -196,7 +197,8 @@ st_file_resolver_free (StFileResolver *r)
   g_hash_table_destroy (r->mounts);
   g_hash_table_destroy (r->prefixes);
   g_mutex_clear (&r->mounts_lock);
-  st_process_roots_free (r->roots);
+  if (!r->roots_borrowed)
+    st_process_roots_free (r->roots);
   g_free (r);
 }
 
@@ -219,6 +221,14 @@ st_file_resolver_hold_roots (StFileResolver *r)
   if (r->roots == NULL)
     r->roots = st_process_roots_new (ST_PROCESS_ROOTS_MAX_ROOTS,
                                      ST_PROCESS_ROOTS_MAX_PIDS);
+}
+
+void
+st_file_resolver_share_roots (StFileResolver *r, StProcessRoots *roots)
+{
+  g_return_if_fail (r->roots == NULL);
+  r->roots = roots;
+  r->roots_borrowed = TRUE;
 }
 
 StProcessRoots *
@@ -449,7 +459,7 @@ typedef struct
 #define MAX_OTHER_ROOT_CANDIDATES 4
 
 static gboolean
-add_other_root (int fd, guint root_index, void *user)
+add_other_root (int fd, guint root_number, void *user)
 {
   OtherRoots *o = user;
   struct stat st;
@@ -466,7 +476,7 @@ add_other_root (int fd, guint root_index, void *user)
       return FALSE;
     }
   add (o->list, ST_FILE_SOURCE_OTHER_ROOT,
-       g_strdup_printf ("%s (in held root %u)", o->path, root_index),
+       g_strdup_printf ("%s (in held root %u)", o->path, root_number),
        fd)->owns_fd = TRUE;
   return same_file || ++o->added == MAX_OTHER_ROOT_CANDIDATES;
 }

@@ -122,6 +122,10 @@ const char *st_file_resolver_symfs (const StFileResolver *r);
 /* Live stream: hold the roots of the processes from now on (the table
    is the resolver's; bounds in process-roots.h).  Before modules open.  */
 void st_file_resolver_hold_roots (StFileResolver *r);
+/* Live stream, --jobs: ROOTS, another resolver's (not owned, outliving
+   R), instead: a worker's resolver finds files in the roots held for
+   the pipeline's thread.  Before modules open.  */
+void st_file_resolver_share_roots (StFileResolver *r, StProcessRoots *roots);
 
 /* From now on only the files the user gave: --symfs DIR and the build-id
    directories given (--buildid-dir, DIR/.build-id), never this machine's

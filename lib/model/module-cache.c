@@ -68,6 +68,8 @@ struct StModuleCache
   uint64_t ready_generation;
   guint64 prepared_by_workers;
   gint pinned;              /* atomic: descriptors of pinned files open */
+  StPinShelf *pin_shelf;    /* --jobs: first-sight pins lent (not owned) */
+  int pin_taker;            /* -1: this cache lends its pins, else takes */
   gboolean lazy_fetch;      /* the finder waits for a sample's need */
   uint64_t retry_generation;
   StFileReport *report;     /* what every module's file was */
@@ -81,6 +83,16 @@ typedef struct
   StMap map;
   gboolean fetch;           /* only ask the finder (st_module_cache_fetch) */
 } Job;
+
+/* REC as a string.  */
+static char *
+recorded_name (const Recorded *rec)
+{
+  g_autofree char *id = st_build_id_hex (rec->build_id, rec->build_id_len);
+
+  return g_strdup_printf ("%s#%" G_GUINT64_FORMAT ":%u:%u:%s", rec->filename,
+                          rec->inode, rec->dev_major, rec->dev_minor, id);
+}
 
 static guint
 recorded_hash (gconstpointer key)
@@ -491,11 +503,21 @@ lookup (StModuleCache *c, const StMap *map)
       m->cached->cache = c;
       m->cached->pins = ST_FILE_PINS_NONE;
       /* First sight: the process may still be there to ask for its own
-         files.  */
+         files -- or, for a worker's cache, the pipeline's cache asked
+         when it saw the mapping first.  */
       if (g_atomic_int_get (&c->pinned) < MAX_PINNED_FILES
           && !st_file_resolver_given_only (st_module_cache_resolver (c)))
         {
-          st_file_pins_open (&m->cached->pins, map);
+          /* (On the shelf by what the stream recorded: the key may
+             say whether the local file is there, which changes.)  */
+          g_autofree char *shelved = c->pin_shelf != NULL
+                                     ? recorded_name (&rec) : NULL;
+          if (shelved == NULL || c->pin_taker < 0
+              || !st_pin_shelf_take (c->pin_shelf, shelved, c->pin_taker,
+                                     &m->cached->pins))
+            st_file_pins_open (&m->cached->pins, map);
+          if (shelved != NULL && c->pin_taker < 0)
+            st_pin_shelf_put (c->pin_shelf, shelved, &m->cached->pins);
           if (st_file_pins_any (&m->cached->pins))
             g_atomic_int_inc (&c->pinned);
         }
@@ -520,6 +542,13 @@ lookup (StModuleCache *c, const StMap *map)
   g_ref_string_acquire ((char *) rec.filename);
   g_hash_table_insert (c->by_recorded, g_memdup2 (&rec, sizeof rec), m);
   return m;
+}
+
+void
+st_module_cache_share_pins (StModuleCache *c, StPinShelf *shelf, int taker)
+{
+  c->pin_shelf = shelf;
+  c->pin_taker = taker;
 }
 
 void

@@ -39,6 +39,7 @@
 
 #include "model/address-space.h"
 #include "model/file-resolver.h"
+#include "model/pin-shelf.h"
 #include "util/byte-budget.h"
 
 struct StDebuginfod;
@@ -189,6 +190,14 @@ void st_module_cache_set_finder (StModuleCache *c, StModuleFinder finder,
    FETCH_DEFERRED, until st_module_cache_fetch.  So downloads are made
    for the modules samples need, not for every mapping seen.  */
 void st_module_cache_set_lazy_fetch (StModuleCache *c, gboolean lazy);
+
+/* --jobs: from now on (before the first lookup), first-sight pins go
+   through SHELF (pin-shelf.h, not owned, outliving C): TAKER -1, C puts
+   a copy of the pins it opens there (the pipeline's cache); else C
+   takes them from there, as taker TAKER, instead of opening its own
+   when the shelf has them (a worker's).  */
+void st_module_cache_share_pins (StModuleCache *c, StPinShelf *shelf,
+                                 int taker);
 
 /* A sample needs MODULE (READY, FETCH_DEFERRED; MAP one of its
    mappings): asks the finder for its file now -- inline without

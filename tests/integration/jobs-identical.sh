@@ -5,14 +5,18 @@
 # for the committed fixture (perf.data and capture input, the two
 # engines, stitching with --truncate-stack), a damaged and a cut
 # perf.data, and a fresh multi-threaded recording (skipped, 77, when
-# perf cannot record here; the rest has run by then).  Nothing timed:
-# speed is make bench's.
+# perf cannot record here; the rest has run by then) -- each read from
+# the file (--priming sync) and through a pipe (a live input: --priming
+# defer, the roots of its processes held; the statistics file but for
+# the priming figures that tell how long samples waited, which vary
+# from run to run at any --jobs).  Nothing timed: speed is make bench's.
 . "$TESTS_SRCDIR/lib/test-lib.sh"
 need_stacktrace
 fx=$TESTS_DATA/fixture
 
 # run LABEL JOBS INPUT ARGS...: every output of one run into
 # $tmp/LABEL-jJOBS.*; the exit status in $tmp/LABEL-jJOBS.status.
+# INPUT read from the file, or through a pipe when VIA is pipe.
 run ()
 {
   r_label=$1 r_jobs=$2 r_input=$3
@@ -22,20 +26,50 @@ run ()
     # No debuginfod (DEBUGINFOD_URLS may be set here): no server is
     # asked from a test.  (debuginfod-fallback.sh compares --jobs with
     # a server of its own.)
-    "$STACKTRACE" --jobs "$r_jobs" -i "$r_input" --force --no-debuginfod \
-      --output-format $r_format -o "$r_out.$r_format" \
-      --chains "$r_out.$r_format.chains" \
-      --stats-file "$r_out.$r_format.stats" --summary "$@" \
-      >"$r_out.$r_format.summary" 2>"$r_out.$r_format.err"
+    if [ "$via" = pipe ]; then
+      cat "$r_input" | "$STACKTRACE" --jobs "$r_jobs" -i - --force \
+        --no-debuginfod --output-format $r_format -o "$r_out.$r_format" \
+        --chains "$r_out.$r_format.chains" \
+        --stats-file "$r_out.$r_format.stats" --summary "$@" \
+        >"$r_out.$r_format.summary" 2>"$r_out.$r_format.err"
+    else
+      "$STACKTRACE" --jobs "$r_jobs" -i "$r_input" --force --no-debuginfod \
+        --output-format $r_format -o "$r_out.$r_format" \
+        --chains "$r_out.$r_format.chains" \
+        --stats-file "$r_out.$r_format.stats" --summary "$@" \
+        >"$r_out.$r_format.summary" 2>"$r_out.$r_format.err"
+    fi
     echo $? >"$r_out.$r_format.status"
-    # The clock at the end of the run differs from run to run.
-    grep -v -e '^time' -e '^uptime_ms=' "$r_out.$r_format.stats" \
+    # A capture made from a perf.data stream without perf's clock is
+    # dated when it is written (the header's capture_time, bytes 8 to
+    # 71; from a file, by the file's time).
+    if [ "$via" = pipe ] && [ $r_format = sysprof ]; then
+      tail -c +73 "$r_out.$r_format" >"$r_out.$r_format.undated" \
+        && mv "$r_out.$r_format.undated" "$r_out.$r_format"
+    fi
+    # The clock at the end of the run differs from run to run, and so
+    # do how often and how long samples waited for their modules.
+    grep -v -e '^time' -e '^uptime_ms=' -e '^priming\.waits=' \
+      -e '^priming\.deferred=' -e '^priming\.stalls=' \
+      -e '^priming\.held_bytes=' "$r_out.$r_format.stats" \
       >"$r_out.$r_format.stats-noclock"
   done
 }
 
-# same LABEL INPUT ARGS...: runs at 1, 2 and 8 jobs compared.
+# same LABEL INPUT ARGS...: runs at 1, 2 and 8 jobs compared, reading
+# INPUT from the file and through a pipe (LABEL-pipe).
 same ()
+{
+  via=file
+  same_via "$@"
+  s_label=$1
+  shift
+  via=pipe
+  same_via "$s_label-pipe" "$@"
+}
+
+# same_via LABEL INPUT ARGS...: runs at 1, 2 and 8 jobs compared.
+same_via ()
 {
   s_label=$1
   shift
@@ -59,13 +93,13 @@ same ()
        "the same at --jobs 1, 2 and 8"
 }
 
-# Where workers cannot give one thread's result, the run says it goes
-# on one thread.
-"$STACKTRACE" --jobs 2 --priming defer -i "$fx/fixture.data" \
-  --symfs "$fx" -o "$tmp/defer.data" --force 2>"$tmp/defer.err" \
-  || fail "--jobs 2 --priming defer failed: $(cat "$tmp/defer.err")"
-grep -F -q -e "--jobs 2: unwinding on one thread: workers are not used with --priming drop or defer" \
-  "$tmp/defer.err" || fail "--jobs 2 with --priming defer did not say it used one thread: $(cat "$tmp/defer.err")"
+# Where workers cannot give one thread's result (drop: what is ready on
+# the main thread at that moment), the run says it goes on one thread.
+"$STACKTRACE" --jobs 2 --priming drop -i "$fx/fixture.data" \
+  --symfs "$fx" -o "$tmp/drop.data" --force 2>"$tmp/drop.err" \
+  || fail "--jobs 2 --priming drop failed: $(cat "$tmp/drop.err")"
+grep -F -q -e "--jobs 2: unwinding on one thread: workers are not used with --priming drop" \
+  "$tmp/drop.err" || fail "--jobs 2 with --priming drop did not say it used one thread: $(cat "$tmp/drop.err")"
 
 # Bad values are refused.
 for bad in -1 65 x; do

@@ -14,7 +14,11 @@
 #   inode, and the samples unwound as live;
 # - gone: read again after the cat ended too: the chroot's files of the
 #   ended processes are named as "its process ended before it was
-#   found", never "replaced since recorded".
+#   found", never "replaced since recorded";
+# - each also at --jobs 2 (workers walking with the roots and
+#   first-sight pins of the main thread): live, the same criteria (the
+#   same stream read by a second stacktrace through tee); late and gone,
+#   the --chains file and the file report byte for byte --jobs 1's.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 need_stacktrace
@@ -58,9 +62,15 @@ perf record -q -a -N -e cpu-clock -c 500000 --call-graph=dwarf -o - -- \
 recorder=$!
 # The stream as it is written (tail follows the file), read by stacktrace
 # at once: a live pipe that perf itself never waits for.
-tail -c +1 --pid=$recorder -f "$tmp/live.data" \
+# The same stream, as it comes, to a second stacktrace at --jobs 2.
+mkfifo "$tmp/jobs2.fifo" || die "mkfifo failed"
+"$STACKTRACE" --jobs 2 -f perf -v -i "$tmp/jobs2.fifo" \
+  --chains "$tmp/live2.chains" -o /dev/null 2>"$tmp/live2.err" &
+jobs2=$!
+tail -c +1 --pid=$recorder -f "$tmp/live.data" | tee "$tmp/jobs2.fifo" \
   | "$STACKTRACE" -f perf -v --chains "$tmp/live.chains" -o /dev/null \
       2>"$tmp/live.err" || fail "live: stacktrace failed"
+wait $jobs2 || fail "live --jobs 2: stacktrace failed: $(cat "$tmp/live2.err")"
 wait $recorder || { cat "$tmp/live.record.log"; fail "live: perf record failed"; }
 grep '^stacktrace: total:' "$tmp/live.err" | sed 's/^/live: /'
 # As root, the run is sandboxed (doc/ROBUSTNESS, "Privileges"): the
@@ -86,6 +96,18 @@ ours ()
 ours live
 ST_MIN_LEAF_SAMPLES=100 check_chains live uses-lib "$tmp/live.ours" \
   || fail "live: uses-lib's samples did not unwind to main"
+ours live2
+ST_MIN_LEAF_SAMPLES=100 check_chains live-jobs2 uses-lib "$tmp/live2.ours" \
+  || fail "live --jobs 2: uses-lib's samples did not unwind to main"
+grep -qF -e "--jobs 2: unwinding on one thread" "$tmp/live2.err" \
+  && fail "live --jobs 2: workers not used: $(cat "$tmp/live2.err")"
+# (Not asserted: two readers of a live stream need not find the same
+# files at the same moments.)
+if cmp -s "$tmp/live.chains" "$tmp/live2.chains"; then
+  echo "live: the same chains at --jobs 1 and 2"
+else
+  echo "live: the chains at --jobs 1 and 2 differ (not asserted)"
+fi
 
 # Refusals of the chroot's own files (/app: only the test's chroot has
 # them; its copies of the system's libraries share their names with
@@ -99,6 +121,25 @@ refused ()
 if refused "$tmp/live.err"; then
   fail "live: files of the chroot refused"
 fi
+if refused "$tmp/live2.err"; then
+  fail "live --jobs 2: files of the chroot refused"
+fi
+
+# same_at_jobs2 LABEL: the stream read again at --jobs 2 (by now it
+# reads the same roots and processes as LABEL's run did): its chains and
+# its file report (the verbose summary's file lines) are LABEL's.
+same_at_jobs2 ()
+{
+  cat "$tmp/live.data" \
+    | "$STACKTRACE" --jobs 2 -f perf -v --chains "$tmp/$1-j2.chains" \
+        -o /dev/null 2>"$tmp/$1-j2.err" || fail "$1 --jobs 2: stacktrace failed"
+  cmp -s "$tmp/$1.chains" "$tmp/$1-j2.chains" \
+    || fail "$1: the chains differ at --jobs 2"
+  grep -F 'stacktrace:   ' "$tmp/$1.err" >"$tmp/$1.files"
+  grep -F 'stacktrace:   ' "$tmp/$1-j2.err" >"$tmp/$1-j2.files"
+  cmp -s "$tmp/$1.files" "$tmp/$1-j2.files" \
+    || fail "$1: the file report differs at --jobs 2: $(diff "$tmp/$1.files" "$tmp/$1-j2.files")"
+}
 
 # --- late: every uses-lib has ended, cat still runs ------------------------
 # (A regular file is not live: read it through a pipe.)
@@ -114,6 +155,7 @@ grep -E '^stacktrace:   [^ ]*libc\.so\.6: .*\((other-root|process-root), inode\)
 if refused "$tmp/late.err"; then
   fail "late: files of the chroot refused"
 fi
+same_at_jobs2 late
 
 # --- gone: the chroot's last process ended too -----------------------------
 exec 9>&-
@@ -122,6 +164,7 @@ cat "$tmp/live.data" \
   | "$STACKTRACE" -f perf -v --chains "$tmp/gone.chains" -o /dev/null \
       2>"$tmp/gone.err" || fail "gone: stacktrace failed"
 grep '^stacktrace: total:' "$tmp/gone.err" | sed 's/^/gone: /'
+same_at_jobs2 gone
 if grep -E "^stacktrace:   (/app/|$root/|/lib|/usr/lib).*replaced since recorded" \
      "$tmp/gone.err"; then
   fail "gone: files of ended processes called replaced"

@@ -48,7 +48,7 @@ find_fixture (StModuleFileKind kind, const char *path,
 /* A cache as the pipeline makes one: the fixture's build-id cache (the
    recording kernel's [vdso]), the finder, lazy fetching.  */
 static StModuleCache *
-cache_new (void *user)
+cache_new (guint worker, void *user)
 {
   StFileResolver *resolver = st_file_resolver_new_full (NULL, ST_FIXTURE_DIR,
                                                         NULL);
@@ -71,7 +71,7 @@ static void
 model_init (Model *m, Finder *f, const StSampleUnwinderOptions *o)
 {
   m->processes = st_process_table_new ();
-  m->modules = cache_new (f);
+  m->modules = cache_new (0, f);
   m->stats = st_stats_new ();
   m->su = st_sample_unwinder_new (m->processes, m->modules, m->stats, NULL,
                                   NULL, NULL, o);
@@ -137,7 +137,7 @@ test_fetched_on_worker (void)
         }
       st_sample_unwinder_readiness (main_model.su, &ev);
       guint calls_before = __atomic_load_n (&finder.calls, __ATOMIC_SEQ_CST);
-      StParallelJob *job = st_parallel_unwind_submit (pu, &ev);
+      StParallelJob *job = st_parallel_unwind_submit (pu, &ev, FALSE);
       /* Polled, not timed: the worker's walk is what is waited for.  */
       while (!st_parallel_unwind_ready (pu, job))
         g_usleep (100);
