@@ -35,6 +35,7 @@ export G_SLICE=always-malloc
 export TSAN_OPTIONS="halt_on_error=0 suppressions=$top/tools/tsan.supp log_path=$logs/tsan"
 
 for t in util/test-worker-pool model/test-module-cache test-reorder \
+         test-parallel-unwind \
          test-priming model/test-debuginfod-fetch api/test-session-threads; do
   echo "== unit/$t"
   log=$logs/$(basename "$t").out
@@ -50,7 +51,7 @@ chmod +x "$builddir/st-primed"
 run_script ()
 {
   STACKTRACE=$2 TESTS_SRCDIR=$top/tests TESTS_BUILDDIR=$builddir/tests \
-    TESTS_DATA=$top/tests/data sh "$top/tests/$1" \
+    TESTS_DATA=$top/tests/data sh "$top/tests/integration/$1" \
     >"$logs/$1.$ST_TSAN_PRIMING.out" 2>&1
   echo "== $1 (--priming $ST_TSAN_PRIMING): exit status $?"
 }

@@ -150,7 +150,8 @@ stat_of ()
 # cache (every answer at once: the replicas fetch side by side, and a
 # walk that met a module not yet fetched must still fetch it): the
 # capture, the --chains file, the statistics (but for their clock
-# lines) and the messages the same byte for byte.
+# lines) and the messages the same byte for byte; and so with --priming
+# defer at --jobs 1, 2 and 8.
 same_at_jobs ()
 {
   sj_label=$1
@@ -177,6 +178,32 @@ same_at_jobs ()
     done
   done
   echo "$sj_label: the same at --jobs 1, 2 and 8"
+  # With --priming defer (a pipe's default): modules prepared and files
+  # fetched on priming's threads, a sample walked on a worker once they
+  # are ready, a file the walk wants fetched by the worker and waited
+  # for by the main thread.  Compared with defer at --jobs 1, but for
+  # how long samples waited (which varies at --jobs 1 too).
+  for sj_jobs in 1 2 8; do
+    sj_l=$sj_label-defer-j$sj_jobs
+    st_case "$sj_l" "$sj_l" "$@" --priming defer --jobs $sj_jobs \
+      || { fail "$sj_label: --priming defer --jobs $sj_jobs failed"; continue; }
+    if grep -F -q "workers are not used" "$tmp/$sj_l.err"; then
+      fail "$sj_label: --priming defer --jobs $sj_jobs went on one thread"
+    fi
+    grep -v -e '^time' -e '^uptime_ms=' -e '^priming\.waits=' \
+      -e '^priming\.deferred=' -e '^priming\.stalls=' \
+      -e '^priming\.held_bytes=' "$tmp/$sj_l.stats" >"$tmp/$sj_l.stats-noclock"
+    grep -v -F -e "--jobs" -e "priming" "$tmp/$sj_l.err" >"$tmp/$sj_l.err-nojobs"
+    [ $sj_jobs = 1 ] && continue
+    for sj_what in syscap chains stats-noclock err-nojobs; do
+      cmp "$tmp/$sj_label-defer-j1.$sj_what" "$tmp/$sj_l.$sj_what" >/dev/null \
+        || fail "$sj_label: --priming defer --jobs $sj_jobs differs from --jobs 1 ($sj_what)"
+    done
+  done
+  # Defer waits for what sync fetches inline: the same chains.
+  cmp "$tmp/$sj_label.chains" "$tmp/$sj_label-defer-j1.chains" >/dev/null \
+    || fail "$sj_label: --priming defer's chains differ from sync's"
+  echo "$sj_label: the same with --priming defer at --jobs 1, 2 and 8"
 }
 
 # expect_fetched LABEL N: N files asked for and found, no more: code
