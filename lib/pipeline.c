@@ -632,6 +632,7 @@ input_wait (void *user)
     {
       p->trimmed_at = now;
       p->events_untrimmed = 0;
+      st_reorder_trim (p->reorder);
       if (p->options.trim_heap)
         st_heap_trim ();
       if (p->options.idle != NULL)

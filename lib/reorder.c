@@ -6,9 +6,14 @@
    a sample with an 8 KiB stack copy takes 8.5 KiB, not a 16 KiB size
    class), and a chunk goes back when its last block is done: blocks
    leave nearly in the order they came, so chunks empty as the window
-   moves on.  One empty chunk is kept for the next; the others are
-   unmapped, so what a burst took (a wait for priming holds up to
-   --priming-cap) is given back to the system once it is over.
+   moves on.  Up to SPARE_CHUNKS empty chunks are kept for the next
+   (with --jobs the window holds a thousand samples waiting for their
+   walks, and a chunk that empties is soon wanted again: unmapped and
+   mapped afresh, each cost 256 page faults and zeroing, a tenth of a
+   piped run at --jobs 2); the others are unmapped, and st_reorder_trim
+   gives back all but one, so that what a burst took (a wait for
+   priming holds up to --priming-cap) goes back to the system once the
+   input is idle.
 
    Processing may have to wait (JIT-style priming, --priming defer): the
    events released so far form a to-do list in processing order, each
@@ -54,11 +59,13 @@ struct Pending
    allocated alone.  */
 #define CHUNK_BYTES ((size_t) 1 << 20)
 #define BLOCK_ALIGN 16
+#define SPARE_CHUNKS 8
 
 struct Chunk
 {
   size_t used;              /* bytes cut, from the chunk's start */
   size_t live;              /* blocks not done */
+  Chunk *next_spare;        /* in SPARES */
 };
 #define CHUNK_HEAD ((sizeof (Chunk) + BLOCK_ALIGN - 1) & ~(size_t) (BLOCK_ALIGN - 1))
 
@@ -82,7 +89,8 @@ struct StReorder
      the pipeline's thread at --jobs 2 on a 6 GB recording.  */
   Pending *unqueued;
   Chunk *current;           /* blocks are cut from it */
-  Chunk *spare;             /* empty, kept for the next */
+  Chunk *spares;            /* empty, kept for the next (a stack) */
+  guint n_spares;
   guint chunks;             /* mapped, CURRENT and SPARE included */
   size_t bytes;
   uint64_t seq;
@@ -154,9 +162,11 @@ chunk_new (StReorder *r)
 static void
 chunk_release (StReorder *r, Chunk *c)
 {
-  if (r->spare == NULL)
+  if (r->n_spares < SPARE_CHUNKS)
     {
-      r->spare = c;
+      c->next_spare = r->spares;
+      r->spares = c;
+      r->n_spares++;
       return;
     }
   munmap (c, CHUNK_BYTES);
@@ -184,10 +194,11 @@ block_new (StReorder *r, size_t bytes)
         {
           if (c != NULL)
             r->current = NULL;      /* released by its last block */
-          if (r->spare != NULL)
+          if (r->spares != NULL)
             {
-              c = r->spare;
-              r->spare = NULL;
+              c = r->spares;
+              r->spares = c->next_spare;
+              r->n_spares--;
             }
           else if ((c = chunk_new (r)) == NULL)
             {
@@ -223,6 +234,27 @@ block_free (StReorder *r, Pending *p)
     }
 }
 
+/* Unmaps the spare chunks but KEEP.  */
+static void
+release_spares (StReorder *r, guint keep)
+{
+  while (r->n_spares > keep)
+    {
+      Chunk *c = r->spares;
+      r->spares = c->next_spare;
+      r->n_spares--;
+      munmap (c, CHUNK_BYTES);
+      r->chunks--;
+    }
+}
+
+void
+st_reorder_trim (StReorder *r)
+{
+  if (r != NULL)
+    release_spares (r, 1);
+}
+
 void
 st_reorder_free (StReorder *r)
 {
@@ -238,8 +270,7 @@ st_reorder_free (StReorder *r)
     }
   if (r->current != NULL)
     munmap (r->current, CHUNK_BYTES);
-  if (r->spare != NULL)
-    munmap (r->spare, CHUNK_BYTES);
+  release_spares (r, 0);
   g_ptr_array_unref (r->todo);
   g_free (r);
 }

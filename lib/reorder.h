@@ -81,8 +81,13 @@ size_t st_reorder_bytes (const StReorder *r);
 
 /* Bytes of the chunks the held events are cut from (blocks too big for
    a chunk not counted): what the window takes from the system.  Chunks
-   emptied are given back but one.  */
+   emptied are kept for the next blocks, up to 8 MiB, and given back
+   beyond.  */
 size_t st_reorder_mapped_bytes (const StReorder *r);
+
+/* The input is idle: empty chunks kept for the next blocks given back
+   but one.  R may be NULL.  */
+void st_reorder_trim (StReorder *r);
 
 /* Times the buffer cap forced a flush.  */
 guint st_reorder_overflows (const StReorder *r);
