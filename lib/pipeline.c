@@ -633,6 +633,7 @@ input_wait (void *user)
       p->trimmed_at = now;
       p->events_untrimmed = 0;
       st_reorder_trim (p->reorder);
+      st_reader_trim (p->reader);
       if (p->options.trim_heap)
         st_heap_trim ();
       if (p->options.idle != NULL)
@@ -666,8 +667,10 @@ st_pipeline_run (StPipeline *p, GError **error)
       p->reorder = st_reorder_new (process_event, emit_event, p,
                                    ST_REORDER_MAX_BYTES,
                                    p->options.output_format == ST_FORMAT_SYSPROF);
-      /* Events of a mapped file are held in place, not copied.  */
+      /* Events are held in place, not copied: in a mapped file, or in
+         the input's memory, which keeps them there until released.  */
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
+      st_reader_hold (p->reader);
       if (p->parallel != NULL)
         st_reorder_set_emit_when_ready (p->reorder, parallel_result_ready);
     }
@@ -687,6 +690,7 @@ st_pipeline_run (StPipeline *p, GError **error)
           st_reorder_set_emit_when_ready (p->reorder, parallel_result_ready);
         }
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
+      st_reader_hold (p->reader);
     }
 
   st_reader_set_wait_func (p->reader,

@@ -6,7 +6,15 @@
    by after it was mapped, is read into a buffer with plain read() calls
    (pread from the file's offset for a grown file).  The buffer keeps each
    byte at the same alignment (mod 16) as its input offset, so 8-aligned
-   frames and records can be read in place.  */
+   frames and records can be read in place.
+
+   A buffer's bytes move when it makes room (the unconsumed rest goes to
+   its start), unless the caller holds events in it (st_input_hold):
+   then a full buffer is retired as it is, the rest copied to a fresh
+   one, and retired buffers are kept until st_input_release passes
+   their end (then kept as spares for the next, up to SPARE_SEGMENTS).
+   So a pipe's events can be held back without copying them, as a
+   mapped file's are.  */
 #include "config.h"
 
 #include <fcntl.h>
@@ -24,6 +32,22 @@
 
 #define ST_INPUT_CHUNK (1u << 20)
 
+/* A held buffer's size (larger when a record needs more), and the empty
+   ones kept for the next.  */
+#define SEGMENT_BYTES (2 * ST_INPUT_CHUNK)
+#define SPARE_SEGMENTS 4
+
+/* A buffer retired while the caller held events in it.  */
+typedef struct Segment Segment;
+struct Segment
+{
+  uint8_t *data;
+  size_t cap;
+  size_t filled;      /* bytes read into it: DATA[0, FILLED) */
+  uint64_t end;       /* input offset of DATA[FILLED] */
+  Segment *next;      /* newer first (retired), or the next spare */
+};
+
 struct StInput
 {
   int fd;
@@ -39,6 +63,10 @@ struct StInput
   int wake_fd;              /* -1: none */
   StInputReadFunc read_func;  /* NULL: read(2) of FD */
   void *read_data;
+  gboolean holds;           /* st_input_hold: BUF's bytes never move */
+  Segment *retired;         /* newest first */
+  Segment *spares;
+  guint n_spares;
 
   /* A mapped regular file: MAP holds file offsets [0, MAP_LEN).  */
   uint8_t *map;
@@ -49,6 +77,19 @@ struct StInput
   StMappingGuard *guard;    /* MAP, against a file that shrinks */
   uint64_t intact;          /* MAP is valid below this offset */
 };
+
+/* Frees LIST and its buffers.  */
+static void
+free_segments (Segment *list)
+{
+  while (list != NULL)
+    {
+      Segment *s = list;
+      list = s->next;
+      g_free (s->data);
+      g_free (s);
+    }
+}
 
 /* Given back in steps of this much (MADV_DONTNEED).  */
 #define ST_INPUT_RELEASE_STEP (8u << 20)
@@ -177,6 +218,8 @@ st_input_free (StInput *in)
       st_mapping_guard_remove (in->guard);
       munmap (in->map, in->map_len);
     }
+  free_segments (in->retired);
+  free_segments (in->spares);
   g_free (in->buf);
   g_free (in);
 }
@@ -239,6 +282,42 @@ wait_for_data (StInput *in, GError **error)
     }
 }
 
+/* BUF retired as it is, its unconsumed rest copied to the start of a
+   fresh buffer with room for KEEP bytes and a chunk.  */
+static void
+retire_buffer (StInput *in, size_t keep, size_t shift)
+{
+  size_t have = in->end - in->start;
+  size_t need = MAX ((size_t) SEGMENT_BYTES, shift + keep + ST_INPUT_CHUNK);
+  Segment *old = g_new (Segment, 1);
+  uint8_t *fresh;
+
+  old->data = in->buf;
+  old->cap = in->cap;
+  old->filled = in->end;
+  old->end = in->offset + have;
+  old->next = in->retired;
+  in->retired = old;
+  if (in->spares != NULL && need <= in->spares->cap)
+    {
+      Segment *spare = in->spares;
+      in->spares = spare->next;
+      in->n_spares--;
+      fresh = spare->data;
+      in->cap = spare->cap;
+      g_free (spare);
+    }
+  else
+    {
+      fresh = g_malloc (need);
+      in->cap = need;
+    }
+  memcpy (fresh + shift, in->buf + in->start, have);
+  in->buf = fresh;
+  in->start = shift;
+  in->end = shift + have;
+}
+
 /* Makes room for N unconsumed bytes plus a chunk to read into.  */
 static void
 make_room (StInput *in, size_t n)
@@ -249,6 +328,11 @@ make_room (StInput *in, size_t n)
 
   if (in->start + keep + ST_INPUT_CHUNK <= in->cap)
     return;
+  if (in->holds && in->buf != NULL)
+    {
+      retire_buffer (in, keep, shift);
+      return;
+    }
   if (in->start != shift)
     {
       memmove (in->buf + shift, in->buf + in->start, have);
@@ -441,18 +525,80 @@ st_input_fd (const StInput *in)
   return in->fd;
 }
 
+/* Whether LEN bytes at P lie in DATA[0, FILLED).  */
+static inline gboolean
+within (const uint8_t *p, size_t len, const uint8_t *data, size_t filled)
+{
+  return p >= data && p <= data + filled && (size_t) (data + filled - p) >= len;
+}
+
 gboolean
 st_input_stable (const StInput *in, const void *ptr, size_t len)
 {
   const uint8_t *p = ptr;
 
-  return in->map != NULL && p >= in->map && p <= in->map + in->map_len
-         && (size_t) (in->map + in->map_len - p) >= len;
+  if (in->map != NULL && within (p, len, in->map, in->map_len))
+    return TRUE;
+  if (!in->holds || in->buf == NULL)
+    return FALSE;
+  /* Mostly the buffer being read; else a recent one.  */
+  if (within (p, len, in->buf, in->end))
+    return TRUE;
+  for (const Segment *s = in->retired; s != NULL; s = s->next)
+    if (within (p, len, s->data, s->filled))
+      return TRUE;
+  return FALSE;
+}
+
+void
+st_input_hold (StInput *in)
+{
+  in->holds = TRUE;
+}
+
+/* The retired buffers whose every byte lies before OFFSET: spares, or
+   freed past SPARE_SEGMENTS.  */
+static void
+release_retired (StInput *in, uint64_t offset)
+{
+  Segment **link = &in->retired;
+
+  /* Newest first: once one ends before OFFSET, all older ones do.  */
+  while (*link != NULL && (*link)->end > offset)
+    link = &(*link)->next;
+  while (*link != NULL)
+    {
+      Segment *s = *link;
+      *link = s->next;
+      if (in->n_spares < SPARE_SEGMENTS && s->cap == SEGMENT_BYTES)
+        {
+          s->next = in->spares;
+          in->spares = s;
+          in->n_spares++;
+        }
+      else
+        {
+          s->next = NULL;
+          free_segments (s);
+        }
+    }
+}
+
+void
+st_input_trim (StInput *in)
+{
+  if (in->spares == NULL)
+    return;
+  free_segments (in->spares->next);
+  in->spares->next = NULL;
+  in->n_spares = 1;
 }
 
 void
 st_input_release (StInput *in, uint64_t offset)
 {
+  if (in->retired != NULL)
+    release_retired (in, MIN (offset, in->offset));
   if (in->map == NULL)
     return;
   /* Never past what was read: "nothing held" (G_MAXUINT64 from an empty

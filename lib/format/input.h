@@ -66,12 +66,21 @@ const uint8_t *st_input_peek_header (StInput *in, size_t n, const char *what,
 
 /* Whether LEN bytes at PTR (from a peek) stay valid until released with
    st_input_release, rather than until the next peek: true of a mapped
-   file.  */
+   file, and of what is read once the caller holds (st_input_hold).  */
 gboolean st_input_stable (const StInput *in, const void *ptr, size_t len);
 
+/* The caller holds what it peeks, until released (st_input_release):
+   from now on the bytes read are never moved, and st_input_stable is
+   true of them too.  Memory: the buffers from the oldest byte held to
+   the newest read, and up to 8 MiB of spares.  */
+void st_input_hold (StInput *in);
+
 /* The caller holds nothing before input OFFSET any more: a mapped file's
-   pages there can go.  */
+   pages there can go, and so can held buffers.  */
 void st_input_release (StInput *in, uint64_t offset);
+
+/* The input is idle: spare buffers given back but one.  */
+void st_input_trim (StInput *in);
 
 /* Consumes N bytes that were peeked.  */
 void st_input_consume (StInput *in, size_t n);

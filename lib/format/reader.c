@@ -192,7 +192,19 @@ st_reader_stable (const void *ptr, size_t len, void *reader)
 }
 
 void
+st_reader_hold (StReader *r)
+{
+  st_input_hold (r->input);
+}
+
+void
 st_reader_release (StReader *r, uint64_t offset)
 {
   st_input_release (r->input, offset);
+}
+
+void
+st_reader_trim (StReader *r)
+{
+  st_input_trim (r->input);
 }

@@ -45,10 +45,16 @@ void st_reader_set_wait_func (StReader *reader, unsigned interval_ms,
 /* See st_input_set_wake_fd.  */
 void st_reader_set_wake_fd (StReader *reader, int fd);
 /* Whether LEN bytes at PTR (from an event) outlive the next
-   st_reader_next call, until released: true of a mapped input file.  */
+   st_reader_next call, until released: true of a mapped input file, and
+   of the input read once the caller holds events (st_reader_hold).  */
 bool st_reader_stable (const void *ptr, size_t len, void *reader);
+/* The caller holds events until it releases them: the input read into
+   memory keeps them in place (st_input_hold).  */
+void st_reader_hold (StReader *reader);
 /* Nothing before input OFFSET is held any more.  */
 void st_reader_release (StReader *reader, uint64_t offset);
+/* The input is idle: memory kept for what comes next given back.  */
+void st_reader_trim (StReader *reader);
 /* Input bytes consumed so far.  */
 uint64_t st_reader_offset (const StReader *reader);
 /* See st_input_intact_end: G_MAXUINT64 unless the input file shrank.  */

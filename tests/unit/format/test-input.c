@@ -156,6 +156,68 @@ test_input_pipe_chunks (void)
   close (fd);
 }
 
+/* Held (st_input_hold): what was peeked stays in place, unchanged and
+   stable, across megabytes of later peeks (some larger than the buffer)
+   until released; released, the buffers are used again: reading on
+   with releases as it goes takes no more memory.  Not held: an earlier
+   peek is not stable.  */
+static void
+test_input_pipe_held (void)
+{
+  const uint64_t size = 64 * 1024 * 1024;
+  int fd;
+  GThread *t = start_feeder (&fd, size);
+  StInput *in = st_input_new (fd);
+  const uint8_t *kept[64];
+  uint64_t kept_at[64];
+  guint n_kept = 0;
+
+  /* Not held yet.  */
+  const uint8_t *first = peek_check (in, 100);
+  st_input_consume (in, 100);
+  peek_check (in, 3 * 1024 * 1024);
+  g_assert_false (st_input_stable (in, first, 100));
+  st_input_consume (in, 3 * 1024 * 1024);
+
+  st_input_hold (in);
+  for (guint i = 0; st_input_offset (in) < 16 * 1024 * 1024; i++)
+    {
+      size_t n = i % 50 == 49 ? 2 * 1024 * 1024 + 3 : 1 + (i * 7919) % 9000;
+      const uint8_t *p = peek_check (in, n);
+      if (i % 40 == 0 && n_kept < G_N_ELEMENTS (kept))
+        {
+          kept[n_kept] = p;
+          kept_at[n_kept++] = st_input_offset (in);
+        }
+      st_input_consume (in, n);
+    }
+  g_assert_cmpuint (n_kept, >=, 8);
+  for (guint k = 0; k < n_kept; k++)
+    {
+      g_assert_true (st_input_stable (in, kept[k], 1));
+      check_bytes (kept[k], kept_at[k], 1);
+    }
+
+  /* Released as it goes (a window of about a megabyte): the memory
+     stays what it was.  */
+  st_input_release (in, G_MAXUINT64);
+  st_input_trim (in);
+  guint64 rss_before = proc_status_kib ("RssAnon");
+  while (st_input_offset (in) < size - 16 * 1024)
+    {
+      peek_check (in, 8192);
+      st_input_consume (in, 8192);
+      st_input_release (in, st_input_offset (in) - MIN (st_input_offset (in),
+                                                        1024 * 1024));
+    }
+  guint64 rss_after = proc_status_kib ("RssAnon");
+  g_assert_cmpuint (rss_after, <=, rss_before + 12 * 1024);
+
+  st_input_free (in);
+  g_thread_join (t);
+  close (fd);
+}
+
 /* A pipe's buffer grown to ST_INPUT_PIPE_BYTES, never shrunk.  */
 static void
 test_input_pipe_grown (void)
@@ -415,6 +477,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/input/pipe-chunks", test_input_pipe_chunks);
   g_test_add_func ("/input/pipe-grown", test_input_pipe_grown);
+  g_test_add_func ("/input/pipe-held", test_input_pipe_held);
   g_test_add_func ("/input/truncated-skip", test_input_truncated_skip);
   g_test_add_func ("/input/read-error", test_input_read_error);
   g_test_add_func ("/input/wait-stall", test_input_wait_stall);
