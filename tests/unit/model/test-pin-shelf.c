@@ -8,13 +8,13 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "model/address-space.h"
 #include "model/module-cache.h"
 #include "model/pin-shelf.h"
 
@@ -85,36 +85,27 @@ test_lend (void)
   st_pin_shelf_free (s);
 }
 
-/* The mapping of PATH in process PID, from its maps, into *MAP.  */
+/* The first mapping of PATH in process PID, as its maps say, into *MAP
+   (its name: PATH, interned and referenced for the caller).  */
 static gboolean
 find_mapping (int pid, const char *path, StMap *map)
 {
-  g_autofree char *maps_path = g_strdup_printf ("/proc/%d/maps", pid);
-  g_autofree char *text = NULL;
+  StAddressSpace *as = st_address_space_new ();
+  gboolean found = FALSE;
 
-  if (!g_file_get_contents (maps_path, &text, NULL, NULL))
-    return FALSE;
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      unsigned long long start, end, off, inode;
-      unsigned int maj, min;
-      char perms[8];
-      int name_at = 0;
-      if (sscanf (lines[i], "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
-                  perms, &off, &maj, &min, &inode, &name_at) < 7
-          || name_at == 0 || strcmp (lines[i] + name_at, path) != 0)
-        continue;
-      map->start = start;
-      map->end = end;
-      map->pgoff = off;
-      map->inode = inode;
-      map->dev_major = maj;
-      map->dev_minor = min;
-      map->pid = pid;
-      return TRUE;
-    }
-  return FALSE;
+  if (st_address_space_load_proc (as, pid))
+    for (guint i = 0; i < st_address_space_size (as) && !found; i++)
+      {
+        const StMap *m = st_address_space_get (as, i);
+        if (strcmp (m->filename, path) == 0)
+          {
+            *map = *m;
+            map->filename = g_ref_string_new_intern (path);
+            found = TRUE;
+          }
+      }
+  st_address_space_free (as);
+  return found;
 }
 
 static void
@@ -150,7 +141,6 @@ test_process_gone_file_deleted (void)
   /* Its mapping appears with the exec (already there once the exec
      closed READY).  */
   g_assert_true (find_mapping (child, path, &map));
-  map.filename = g_ref_string_new_intern (path);
 
   StPinShelf *shelf = st_pin_shelf_new (1, 8);
   StModuleCache *ours = st_module_cache_new (NULL);
