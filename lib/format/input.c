@@ -10,16 +10,17 @@
 
    A buffer's bytes move when it makes room (the unconsumed rest goes to
    its start), unless the caller holds events in it (st_input_hold):
-   then a full buffer is retired as it is, the rest copied to a fresh
-   one, and retired buffers are kept until st_input_release passes
-   their end (then kept as spares for the next, up to SPARE_SEGMENTS).
-   So a pipe's events can be held back without copying them, as a
-   mapped file's are.  */
+   then a full buffer that holds bytes the caller may hold (consumed
+   before its last st_input_mark_held) is retired as it is, the rest
+   copied to a fresh one, and retired buffers are kept until
+   st_input_release passes their end (then kept as spares for the next,
+   up to SPARE_SEGMENTS).  So a pipe's events can be held back without
+   copying them, as a mapped file's are, and what is read in one go
+   (garbage skipped between two events) still takes one buffer.  */
 #include "config.h"
 
-#include <fcntl.h>
-
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,6 +65,8 @@ struct StInput
   StInputReadFunc read_func;  /* NULL: read(2) of FD */
   void *read_data;
   gboolean holds;           /* st_input_hold: BUF's bytes never move */
+  uint64_t may_hold_end;    /* the caller may hold bytes below this */
+  uint64_t buf_first;       /* input offset of BUF's first byte kept */
   Segment *retired;         /* newest first */
   Segment *spares;
   guint n_spares;
@@ -328,11 +331,14 @@ make_room (StInput *in, size_t n)
 
   if (in->start + keep + ST_INPUT_CHUNK <= in->cap)
     return;
-  if (in->holds && in->buf != NULL)
+  if (in->holds && in->buf != NULL && in->buf_first < in->may_hold_end)
     {
       retire_buffer (in, keep, shift);
+      in->buf_first = in->offset;
       return;
     }
+  /* (Nothing in BUF can be held: it may move.)  */
+  in->buf_first = in->offset;
   if (in->start != shift)
     {
       memmove (in->buf + shift, in->buf + in->start, have);
@@ -554,6 +560,12 @@ void
 st_input_hold (StInput *in)
 {
   in->holds = TRUE;
+}
+
+void
+st_input_mark_held (StInput *in)
+{
+  in->may_hold_end = in->offset;
 }
 
 /* The retired buffers whose every byte lies before OFFSET: spares, or

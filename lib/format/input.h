@@ -74,6 +74,10 @@ gboolean st_input_stable (const StInput *in, const void *ptr, size_t len);
    true of them too.  Memory: the buffers from the oldest byte held to
    the newest read, and up to 8 MiB of spares.  */
 void st_input_hold (StInput *in);
+/* What was consumed so far may be held (the caller is about to read
+   its next event); what is consumed from now on until the next mark
+   is not, so that bytes read in one go (garbage skipped) may move.  */
+void st_input_mark_held (StInput *in);
 
 /* The caller holds nothing before input OFFSET any more: a mapped file's
    pages there can go, and so can held buffers.  */

@@ -122,6 +122,8 @@ st_reader_free (StReader *r)
 int
 st_reader_next (StReader *r, StEvent *ev, GError **error)
 {
+  /* Events given out before may be held; what this call skips is not.  */
+  st_input_mark_held (r->input);
   if (r->capture != NULL)
     return st_capture_reader_next (r->capture, ev, error);
   return st_perf_reader_next (r->perf, ev, error);
