@@ -166,18 +166,36 @@ grep -q '^damage.skipped=1$' "$tmp/garbage.stats" \
 
 # Endless: a pipe of the fixture then that garbage (and newlines, 10:
 # no multiple of 8 either) without end, stopped by SIGTERM twice (the
-# first reads on, the second stops).
+# first reads on, the second stops).  The garbage is read within one
+# event's read: the memory the run has past 64 MB it still has past
+# 256 MB (a pipe's buffers are kept only while they may hold events).
 # shellcheck disable=SC2059
 (cat "$fx/fixture.syscap"; exec yes "$(printf "$garbage_bytes")") \
   | "$STACKTRACE" --symfs "$fx" -o /dev/null --stats-file "$tmp/endless.stats" \
       2>"$tmp/endless.err" &
 st_pid=$!   # the last command of the pipeline
-past_fixture ()
+# past BYTES: the run has read more than BYTES.
+past ()
 {
   n=$(sed -n 's/^input_bytes=//p' "$tmp/endless.stats" 2>/dev/null)
-  [ -n "$n" ] && [ "$n" -gt 700000 ]
+  [ -n "$n" ] && [ "$n" -gt "$1" ]
 }
-if wait_for "the garbage to be read" past_fixture; then
+# peak_kib: the run's peak resident memory so far.
+peak_kib ()
+{
+  sed -n 's/^VmHWM:[^0-9]*\([0-9]*\) kB$/\1/p' "/proc/$st_pid/status"
+}
+if wait_for "the garbage to be read" past 700000; then
+  if wait_for "64 MB of garbage to be read" past 67108864; then
+    peak_before=$(peak_kib)
+    wait_for "256 MB of garbage to be read" past 268435456
+    peak_after=$(peak_kib)
+    echo "endless garbage: peak RSS ${peak_before:-?} KiB past 64 MB read," \
+         "${peak_after:-?} KiB past 256 MB"
+    [ -n "$peak_before" ] && [ -n "$peak_after" ] \
+      && [ "$peak_after" -le $((peak_before + 16384)) ] \
+      || fail "endless garbage: memory grew with the garbage read"
+  fi
   kill -TERM "$st_pid"
   wait_for "the drain message" grep -q "reading the input to its end" \
     "$tmp/endless.err" && kill -TERM "$st_pid"
