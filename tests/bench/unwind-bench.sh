@@ -6,7 +6,8 @@
 # of --engine dwfl and of `perf script --no-inline -F ip,sym` on the same
 # capture, the ratios, and the targets of issue 4; then samples/s and
 # peak RSS at --jobs 0 (one per processor) and the scaling
-# from --jobs 1 (issue 33); then the per-sample level of the library
+# from --jobs 1 (issue 33), and the same read through a pipe (cat |:
+# not mapped, --priming defer); then the per-sample level of the library
 # (tests/bench/session-bench.c: st_records_* into one StSession) against
 # the command, whole run and steady state (issue 32).
 #
@@ -195,7 +196,7 @@ printf '%-8s %7s %5s | %9s %9s %9s %6s | %8s %6s | %8s %6s | %6s %6s\n' \
   capture samples fr/sm "fast s/s" "steady" "frames/s" "RSS MB" "dwfl s/s" \
   "RSS MB" "perf s/s" "RSS MB" "x dwfl" "x perf"
 declare -A fast_rate fast_steady fast_rss jobs_rate jobs_rss jobs_scale
-declare -A dwfl_scale api_rate api_steady
+declare -A dwfl_scale api_rate api_steady pipe_rate pipe_jobs_rate
 # The per-sample level, built on the public header against this build's
 # library (skipped when either is missing).
 api_bench=
@@ -233,6 +234,17 @@ for name in "${names[@]}"; do
   jobs_rate[$name]=$(rate "$samples" "$best")
   jobs_rss[$name]=$best_rss
   jobs_scale[$name]=$(ratio "$fast_wall" "$best")
+  # Through a pipe: the whole of `cat | stacktrace` (the "-i FILE" pair
+  # is for warm_input).
+  for j in 1 0; do
+    best_of pipe sh -c 'cat "$2" | "$3" --jobs "$4" -i - -o /dev/null' _ \
+      -i "$data" "$stacktrace" "$j" || die "$name: through a pipe failed"
+    if [ "$j" = 1 ]; then
+      pipe_rate[$name]=$(rate "$samples" "$best")
+    else
+      pipe_jobs_rate[$name]=$(rate "$samples" "$best")
+    fi
+  done
   if [ -n "$api_bench" ]; then
     # Best of RUNS, each pass on its own.
     read -r api_n api_whole api_warm < <(
@@ -269,6 +281,15 @@ for name in "${names[@]}"; do
 done
 echo "  (dwfl x: the libdwfl engine, unwinding-bound, at --jobs 0" \
      "--jobs against --jobs 1, one run each)"
+echo
+echo "Through a pipe (cat FILE | stacktrace -i -: read, not mapped," \
+     "--priming defer), whole run:"
+printf '%-8s %9s %9s %9s\n' capture "j1 s/s" "jN s/s" "x file"
+for name in "${names[@]}"; do
+  printf '%-8s %9s %9s %9s\n' "$name" "${pipe_rate[$name]}" \
+    "${pipe_jobs_rate[$name]}" "$(ratio "${pipe_rate[$name]}" "${fast_rate[$name]}")"
+done
+echo "  (x file: --jobs 1 through the pipe against --jobs 1 from the file)"
 
 if [ -n "$api_bench" ]; then
   echo
