@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -30,7 +31,7 @@ struct Page
 
 struct StCodePages
 {
-  GMutex lock;
+  pthread_mutex_t lock;
   GHashTable *pages;     /* (LOCK) PageKey * -> the Page holding it */
   Page *newest;          /* (LOCK) */
   Page *oldest;          /* (LOCK) */
@@ -62,7 +63,7 @@ st_code_pages_new (void)
   StCodePages *cp = g_new0 (StCodePages, 1);
   struct rlimit rl;
 
-  g_mutex_init (&cp->lock);
+  pthread_mutex_init (&cp->lock, NULL);
   cp->pages = g_hash_table_new (key_hash, key_equal);
   /* A sixteenth of what the process may open, so that the modules'
      descriptors never crowd out the caller's.  */
@@ -85,7 +86,7 @@ st_code_pages_free (StCodePages *cp)
       g_free (p);
     }
   g_hash_table_destroy (cp->pages);
-  g_mutex_clear (&cp->lock);
+  pthread_mutex_destroy (&cp->lock);
   g_free (cp);
 }
 
@@ -194,7 +195,7 @@ st_code_pages_read (StCodePages *cp, uint64_t file_id, int fd,
 
   if (offset > (uint64_t) G_MAXINT64 - len)
     return FALSE;
-  g_mutex_lock (&cp->lock);
+  pthread_mutex_lock (&cp->lock);
   while (len > 0)
     {
       PageKey key = { file_id, offset / ST_CODE_PAGE_SIZE };
@@ -212,24 +213,24 @@ st_code_pages_read (StCodePages *cp, uint64_t file_id, int fd,
       offset += n;
       len -= n;
     }
-  g_mutex_unlock (&cp->lock);
+  pthread_mutex_unlock (&cp->lock);
   return ok;
 }
 
 size_t
 st_code_pages_bytes (StCodePages *cp)
 {
-  g_mutex_lock (&cp->lock);
+  pthread_mutex_lock (&cp->lock);
   size_t bytes = cp->n_pages * sizeof (Page);
-  g_mutex_unlock (&cp->lock);
+  pthread_mutex_unlock (&cp->lock);
   return bytes;
 }
 
 uint64_t
 st_code_pages_reads (StCodePages *cp)
 {
-  g_mutex_lock (&cp->lock);
+  pthread_mutex_lock (&cp->lock);
   uint64_t n = cp->n_reads;
-  g_mutex_unlock (&cp->lock);
+  pthread_mutex_unlock (&cp->lock);
   return n;
 }

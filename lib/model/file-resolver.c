@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ struct StFileResolver
   GHashTable *mounts;         /* pid -> GArray of Mount; pid 0: the
                                  recorder's own table */
   GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
-  GMutex mounts_lock;         /* tables come in while workers read */
+  pthread_mutex_t mounts_lock;         /* tables come in while workers read */
   StProcessRoots *roots;      /* live stream: held roots, else NULL */
   gboolean roots_borrowed;    /* ROOTS another resolver's */
   gboolean given_only;        /* only --symfs and --buildid-dir */
@@ -183,7 +184,7 @@ st_file_resolver_new_full (const char *symfs, const char *buildid_dir,
                                      mounts_free);
   r->prefixes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                        mounts_free);
-  g_mutex_init (&r->mounts_lock);
+  pthread_mutex_init (&r->mounts_lock, NULL);
   return r;
 }
 
@@ -196,7 +197,7 @@ st_file_resolver_free (StFileResolver *r)
   g_ptr_array_unref (r->buildid_dirs);
   g_hash_table_destroy (r->mounts);
   g_hash_table_destroy (r->prefixes);
-  g_mutex_clear (&r->mounts_lock);
+  pthread_mutex_destroy (&r->mounts_lock);
   if (!r->roots_borrowed)
     st_process_roots_free (r->roots);
   g_free (r);
@@ -319,13 +320,13 @@ st_file_resolver_add_mountinfo (StFileResolver *r, int32_t pid,
       else
         mount_clear (&m);
     }
-  g_mutex_lock (&r->mounts_lock);
+  pthread_mutex_lock (&r->mounts_lock);
   if (g_hash_table_size (r->mounts) >= ST_FILE_RESOLVER_MAX_TABLES
       && !g_hash_table_contains (r->mounts, GINT_TO_POINTER (pid)))
     g_array_unref (mounts);     /* bounded: later processes go without */
   else
     g_hash_table_replace (r->mounts, GINT_TO_POINTER (pid), mounts);
-  g_mutex_unlock (&r->mounts_lock);
+  pthread_mutex_unlock (&r->mounts_lock);
 }
 
 static gint
@@ -343,7 +344,7 @@ st_file_resolver_add_prefix (StFileResolver *r, int32_t pid,
 {
   if (inside[0] != '/' || host[0] != '/')
     return;
-  g_mutex_lock (&r->mounts_lock);
+  pthread_mutex_lock (&r->mounts_lock);
   GArray *list = g_hash_table_lookup (r->prefixes, GINT_TO_POINTER (pid));
   if (list == NULL
       && g_hash_table_size (r->prefixes) < ST_FILE_RESOLVER_MAX_TABLES)
@@ -358,7 +359,7 @@ st_file_resolver_add_prefix (StFileResolver *r, int32_t pid,
       g_array_append_val (list, p);
       g_array_sort (list, by_order);
     }
-  g_mutex_unlock (&r->mounts_lock);
+  pthread_mutex_unlock (&r->mounts_lock);
 }
 
 /* Whether PATH lies under directory DIR; *REST is what follows (starting
@@ -487,11 +488,11 @@ static void
 add_translated (const StFileResolver *r, GArray *list, int32_t pid,
                 const char *path)
 {
-  GMutex *lock = &((StFileResolver *) r)->mounts_lock;
+  pthread_mutex_t *lock = &((StFileResolver *) r)->mounts_lock;
 
   if (pid <= 0)
     return;
-  g_mutex_lock (lock);
+  pthread_mutex_lock (lock);
   char *host_path = translate_locked (r, pid, path);
   if (host_path != NULL)
     add (list, ST_FILE_SOURCE_MOUNTS, host_path, -1);
@@ -504,7 +505,7 @@ add_translated (const StFileResolver *r, GArray *list, int32_t pid,
         add (list, ST_FILE_SOURCE_MOUNTS,
              g_build_filename (p->host, rest, NULL), -1);
     }
-  g_mutex_unlock (lock);
+  pthread_mutex_unlock (lock);
 }
 
 /* --- candidates -------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "model/pin-shelf.h"
@@ -19,7 +20,7 @@ typedef struct
 
 struct StPinShelf
 {
-  GMutex lock;
+  pthread_mutex_t lock;
   guint64 all_takers;
   guint max_entries;
   GHashTable *by_key;    /* key -> Entry (owned) */
@@ -50,7 +51,7 @@ st_pin_shelf_new (guint n_takers, guint max_entries)
                         NULL);
 
   StPinShelf *s = g_new0 (StPinShelf, 1);
-  g_mutex_init (&s->lock);
+  pthread_mutex_init (&s->lock, NULL);
   s->all_takers = n_takers == 64 ? G_MAXUINT64
                                  : (G_GUINT64_CONSTANT (1) << n_takers) - 1;
   s->max_entries = MAX (max_entries, 1);
@@ -66,7 +67,7 @@ st_pin_shelf_free (StPinShelf *s)
   if (s == NULL)
     return;
   g_hash_table_destroy (s->by_key);
-  g_mutex_clear (&s->lock);
+  pthread_mutex_destroy (&s->lock);
   g_free (s);
 }
 
@@ -83,10 +84,10 @@ st_pin_shelf_put (StPinShelf *s, const char *key, const StFilePins *pins)
 {
   if (!st_file_pins_any (pins))
     return;
-  g_mutex_lock (&s->lock);
+  pthread_mutex_lock (&s->lock);
   if (g_hash_table_contains (s->by_key, key))
     {
-      g_mutex_unlock (&s->lock);
+      pthread_mutex_unlock (&s->lock);
       return;
     }
   if (g_queue_get_length (&s->order) >= s->max_entries)
@@ -98,7 +99,7 @@ st_pin_shelf_put (StPinShelf *s, const char *key, const StFilePins *pins)
   e->link.data = e;
   g_queue_push_tail_link (&s->order, &e->link);
   g_hash_table_insert (s->by_key, e->key, e);
-  g_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&s->lock);
 }
 
 gboolean
@@ -109,11 +110,11 @@ st_pin_shelf_take (StPinShelf *s, const char *key, guint taker,
 
   *pins = ST_FILE_PINS_NONE;
   g_return_val_if_fail (taker < ST_PIN_SHELF_MAX_TAKERS, FALSE);
-  g_mutex_lock (&s->lock);
+  pthread_mutex_lock (&s->lock);
   Entry *e = g_hash_table_lookup (s->by_key, key);
   if (e == NULL || (e->taken_by & bit) != 0)
     {
-      g_mutex_unlock (&s->lock);
+      pthread_mutex_unlock (&s->lock);
       return FALSE;
     }
   pins->root_fd = copy_fd (e->pins.root_fd);
@@ -121,15 +122,15 @@ st_pin_shelf_take (StPinShelf *s, const char *key, guint taker,
   e->taken_by |= bit;
   if ((e->taken_by & s->all_takers) == s->all_takers)
     remove_locked (s, e);
-  g_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&s->lock);
   return st_file_pins_any (pins);
 }
 
 guint
 st_pin_shelf_size (StPinShelf *s)
 {
-  g_mutex_lock (&s->lock);
+  pthread_mutex_lock (&s->lock);
   guint n = g_queue_get_length (&s->order);
-  g_mutex_unlock (&s->lock);
+  pthread_mutex_unlock (&s->lock);
   return n;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -32,7 +33,7 @@ typedef struct
 
 struct StProcessRoots
 {
-  GMutex lock;
+  pthread_mutex_t lock;
   guint max_roots;
   guint max_pids;
   GQueue roots;         /* Root, most recently seen first */
@@ -46,7 +47,7 @@ st_process_roots_new (guint max_roots, guint max_pids)
 {
   StProcessRoots *t = g_new0 (StProcessRoots, 1);
 
-  g_mutex_init (&t->lock);
+  pthread_mutex_init (&t->lock, NULL);
   t->max_roots = MAX (max_roots, 1);
   t->max_pids = MAX (max_pids, 1);
   t->pids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
@@ -67,7 +68,7 @@ st_process_roots_free (StProcessRoots *t)
       close (r->fd);
       g_free (r);
     }
-  g_mutex_clear (&t->lock);
+  pthread_mutex_destroy (&t->lock);
   g_free (t);
 }
 
@@ -146,7 +147,7 @@ st_process_roots_set (StProcessRoots *t, int32_t pid, int dir_fd)
       close (dir_fd);
       return;
     }
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   Root *r = NULL;
   for (GList *l = t->roots.head; l != NULL; l = l->next)
     {
@@ -172,7 +173,7 @@ st_process_roots_set (StProcessRoots *t, int32_t pid, int dir_fd)
       g_queue_push_head_link (&t->roots, &r->link);
     }
   assign_locked (t, pid, r, FALSE);
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
 }
 
 void
@@ -184,7 +185,7 @@ st_process_roots_see (StProcessRoots *t, int32_t pid, gboolean exec)
     return;
   if (!exec)
     {
-      g_mutex_lock (&t->lock);
+      pthread_mutex_lock (&t->lock);
       Pid *p = g_hash_table_lookup (t->pids, GINT_TO_POINTER (pid));
       if (p != NULL)
         {
@@ -193,7 +194,7 @@ st_process_roots_see (StProcessRoots *t, int32_t pid, gboolean exec)
           g_queue_push_head_link (&t->pid_order, &p->link);
           touch_root (t, p->root);
         }
-      g_mutex_unlock (&t->lock);
+      pthread_mutex_unlock (&t->lock);
       if (p != NULL)
         return;
     }
@@ -209,23 +210,23 @@ st_process_roots_fork (StProcessRoots *t, int32_t parent, int32_t child)
 {
   if (parent <= 0 || child <= 0 || parent == child)
     return;
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   Pid *p = g_hash_table_lookup (t->pids, GINT_TO_POINTER (parent));
   Pid *old = g_hash_table_lookup (t->pids, GINT_TO_POINTER (child));
   if (p != NULL)
     assign_locked (t, child, p->root, TRUE);
   else if (old != NULL)
     forget_pid (t, old);        /* a pid reused: not that process */
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
 }
 
 gboolean
 st_process_roots_seen_alive (StProcessRoots *t, int32_t pid)
 {
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   Pid *p = g_hash_table_lookup (t->pids, GINT_TO_POINTER (pid));
   gboolean seen = p != NULL && !p->inherited;
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
   return seen;
 }
 
@@ -256,14 +257,14 @@ st_process_roots_open (StProcessRoots *t, int32_t pid, const char *path,
 
   if (path[0] != '/')
     return -1;
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   Pid *p = g_hash_table_lookup (t->pids, GINT_TO_POINTER (pid));
   if (p != NULL)
     {
       fd = open_in_root (p->root->fd, path);
       *inherited = p->inherited;
     }
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
   return fd;
 }
 
@@ -274,7 +275,7 @@ st_process_roots_foreach_other (StProcessRoots *t, int32_t pid,
 {
   if (path[0] != '/')
     return;
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   Pid *p = g_hash_table_lookup (t->pids, GINT_TO_POINTER (pid));
   for (GList *l = t->roots.head; l != NULL; l = l->next)
     {
@@ -285,23 +286,23 @@ st_process_roots_foreach_other (StProcessRoots *t, int32_t pid,
       if (fd >= 0 && func (fd, r->number, user))
         break;
     }
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
 }
 
 guint
 st_process_roots_n_roots (StProcessRoots *t)
 {
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   guint n = t->roots.length;
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
   return n;
 }
 
 guint
 st_process_roots_n_pids (StProcessRoots *t)
 {
-  g_mutex_lock (&t->lock);
+  pthread_mutex_lock (&t->lock);
   guint n = g_hash_table_size (t->pids);
-  g_mutex_unlock (&t->lock);
+  pthread_mutex_unlock (&t->lock);
   return n;
 }
