@@ -7,7 +7,10 @@
    as the pipeline's own.  Nothing a walk touches is shared between
    threads, so the caches (rule tables, Dwfls, module LRU, code pages)
    need no lock, and a walk gives what it would on the pipeline's
-   thread: it depends only on the model and the files.
+   thread: it depends only on the model and the files.  What the
+   workers' caches ask of the pipeline's to find the same files is
+   behind locks of its own, outside the walk: debuginfod's answers, a
+   live input's held roots, first-sight pins (pin-shelf.h).
 
    The pipeline's thread submits each sample after applying it to its
    own model (the model is then as of the sample's time), and takes the
