@@ -216,6 +216,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
 {
   StPipeline *p = g_new0 (StPipeline, 1);
   StDamageHandler damage = { on_damage, p };
+  gboolean workers = parallel_applies (options);
 
   p->reader = reader;
   p->writer = writer;
@@ -248,7 +249,7 @@ st_pipeline_new (StReader *reader, StWriter *writer,
       && !options->given_files_only)
     p->debuginfod = st_debuginfod_new (options->debuginfod_urls);
   p->modules = module_cache_new (options, p->debuginfod, NULL);
-  if (parallel_applies (options))
+  if (workers)
     {
       p->pin_shelf = st_pin_shelf_new (MIN (options->jobs - 1,
                                             ST_PIN_SHELF_MAX_TAKERS),
@@ -279,11 +280,18 @@ st_pipeline_new (StReader *reader, StWriter *writer,
                                         p->jit_names, &uo);
   /* N threads: this one (reading, concluding, writing) and N - 1
      workers walking.  */
-  if (parallel_applies (options))
+  if (workers)
     p->parallel = st_parallel_unwind_new (options->jobs - 1, p->unwinder,
                                           worker_module_cache_new, p, &uo);
   else if (options->jobs > 1 && options->mode == ST_MODE_UNWIND)
     warn_one_thread (p);
+  if (workers && p->parallel == NULL)
+    {
+      /* No thread started: no taker for the pins (nothing was looked
+         up yet).  */
+      st_module_cache_share_pins (p->modules, NULL, -1);
+      g_clear_pointer (&p->pin_shelf, st_pin_shelf_free);
+    }
   if (p->parallel != NULL)
     st_process_table_set_forget_func (p->processes, forget_in_workers, p);
   st_reader_set_damage_handler (reader, &damage);

@@ -10,7 +10,9 @@
    (with --jobs the window holds a thousand samples waiting for their
    walks, and a chunk that empties is soon wanted again: unmapped and
    mapped afresh, each cost 256 page faults and zeroing, a tenth of a
-   piped run at --jobs 2); the others are unmapped, and st_reorder_trim
+   piped run at --jobs 2 while a pipe's events were copied here; they
+   still are where the reader made them, perf's compressed records);
+   the others are unmapped, and st_reorder_trim
    gives back all but one, so that what a burst took (a wait for
    priming holds up to --priming-cap) goes back to the system once the
    input is idle.
@@ -91,7 +93,7 @@ struct StReorder
   Chunk *current;           /* blocks are cut from it */
   Chunk *spares;            /* empty, kept for the next (a stack) */
   guint n_spares;
-  guint chunks;             /* mapped, CURRENT and SPARE included */
+  guint chunks;             /* mapped, CURRENT and SPARES included */
   size_t bytes;
   uint64_t seq;
   int64_t last_time;        /* newest time seen so far */

@@ -36,7 +36,7 @@ struct StFileResolver
   GHashTable *mounts;         /* pid -> GArray of Mount; pid 0: the
                                  recorder's own table */
   GHashTable *prefixes;       /* pid -> GArray of Prefix, by order */
-  pthread_mutex_t mounts_lock;         /* tables come in while workers read */
+  pthread_mutex_t mounts_lock; /* tables come in while workers read */
   StProcessRoots *roots;      /* live stream: held roots, else NULL */
   gboolean roots_borrowed;    /* ROOTS another resolver's */
   gboolean given_only;        /* only --symfs and --buildid-dir */
