@@ -167,8 +167,7 @@ same_at_jobs ()
       fail "$sj_label: --jobs $sj_jobs went on one thread"
     fi
     for sj_l in "$sj_label" "$sj_label-j$sj_jobs"; do
-      grep -v -e '^time' -e '^uptime_ms=' "$tmp/$sj_l.stats" \
-        >"$tmp/$sj_l.stats-noclock"
+      stats_unclocked "$tmp/$sj_l.stats" >"$tmp/$sj_l.stats-noclock"
       grep -v -F -e "--jobs" "$tmp/$sj_l.err" >"$tmp/$sj_l.err-nojobs"
     done
     for sj_what in syscap chains stats-noclock err-nojobs; do
@@ -190,9 +189,7 @@ same_at_jobs ()
     if grep -F -q "workers are not used" "$tmp/$sj_l.err"; then
       fail "$sj_label: --priming defer --jobs $sj_jobs went on one thread"
     fi
-    grep -v -e '^time' -e '^uptime_ms=' -e '^priming\.waits=' \
-      -e '^priming\.deferred=' -e '^priming\.stalls=' \
-      -e '^priming\.held_bytes=' "$tmp/$sj_l.stats" >"$tmp/$sj_l.stats-noclock"
+    stats_untimed "$tmp/$sj_l.stats" >"$tmp/$sj_l.stats-noclock"
     grep -v -F -e "--jobs" -e "priming" "$tmp/$sj_l.err" >"$tmp/$sj_l.err-nojobs"
     [ $sj_jobs = 1 ] && continue
     for sj_what in syscap chains stats-noclock err-nojobs; do

@@ -26,19 +26,15 @@ run ()
     # No debuginfod (DEBUGINFOD_URLS may be set here): no server is
     # asked from a test.  (debuginfod-fallback.sh compares --jobs with
     # a server of its own.)
-    if [ "$via" = pipe ]; then
-      cat "$r_input" | "$STACKTRACE" --jobs "$r_jobs" -i - --force \
-        --no-debuginfod --output-format $r_format -o "$r_out.$r_format" \
-        --chains "$r_out.$r_format.chains" \
-        --stats-file "$r_out.$r_format.stats" --summary "$@" \
-        >"$r_out.$r_format.summary" 2>"$r_out.$r_format.err"
-    else
-      "$STACKTRACE" --jobs "$r_jobs" -i "$r_input" --force --no-debuginfod \
-        --output-format $r_format -o "$r_out.$r_format" \
-        --chains "$r_out.$r_format.chains" \
-        --stats-file "$r_out.$r_format.stats" --summary "$@" \
-        >"$r_out.$r_format.summary" 2>"$r_out.$r_format.err"
-    fi
+    # (From a file, the pipe on standard input is left unread.)
+    r_from=$r_input
+    [ "$via" = pipe ] && r_from=-
+    { [ "$via" != pipe ] || cat "$r_input"; } \
+      | "$STACKTRACE" --jobs "$r_jobs" -i "$r_from" --force --no-debuginfod \
+          --output-format $r_format -o "$r_out.$r_format" \
+          --chains "$r_out.$r_format.chains" \
+          --stats-file "$r_out.$r_format.stats" --summary "$@" \
+          >"$r_out.$r_format.summary" 2>"$r_out.$r_format.err"
     echo $? >"$r_out.$r_format.status"
     # A capture made from a perf.data stream without perf's clock is
     # dated when it is written (the header's capture_time, bytes 8 to
@@ -47,12 +43,13 @@ run ()
       tail -c +73 "$r_out.$r_format" >"$r_out.$r_format.undated" \
         && mv "$r_out.$r_format.undated" "$r_out.$r_format"
     fi
-    # The clock at the end of the run differs from run to run, and so
-    # do how often and how long samples waited for their modules.
-    grep -v -e '^time' -e '^uptime_ms=' -e '^priming\.waits=' \
-      -e '^priming\.deferred=' -e '^priming\.stalls=' \
-      -e '^priming\.held_bytes=' "$r_out.$r_format.stats" \
-      >"$r_out.$r_format.stats-noclock"
+    # The clock at the end of the run differs from run to run, and so,
+    # through a pipe (defer), do the waits for modules.
+    if [ "$via" = pipe ]; then
+      stats_untimed "$r_out.$r_format.stats"
+    else
+      stats_unclocked "$r_out.$r_format.stats"
+    fi >"$r_out.$r_format.stats-noclock"
   done
 }
 

@@ -258,6 +258,21 @@ run_st ()
 # chain have no leaf to check, so they may be at most 1% of all.  PROG is
 # one of $ST_PROGS or "fixture" (the static deep-recursion of tests/data).
 # Logs the counts, the rate and a few mismatches.
+# stats_unclocked STATS: the statistics file STATS without its clock
+# lines, which differ from run to run.
+stats_unclocked ()
+{
+  grep -v -e '^time' -e '^uptime_ms=' "$1"
+}
+
+# stats_untimed STATS: ... and without how often and how long samples
+# waited for their modules (--priming defer), which differ too.
+stats_untimed ()
+{
+  stats_unclocked "$1" | grep -v -e '^priming\.waits=' \
+    -e '^priming\.deferred=' -e '^priming\.stalls=' -e '^priming\.held_bytes='
+}
+
 check_chains ()
 {
   awk -F '\t' -v label="$1" -v prog="$2" -v min="${ST_MIN_LEAF_SAMPLES:-50}" '
