@@ -229,6 +229,38 @@ module_at_stop (StSampleUnwinder *su, StSampleContext *sample,
   return module_at (su, sample->process, *pc, map);
 }
 
+/* Whether M is ready with its file still to be fetched.  */
+static gboolean
+fetch_deferred (const StModule *m)
+{
+  return m != NULL && st_module_ready (m) && m->elf == NULL
+         && m->fetch_deferred;
+}
+
+/* The module whose file the walk R wants fetched (*PC, *MAP), or NULL:
+   the stop's (module_at_stop); else, where that one has no file to
+   fetch (a [vdso] nobody has, JIT code), the first the walk met that
+   has (R's deferred_pc): with it, the walk would have gone otherwise
+   (a frame-pointer step into it was only taken, and its frames
+   unwound, without its CFI).  *STOP: the stop's module (NULL: none),
+   charged the sample when nothing is fetched.  */
+static StModule *
+module_to_fetch (StSampleUnwinder *su, StSampleContext *sample,
+                 const StUnwindResult *r, uint64_t *pc, const StMap **map,
+                 StModule **stop)
+{
+  *stop = module_at_stop (su, sample, r, pc, map);
+  if (fetch_deferred (*stop) || r->deferred_pc == 0)
+    return *stop;
+  const StMap *met_map;
+  StModule *met = module_at (su, sample->process, r->deferred_pc, &met_map);
+  if (!fetch_deferred (met))
+    return *stop;
+  *pc = r->deferred_pc;
+  *map = met_map;
+  return met;
+}
+
 /* PC noted in W (when not NULL) as a place whose module wanted its
    file fetched.  */
 static void
@@ -270,18 +302,21 @@ unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
                                  ST_UNWIND_MAX_FRAMES, r);
       const StMap *map = NULL;
       uint64_t pc = 0;
-      StModule *m = module_at_stop (su, sample, r, &pc, &map);
+      StModule *stop;
+      StModule *m = module_to_fetch (su, sample, r, &pc, &map, &stop);
       if (m == NULL || !st_module_ready (m) || m->elf != NULL)
         return TRUE;
       note_fetch_pc (fetches, pc);
       if (round == ST_UNWIND_MAX_FRAMES
           || !st_module_cache_fetch (su->modules, m, map))
         {
+          if (stop == NULL || !st_module_ready (stop) || stop->elf != NULL)
+            return TRUE;
           if (cost != NULL)
-            *cost = st_module_identity (m);
+            *cost = st_module_identity (stop);
           else
             st_file_report_cost (st_module_cache_file_report (su->modules),
-                                 st_module_identity (m));
+                                 st_module_identity (stop));
           return TRUE;
         }
       if (st_module_ready (m))

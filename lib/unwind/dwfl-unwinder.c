@@ -465,7 +465,8 @@ st_dwfl_unwinder_unwind_sample (StDwflUnwinder *u, StSampleContext *sample,
     }
 
   StWalkOracle oracle = { dwfl_in_module, dwfl_at_entry_point, dwfl_detail,
-                          s->modules.stack_roots ? dwfl_stack_root : NULL, s };
+                          s->modules.stack_roots ? dwfl_stack_root : NULL, s,
+                          &s->modules };
   st_walk_outcome (ips, &c.n_ips, max_ips, rc == 0, c.loop, c.not_after_call,
                    c.mem, &oracle, res);
   res->n_code_frames = leaf == LEAF_RESTART;

@@ -424,7 +424,8 @@ static StWalkOracle
 fast_oracle (ProcessState *s)
 {
   StWalkOracle o = { fast_in_module, fast_at_entry_point, fast_detail,
-                     s->modules.stack_roots ? fast_stack_root : NULL, s };
+                     s->modules.stack_roots ? fast_stack_root : NULL, s,
+                     &s->modules };
   return o;
 }
 

@@ -41,6 +41,33 @@ st_process_modules_clear (StProcessModules *pm)
   g_free (pm->mods);
   pm->mods = NULL;
   pm->cap = 0;
+  g_clear_pointer (&pm->deferred, g_free);
+  pm->n_deferred = pm->deferred_cap = 0;
+}
+
+static void
+add_deferred (StProcessModules *pm, const StMap *map)
+{
+  if (pm->n_deferred == pm->deferred_cap)
+    {
+      pm->deferred_cap = MAX (4, 2 * pm->deferred_cap);
+      pm->deferred = g_renew (StProcessMapping, pm->deferred,
+                              pm->deferred_cap);
+    }
+  pm->deferred[pm->n_deferred].start = map->start;
+  pm->deferred[pm->n_deferred].end = map->end;
+  pm->n_deferred++;
+}
+
+uint64_t
+st_process_modules_deferred_among_slow (const StProcessModules *pm,
+                                        const uint64_t *ips, uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++)
+    for (guint j = 0; j < pm->n_deferred; j++)
+      if (pm->deferred[j].start <= ips[i] && ips[i] < pm->deferred[j].end)
+        return ips[i];
+  return 0;
 }
 
 static int
@@ -58,6 +85,7 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
   GPtrArray *pending = NULL;
   guint n = 0;
 
+  pm->n_deferred = 0;
   /* New uses first, then the old ones go: a module in both is never
      left unused in between (and so never evicted and reopened).  */
   for (guint i = 0; i < n_maps; i++)
@@ -82,6 +110,8 @@ st_process_modules_build (StProcessModules *pm, const StAddressSpace *as)
       for (guint j = 0; j < n && !in_listed_load; j++)
         in_listed_load = cands[j].module == m && cands[j].start <= map->start
                          && map->end <= cands[j].end;
+      if (!in_listed_load && m->elf == NULL && m->fetch_deferred)
+        add_deferred (pm, map);
       if (in_listed_load || m->elf == NULL || !st_load_bias (m, map, as, &bias))
         {
           st_module_cache_release (pm->cache, m);

@@ -44,6 +44,12 @@ typedef struct
 
 typedef struct
 {
+  uint64_t start;
+  uint64_t end;             /* exclusive */
+} StProcessMapping;
+
+typedef struct
+{
   StModuleCache *cache;
   StProcessModule *mods;
   guint n;
@@ -55,6 +61,11 @@ typedef struct
   const StRegisterLayout *layout;
   gboolean layout_partial;  /* taken from a list with modules left out */
   gboolean stack_roots;     /* some module has stack roots */
+  /* The mappings of modules left out because their files are still to
+     be fetched (lazy fetching), in the address space's order.  */
+  StProcessMapping *deferred;
+  guint n_deferred;
+  guint deferred_cap;
 
   GPtrArray *pending;       /* StModule* left out, not ready when the
                                list was built (each held); NULL: none */
@@ -70,6 +81,19 @@ void st_process_modules_clear (StProcessModules *pm);
 
 /* Rebuilds the list from the code mappings of AS.  */
 void st_process_modules_build (StProcessModules *pm, const StAddressSpace *as);
+
+/* The first of IPS[0..N) in a mapping of PM->deferred, or 0.  */
+uint64_t st_process_modules_deferred_among_slow (const StProcessModules *pm,
+                                                const uint64_t *ips,
+                                                uint32_t n);
+static inline uint64_t
+st_process_modules_deferred_among (const StProcessModules *pm,
+                                   const uint64_t *ips, uint32_t n)
+{
+  if (G_LIKELY (pm == NULL || pm->n_deferred == 0))
+    return 0;
+  return st_process_modules_deferred_among_slow (pm, ips, n);
+}
 
 /* Whether the list left modules out because they were not ready.  */
 static inline gboolean

@@ -82,6 +82,12 @@ typedef struct
   /* ST_CAUSE_NO_MODULE: the first PC found in no usable module (0 when
      the walk could not start: then the sampled IP is that PC).  */
   uint64_t no_module_pc;
+  /* A PC the walk met in a module whose file is still to be fetched
+     (lazy fetching, module-cache.h), 0 if none: a frame of the chain or
+     dropped from it, or where no module was usable to start a walk, the
+     first such mapping.  With that file the walk would go on, or go
+     otherwise.  */
+  uint64_t deferred_pc;
 } StUnwindResult;
 
 const char *st_unwind_cause_name (StUnwindCause cause);

@@ -15,8 +15,14 @@ st_walk_start (StUnwindResult *res, StUnwindPath path, const StProcess *p,
   if (st_address_space_size (p->maps) == 0)
     res->cause = ST_CAUSE_NO_MAPS;
   else if (pm->layout == NULL)
-    /* No usable module, or none of a supported architecture.  */
-    res->cause = pm->n == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
+    {
+      /* No usable module, or none of a supported architecture.  */
+      res->cause = pm->n == 0 ? ST_CAUSE_NO_MODULE : ST_CAUSE_ARCH;
+      /* No walk tells which file it would need: any one to fetch lets
+         it start (and then ask for the next it meets).  */
+      if (pm->n_deferred > 0)
+        res->deferred_pc = pm->deferred[0].start;
+    }
   else
     return TRUE;
   return FALSE;
@@ -44,6 +50,7 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
 {
   res->cause = ST_CAUSE_NONE;
   res->no_module_pc = 0;
+  res->deferred_pc = st_process_modules_deferred_among (o->modules, ips, *n);
   if (mem->unready_read)
     res->unprimed = TRUE;
   /* Past a stack root the walk read stale frames or data.  */

@@ -33,6 +33,9 @@ typedef struct
      stack-roots.h): the walk ends there, complete.  */
   gboolean (*stack_root) (void *user, uint64_t pc);
   void *user;
+  /* The process's modules (their files still to be fetched, for
+     StUnwindResult.deferred_pc).  */
+  const StProcessModules *modules;
 } StWalkOracle;
 
 /* Cuts RES's chain IPS at the first frame in a module whose file shrank
@@ -73,7 +76,8 @@ st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
    was stopped by st_walk_loops; NOT_AFTER_CALL, that it was stopped on
    a return address that follows no call (return-check.h).  A frame in a
    stack root ends the chain there, complete.  Frames after the last one
-   in a known module are dropped from *N.  MEM holds the failed reads (one of a
+   in a known module are dropped from *N (deferred_pc is the first
+   frame of them all in a module whose file is to be fetched).  MEM holds the failed reads (one of a
    module not ready makes RES unprimed).  */
 void st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                       gboolean outermost, const char *loop,

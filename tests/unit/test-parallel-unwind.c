@@ -59,6 +59,19 @@ cache_new (guint worker, void *user)
   return c;
 }
 
+/* The same without the build-id cache: [vdso] missing, as where the
+   capture is read with no --symfs.  */
+static StModuleCache *
+cache_without_vdso_new (guint worker, void *user)
+{
+  StFileResolver *resolver = st_file_resolver_new_full (NULL, NULL, NULL);
+  StModuleCache *c = st_module_cache_new_with_resolver (resolver);
+
+  st_module_cache_set_finder (c, find_fixture, user);
+  st_module_cache_set_lazy_fetch (c, TRUE);
+  return c;
+}
+
 typedef struct
 {
   StProcessTable *processes;
@@ -68,13 +81,20 @@ typedef struct
 } Model;
 
 static void
-model_init (Model *m, Finder *f, const StSampleUnwinderOptions *o)
+model_init_with (Model *m, StModuleCacheMaker make, Finder *f,
+                 const StSampleUnwinderOptions *o)
 {
   m->processes = st_process_table_new ();
-  m->modules = cache_new (0, f);
+  m->modules = make (0, f);
   m->stats = st_stats_new ();
   m->su = st_sample_unwinder_new (m->processes, m->modules, m->stats, NULL,
                                   NULL, NULL, o);
+}
+
+static void
+model_init (Model *m, Finder *f, const StSampleUnwinderOptions *o)
+{
+  model_init_with (m, cache_new, f, o);
 }
 
 static void
@@ -192,11 +212,112 @@ test_fetched_on_worker (void)
   close (fd);
 }
 
+/* Whether PC lies in [vdso] of the process of EV in M.  */
+static gboolean
+in_vdso (Model *m, const StEvent *ev, uint64_t pc)
+{
+  StProcess *p = st_process_table_lookup (m->processes, ev->pid);
+  const StMap *map;
+
+  if (p == NULL)
+    return FALSE;
+  map = st_address_space_find (p->maps, pc);
+  return map != NULL && g_strcmp0 (map->filename, "[vdso]") == 0;
+}
+
+/* A sample whose leaf lies in a file nobody has (here [vdso]) and whose
+   caller lies in a file still to be fetched: the step out of the leaf
+   (by frame pointer) is only taken into a usable module, so the walk
+   first stops at the leaf, in the file that cannot be fetched.  It
+   must still fetch the caller's file, whether or not an earlier sample
+   fetched it: walked first, on one thread and on a worker, its chain is
+   the one it has after other samples.  */
+static void
+test_leaf_in_missing_file_first (void)
+{
+  Finder finder = { pthread_self (), 0, 0 };
+  StSampleUnwinderOptions o = { .engine = ST_ENGINE_FAST };
+  GError *error = NULL;
+  int fd = open (FIXTURE, O_RDONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  StReader *reader = st_reader_new (fd, ST_FORMAT_SYSPROF, &error);
+  g_assert_no_error (error);
+
+  /* In order, as --jobs 1: the first sample fetches the binary.  */
+  Model in_order, alone, main_model;
+  model_init_with (&in_order, cache_without_vdso_new, &finder, &o);
+  model_init_with (&alone, cache_without_vdso_new, &finder, &o);
+  model_init_with (&main_model, cache_without_vdso_new, &finder, &o);
+  StParallelUnwind *pu = st_parallel_unwind_new (1, main_model.su,
+                                                 cache_without_vdso_new,
+                                                 &finder, &o);
+  g_assert_nonnull (pu);
+
+  StEvent ev;
+  guint samples = 0;
+  gboolean tried = FALSE;
+  int got;
+  while ((got = st_reader_next (reader, &ev, &error)) > 0)
+    {
+      if (st_parallel_unwind_changes_model (&ev))
+        st_parallel_unwind_apply (pu, &ev);
+      st_sample_unwinder_apply (main_model.su, &ev);
+      st_sample_unwinder_apply (in_order.su, &ev);
+      st_sample_unwinder_apply (alone.su, &ev);
+      if (ev.kind != ST_EVENT_STACK_USER)
+        continue;
+      samples++;
+      StUnwound *known = st_sample_unwinder_unwind (in_order.su, &ev, FALSE);
+      g_assert_nonnull (known);
+      if (tried || samples < 2 || known->status != ST_UNWIND_COMPLETE
+          || !in_vdso (&in_order, &ev, known->ips[0]))
+        {
+          st_sample_unwinder_release (in_order.su, known);
+          continue;
+        }
+      /* The first walk of ALONE and of the worker's replica.  */
+      tried = TRUE;
+      StUnwound *first = st_sample_unwinder_unwind (alone.su, &ev, FALSE);
+      g_assert_nonnull (first);
+      st_sample_unwinder_readiness (main_model.su, &ev);
+      StParallelJob *job = st_parallel_unwind_submit (pu, &ev, FALSE);
+      while (!st_parallel_unwind_ready (pu, job))
+        g_usleep (100);
+      StUnwound *u = st_parallel_unwind_result (pu, job);
+      for (guint k = 0; k < 2; k++)
+        {
+          StUnwound *x = k == 0 ? first : u;
+          g_assert_cmpint (x->status, ==, known->status);
+          g_assert_cmpuint (x->n_ips, ==, known->n_ips);
+          g_assert_cmpmem (x->ips, x->n_ips * sizeof (uint64_t), known->ips,
+                           known->n_ips * sizeof (uint64_t));
+        }
+      g_test_message ("sample %u: leaf in [vdso], %u frames", samples,
+                      known->n_ips);
+      st_sample_unwinder_release (in_order.su, known);
+      st_sample_unwinder_release (alone.su, first);
+      st_sample_unwinder_release (main_model.su, u);
+    }
+  g_assert_no_error (error);
+  g_assert_true (tried);
+
+  st_parallel_unwind_settle (pu);
+  st_parallel_unwind_free (pu);
+  model_clear (&main_model);
+  model_clear (&in_order);
+  model_clear (&alone);
+  st_reader_free (reader);
+  close (fd);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/parallel-unwind/fetched-on-worker",
                    test_fetched_on_worker);
+  g_test_add_func ("/parallel-unwind/leaf-in-missing-file-first",
+                   test_leaf_in_missing_file_first);
   return g_test_run ();
 }
