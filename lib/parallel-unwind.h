@@ -27,7 +27,7 @@
    workers walk, for them and for the conclusions.
 
    Threads: every function from the pipeline's thread only.  Memory:
-   at most ST_PARALLEL_IN_FLIGHT walks held (StWalk, 4 KiB each) and
+   at most st_parallel_unwind_in_flight walks held (StWalk, 4 KiB each) and
    as many events held by the caller until their result is ready, plus
    per worker what one single-threaded unwinder holds (its rule tables'
    budget, its Dwfls, its mapped files: mapped files are shared pages).  */
@@ -38,9 +38,11 @@
 #include "model/module-cache.h"
 #include "sample-unwinder.h"
 
-/* Samples submitted and not concluded yet, at most (a multiple of the
-   batch, 64).  */
+/* Samples submitted and not concluded yet, at most, whatever the
+   number of workers (see st_parallel_unwind_in_flight).  */
 #define ST_PARALLEL_IN_FLIGHT 1024
+/* ... per worker.  */
+#define ST_PARALLEL_IN_FLIGHT_PER_WORKER 64
 
 typedef struct StParallelUnwind StParallelUnwind;
 typedef struct StParallelJob StParallelJob;
@@ -60,6 +62,12 @@ StParallelUnwind *st_parallel_unwind_new (guint n_workers,
 /* Concludes nothing more: call st_parallel_unwind_settle first for the
    results to count.  */
 void st_parallel_unwind_free (StParallelUnwind *pu);
+
+/* How many samples may be submitted and not concluded yet:
+   ST_PARALLEL_IN_FLIGHT_PER_WORKER per worker, up to
+   ST_PARALLEL_IN_FLIGHT.  Few, so that a worker walks what the
+   pipeline's thread read lately (see parallel-unwind.c).  */
+guint st_parallel_unwind_in_flight (const StParallelUnwind *pu);
 
 /* Raw-stack event EV, applied to the main model, to be walked; EV stays
    valid until st_parallel_unwind_result.  AS_IS: walked at once by MAIN

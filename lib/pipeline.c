@@ -694,7 +694,8 @@ st_pipeline_run (StPipeline *p, GError **error)
         {
           /* Half of what may be in flight: the next while the workers
              walk the last.  */
-          st_reorder_set_as_read_batch (p->reorder, ST_PARALLEL_IN_FLIGHT / 2);
+          st_reorder_set_as_read_batch (p->reorder,
+                                        st_parallel_unwind_in_flight (p->parallel) / 2);
           st_reorder_set_emit_when_ready (p->reorder, parallel_result_ready);
         }
       st_reorder_set_stable (p->reorder, st_reader_stable, p->reader);
