@@ -12,6 +12,7 @@
    vDSO, and one of another size (another kernel's); a file loaded twice;
    a stale mapping inside another module; removal; when the list is
    stale; modules still being prepared on a worker left out, then
+   listed; modules whose files are still to be fetched noted, then
    listed.
 
    Live, against libdwfl: this process, with that 2 MiB-aligned library
@@ -23,6 +24,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -558,6 +560,81 @@ test_pending (Fixture *f, gconstpointer data)
   test_gate_free (gate);
 }
 
+static char *
+find_lib (StModuleFileKind kind, const char *path, const uint8_t *build_id,
+          guint build_id_len, char **why, void *user_data)
+{
+  guint *calls = user_data;
+
+  (*calls)++;
+  return kind == ST_MODULE_FILE_EXECUTABLE ? g_strdup (LIB) : NULL;
+}
+
+/* A file no local candidate gives, with a build-id, under lazy
+   fetching: its module is ready without a file, left out of the list,
+   and its mappings noted as deferred (a walk that meets them asks for
+   the file: StUnwindResult.deferred_pc); once fetched, listed.  */
+static void
+test_deferred (Fixture *f, gconstpointer data)
+{
+  const uint64_t base = 0x7f0000000000ull;
+  const char *gone = "/nonexistent/st-test/libstcallee.so";
+  guint calls = 0;
+  Layout l;
+
+  st_module_cache_set_finder (f->cache, find_lib, &calls);
+  st_module_cache_set_lazy_fetch (f->cache, TRUE);
+  layout_of (LIB, &l);
+  StAddressSpace *loaded = st_address_space_new ();
+  map_like_loader (loaded, gone, &l, base, TRUE, FALSE);
+  /* The library's own build-id, as a stream records it.  */
+  int fd = open (LIB, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  Elf *elf = elf_begin (fd, ELF_C_READ, NULL);
+  const void *id;
+  ssize_t id_len = dwelf_elf_gnu_build_id (elf, &id);
+  g_assert_cmpint (id_len, >, 0);
+  g_assert_cmpint (id_len, <=, ST_BUILD_ID_MAX);
+  for (guint i = 0; i < st_address_space_size (loaded); i++)
+    {
+      StMap map = *st_address_space_get (loaded, i);
+      map.build_id_len = (uint8_t) id_len;
+      memcpy (map.build_id, id, (size_t) id_len);
+      st_address_space_add (f->as, &map);
+    }
+  st_address_space_free (loaded);
+  elf_end (elf);
+  close (fd);
+  st_process_modules_build (&f->pm, f->as);
+  g_assert_cmpuint (f->pm.n, ==, 0);
+  g_assert_null (f->pm.layout);
+  g_assert_cmpuint (calls, ==, 0);
+  /* (Its code mapping: the protections were recorded.)  */
+  uint64_t code = code_address (&l, base);
+  g_assert_cmpuint (f->pm.n_deferred, ==, 1);
+  g_assert_cmphex (f->pm.deferred[0].start, <=, code);
+  g_assert_cmphex (code, <, f->pm.deferred[0].end);
+
+  uint64_t outside[] = { 0x1000, base - 1 };
+  uint64_t chain[] = { 0x1000, code, base - 1 };
+  g_assert_cmphex (st_process_modules_deferred_among (&f->pm, outside, 2), ==,
+                   0);
+  g_assert_cmphex (st_process_modules_deferred_among (&f->pm, chain, 3), ==,
+                   code);
+
+  const StMap *map = st_address_space_find (f->as, code);
+  StModule *m = st_module_cache_get (f->cache, map);
+  g_assert_true (m->fetch_deferred);
+  g_assert_true (st_module_cache_fetch (f->cache, m, map));
+  g_assert_cmpuint (calls, ==, 1);
+  g_assert_true (st_process_modules_stale (&f->pm, f->as));
+  st_process_modules_build (&f->pm, f->as);
+  g_assert_cmpuint (f->pm.n_deferred, ==, 0);
+  g_assert_cmpuint (f->pm.n, ==, 1);
+  g_assert_cmphex (st_process_modules_deferred_among (&f->pm, chain, 3), ==,
+                   0);
+}
+
 /* --- live, against libdwfl ------------------------------------------------ */
 
 static const Dwfl_Callbacks proc_callbacks = {
@@ -686,6 +763,7 @@ main (int argc, char **argv)
   ADD ("overlap-and-remove", test_overlap_and_remove);
   ADD ("stale", test_stale);
   ADD ("pending", test_pending);
+  ADD ("deferred", test_deferred);
 #undef ADD
   g_test_add_func ("/process-modules/live-libdwfl", test_live);
   return g_test_run ();
