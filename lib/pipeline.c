@@ -702,6 +702,10 @@ st_pipeline_run (StPipeline *p, GError **error)
       st_reader_hold (p->reader);
     }
 
+  /* With workers, the pipeline's thread is the one they wait for: the
+     mapped input's system calls go to a thread of their own.  */
+  if (p->parallel != NULL)
+    st_reader_page_on_thread (p->reader);
   st_reader_set_wait_func (p->reader,
                            p->options.check_ms ? p->options.check_ms : 1000,
                            input_wait, p);

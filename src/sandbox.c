@@ -457,6 +457,12 @@ build_filter (Filter *f, const StSandboxPolicy *p, int landlock_abi)
 #else
   allow_values (f, SYS_prctl, 0, prctl_ops, G_N_ELEMENTS (prctl_ops));
 #endif
+  /* A thread lowering its own policy to SCHED_IDLE (the mapped input's
+     pager, lib/format/map-pager.c), nothing else.  */
+  {
+    static const uint32_t idle[] = { SCHED_IDLE };
+    allow_values (f, SYS_sched_setscheduler, 1, idle, G_N_ELEMENTS (idle));
+  }
   /* ioctl: isatty's TCGETS, FIONREAD on pipes; --record's events
      switched on and off.  */
   {

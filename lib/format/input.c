@@ -29,6 +29,7 @@
 
 #include "util/domain.h"
 #include "format/input.h"
+#include "format/map-pager.h"
 #include "util/mapping-guard.h"
 
 #define ST_INPUT_CHUNK (1u << 20)
@@ -76,7 +77,9 @@ struct StInput
   size_t map_len;
   gboolean mapped;          /* reading from MAP (not the buffer) */
   uint64_t released;        /* offsets below are given back */
-  uint64_t populated;       /* page tables filled up to here */
+  uint64_t populated;       /* page tables filled up to here (with a
+                               pager: asked for again from here) */
+  StMapPager *pager;        /* NULL: the system calls on this thread */
   StMappingGuard *guard;    /* MAP, against a file that shrinks */
   uint64_t intact;          /* MAP is valid below this offset */
 };
@@ -144,11 +147,24 @@ notice_shrinking (StInput *in, uint64_t fault)
   in->intact = MIN (in->intact, fault);
 }
 
+/* With a pager, the page tables are asked for this far ahead, and again
+   half-way there.  */
+#define ST_INPUT_PAGE_AHEAD (2 * ST_INPUT_POPULATE_STEP)
+
 /* Fills the page tables ahead of OFFSET + N.  A range the kernel cannot
    fill (EFAULT: past the file's end) means the file shrank.  */
 static void
 populate (StInput *in, uint64_t upto)
 {
+  if (in->pager != NULL)
+    {
+      if (st_map_pager_met_end (in->pager))
+        notice_shrinking (in, in->map_len);
+      st_map_pager_populate (in->pager, upto + ST_INPUT_PAGE_AHEAD);
+      in->populated = MIN (upto + ST_INPUT_PAGE_AHEAD / 2,
+                           (uint64_t) in->map_len);
+      return;
+    }
   while (in->populated < upto && in->populated < in->map_len)
     {
       size_t len = MIN ((size_t) ST_INPUT_POPULATE_STEP,
@@ -218,6 +234,7 @@ st_input_free (StInput *in)
     return;
   if (in->map != NULL)
     {
+      st_map_pager_free (in->pager);
       st_mapping_guard_remove (in->guard);
       munmap (in->map, in->map_len);
     }
@@ -620,6 +637,18 @@ st_input_release (StInput *in, uint64_t offset)
            & ~(uint64_t) 4095;
   if (offset < in->released + ST_INPUT_RELEASE_STEP)
     return;
-  madvise (in->map + in->released, offset - in->released, MADV_DONTNEED);
+  if (in->pager != NULL)
+    st_map_pager_release (in->pager, offset);
+  else
+    madvise (in->map + in->released, offset - in->released, MADV_DONTNEED);
   in->released = offset;
+}
+
+gboolean
+st_input_page_on_thread (StInput *in)
+{
+  if (in->map != NULL && in->pager == NULL)
+    in->pager = st_map_pager_new (in->map, in->map_len, in->populated,
+                                  in->released);
+  return in->pager != NULL;
 }

@@ -69,6 +69,13 @@ const uint8_t *st_input_peek_header (StInput *in, size_t n, const char *what,
    file, and of what is read once the caller holds (st_input_hold).  */
 gboolean st_input_stable (const StInput *in, const void *ptr, size_t len);
 
+/* A mapped file's page tables filled ahead, and its pages given back,
+   on a thread of the input's own (map-pager.h), for a caller whose
+   thread is the bottleneck while others wait for it (--jobs).  FALSE
+   when the input is not mapped or the thread cannot be started: the
+   system calls stay on the caller's thread.  */
+gboolean st_input_page_on_thread (StInput *in);
+
 /* The caller holds what it peeks, until released (st_input_release):
    from now on the bytes read are never moved, and st_input_stable is
    true of them too.  Memory: the buffers from the oldest byte held to

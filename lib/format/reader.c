@@ -199,6 +199,12 @@ st_reader_hold (StReader *r)
   st_input_hold (r->input);
 }
 
+gboolean
+st_reader_page_on_thread (StReader *r)
+{
+  return st_input_page_on_thread (r->input);
+}
+
 void
 st_reader_release (StReader *r, uint64_t offset)
 {

@@ -53,6 +53,8 @@ bool st_reader_stable (const void *ptr, size_t len, void *reader);
 void st_reader_hold (StReader *reader);
 /* Nothing before input OFFSET is held any more.  */
 void st_reader_release (StReader *reader, uint64_t offset);
+/* See st_input_page_on_thread.  */
+gboolean st_reader_page_on_thread (StReader *reader);
 /* The input is idle: memory kept for what comes next given back.  */
 void st_reader_trim (StReader *reader);
 /* Input bytes consumed so far.  */
