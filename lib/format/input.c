@@ -160,9 +160,11 @@ populate (StInput *in, uint64_t upto)
     {
       if (st_map_pager_met_end (in->pager))
         notice_shrinking (in, in->map_len);
-      st_map_pager_populate (in->pager, upto + ST_INPUT_PAGE_AHEAD);
+      /* (Needed up to the next ask, here if the pager is late.)  */
       in->populated = MIN (upto + ST_INPUT_PAGE_AHEAD / 2,
                            (uint64_t) in->map_len);
+      st_map_pager_populate (in->pager, in->populated,
+                             ST_INPUT_PAGE_AHEAD / 2);
       return;
     }
   while (in->populated < upto && in->populated < in->map_len)

@@ -4,11 +4,11 @@
    reader's thread, at --jobs 2 on a 6.3 GB recording, the kernel had a
    quarter of its time, most of it in these calls (MADV_POPULATE_READ
    of 4 MiB, MADV_DONTNEED of 8 MiB: 0.1 to 0.5 ms each), time in which
-   the workers ran out of samples.  The thread runs at SCHED_IDLE.  Here
-   the reader only asks: a page not filled yet when it is read is
-   faulted in as without the pager; it waits only while the pages asked
-   to be given back lag more than 16 MiB behind, so that what stays
-   resident is bounded whatever the machine's load.
+   the workers ran out of samples.  The thread runs at SCHED_IDLE, so
+   that it takes only a processor nobody else wants; the reader does
+   what the thread is late for itself (a range it needs now filled,
+   pages given back past a lag of 16 MiB), so it never waits for the
+   thread, and what stays resident is bounded whatever the load.
 
    Threads: every function from the reader's thread.  */
 #ifndef ST_MAP_PAGER_H
@@ -27,11 +27,15 @@ StMapPager *st_map_pager_new (uint8_t *map, size_t len, uint64_t populated,
 /* Ends the thread (its current system call first).  */
 void st_map_pager_free (StMapPager *p);
 
-/* Asks for the page tables filled up to offset UPTO.  */
-void st_map_pager_populate (StMapPager *p, uint64_t upto);
-/* Asks for the pages below OFFSET (page-aligned) given back; waits
-   while more than 16 MiB asked for are not yet.  */
+/* The page tables are needed up to offset UPTO now (filled here if the
+   thread has not yet), and are asked for up to UPTO + AHEAD.  */
+void st_map_pager_populate (StMapPager *p, uint64_t upto, uint64_t ahead);
+/* Asks for the pages below OFFSET (page-aligned) given back (here, when
+   more than 16 MiB asked for are not yet).  */
 void st_map_pager_release (StMapPager *p, uint64_t offset);
+/* Tests: HELD, the thread does nothing (as if it never got a
+   processor) until released.  */
+void st_map_pager_set_held (StMapPager *p, gboolean held);
 /* Whether filling the page tables failed past the file's end (EFAULT:
    the file shrank since it was mapped).  */
 gboolean st_map_pager_met_end (StMapPager *p);
