@@ -50,7 +50,6 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
 {
   res->cause = ST_CAUSE_NONE;
   res->no_module_pc = 0;
-  res->deferred_pc = st_process_modules_deferred_among (o->modules, ips, *n);
   if (mem->unready_read)
     res->unprimed = TRUE;
   /* Past a stack root the walk read stale frames or data.  */
@@ -60,8 +59,12 @@ st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
         {
           res->n_ips = *n = i + 1;
           res->status = ST_UNWIND_COMPLETE;
+          res->deferred_pc = st_process_modules_deferred_among (o->modules,
+                                                                ips, *n);
           return;
         }
+  /* (Before the frames past the last known module are dropped.)  */
+  res->deferred_pc = st_process_modules_deferred_among (o->modules, ips, *n);
   /* Frames past the last one in a known module are garbage read from a
      wrong CFA: drop them.  */
   while (*n > 1 && !o->in_module (o->user, ips[*n - 1]))

@@ -76,9 +76,10 @@ st_walk_loops (const uint64_t *ips, const uint64_t *sps, uint32_t n,
    was stopped by st_walk_loops; NOT_AFTER_CALL, that it was stopped on
    a return address that follows no call (return-check.h).  A frame in a
    stack root ends the chain there, complete.  Frames after the last one
-   in a known module are dropped from *N (deferred_pc is the first
-   frame of them all in a module whose file is to be fetched).  MEM holds the failed reads (one of a
-   module not ready makes RES unprimed).  */
+   in a known module are dropped from *N (RES's deferred_pc is the
+   first frame, kept or dropped, in a module whose file is still to be
+   fetched).  MEM holds the failed reads (one of a module not ready
+   makes RES unprimed).  */
 void st_walk_outcome (const uint64_t *ips, uint32_t *n, uint32_t max,
                       gboolean outermost, const char *loop,
                       gboolean not_after_call,
