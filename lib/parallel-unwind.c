@@ -64,7 +64,6 @@ struct StParallelUnwind
   Worker *workers;
   guint n_workers;
   guint in_flight;           /* jobs submitted and not concluded, at most */
-  guint batch;               /* jobs to wake a worker asleep for */
 
   /* Job K is RING[K % ST_PARALLEL_IN_FLIGHT] from its submission to its
      conclusion; written by the pipeline's thread before publication.  */
@@ -244,7 +243,6 @@ st_parallel_unwind_new (guint n_workers, StSampleUnwinder *main,
   pu->n_workers = n_workers;
   pu->in_flight = MIN (ST_PARALLEL_IN_FLIGHT,
                        ST_PARALLEL_IN_FLIGHT_PER_WORKER * MAX (n_workers, 1));
-  pu->batch = pu->in_flight / 4;
   pu->workers = g_new0 (Worker, n_workers);
   pthread_mutex_init (&pu->lock, NULL);
   pthread_cond_init (&pu->todo_cond, NULL);
@@ -341,7 +339,7 @@ publish (StParallelUnwind *pu, gboolean wake)
   if (__atomic_load_n (&pu->sleeping_workers, __ATOMIC_SEQ_CST) > 0
       && (wake || pu->submitted - __atomic_load_n (&pu->claimed,
                                                    __ATOMIC_RELAXED)
-                  >= pu->batch))
+                  >= pu->in_flight / 4))
     wake_worker (pu);
 }
 

@@ -229,12 +229,18 @@ module_at_stop (StSampleUnwinder *su, StSampleContext *sample,
   return module_at (su, sample->process, *pc, map);
 }
 
-/* Whether M is ready with its file still to be fetched.  */
+/* Whether M is ready without a usable file.  */
+static gboolean
+without_file (const StModule *m)
+{
+  return m != NULL && st_module_ready (m) && m->elf == NULL;
+}
+
+/* ... with its file still to be fetched.  */
 static gboolean
 fetch_deferred (const StModule *m)
 {
-  return m != NULL && st_module_ready (m) && m->elf == NULL
-         && m->fetch_deferred;
+  return without_file (m) && m->fetch_deferred;
 }
 
 /* The module whose file the walk R wants fetched (*PC, *MAP), or NULL:
@@ -304,13 +310,13 @@ unwind_fetching (StSampleUnwinder *su, StSampleContext *sample,
       uint64_t pc = 0;
       StModule *stop;
       StModule *m = module_to_fetch (su, sample, r, &pc, &map, &stop);
-      if (m == NULL || !st_module_ready (m) || m->elf != NULL)
+      if (!without_file (m))
         return TRUE;
       note_fetch_pc (fetches, pc);
       if (round == ST_UNWIND_MAX_FRAMES
           || !st_module_cache_fetch (su->modules, m, map))
         {
-          if (stop == NULL || !st_module_ready (stop) || stop->elf != NULL)
+          if (!without_file (stop))
             return TRUE;
           if (cost != NULL)
             *cost = st_module_identity (stop);

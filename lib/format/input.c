@@ -104,10 +104,6 @@ free_segments (Segment *list)
    system call instead of a page fault every few pages (Linux 5.14's
    MADV_POPULATE_READ; without it, faults do the same).  */
 #define ST_INPUT_POPULATE_STEP (4u << 20)
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
 /* Maps FD when it is a regular file, from offset 0 (page-aligned), the
    reading starting at its current offset.  */
 static void

@@ -7,10 +7,6 @@
 
 #include "format/map-pager.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
 /* Filled in steps of this much, so that a release asked for meanwhile
    is not kept waiting behind a long fill.  */
 #define POPULATE_STEP (4u << 20)

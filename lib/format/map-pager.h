@@ -16,6 +16,13 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <sys/mman.h>
+
+/* Linux 5.14's advice, for older headers (input.c fills page tables
+   with it too, without a pager).  */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 
 typedef struct StMapPager StMapPager;
 

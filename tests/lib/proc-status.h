@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib.h>
+
 /* FIELD's value in KiB; -1 when /proc or the field is missing.  */
 static inline long
 proc_status_kib (const char *field)
@@ -23,6 +25,17 @@ proc_status_kib (const char *field)
       break;
   fclose (f);
   return kib;
+}
+
+/* This process's resident pages of mapped files, in KiB (the test
+   fails without /proc).  */
+static inline guint64
+proc_status_rss_file_kib (void)
+{
+  long kib = proc_status_kib ("RssFile");
+
+  g_assert_cmpint (kib, >=, 0);
+  return (guint64) kib;
 }
 
 #endif /* ST_PROC_STATUS_H */

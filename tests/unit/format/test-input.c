@@ -444,16 +444,6 @@ test_input_mapped_file (gconstpointer pager)
   g_free (data);
 }
 
-/* This process's resident pages of mapped files, in KiB.  */
-static guint64
-rss_file_kib (void)
-{
-  long kib = proc_status_kib ("RssFile");
-
-  g_assert_cmpint (kib, >=, 0);
-  return (guint64) kib;
-}
-
 /* Releasing "everything" (G_MAXUINT64: an empty reorder window) gives
    back only what was read: the pages still to come are given back too
    as they are passed, so a whole read of a 96 MiB file never holds more
@@ -472,7 +462,7 @@ test_input_release_everything (gconstpointer pager)
   StInput *in = st_input_new (fd);
   if (pager != NULL)
     g_assert_true (st_input_page_on_thread (in));
-  base = rss_file_kib ();
+  base = proc_status_rss_file_kib ();
   for (size_t off = 0; off < size; off += 65536)
     {
       const volatile uint8_t *p = st_input_peek (in, 65536, NULL, NULL);
@@ -483,7 +473,7 @@ test_input_release_everything (gconstpointer pager)
       st_input_consume (in, 65536);
       st_input_release (in, G_MAXUINT64);
       if (off % (4u << 20) == 0)
-        peak = MAX (peak, rss_file_kib ());
+        peak = MAX (peak, proc_status_rss_file_kib ());
     }
   /* Two release steps and a populate step at most, and some slack;
      with the pager, what it may lag (16 MiB) and fill ahead (8) more.

@@ -51,21 +51,12 @@ mapped_file_close (MappedFile *f)
   g_free (f->path);
 }
 
-static guint64
-rss_file_kib (void)
-{
-  long kib = proc_status_kib ("RssFile");
-
-  g_assert_cmpint (kib, >=, 0);
-  return (guint64) kib;
-}
-
 /* Reads the whole file as the input does; the highest RssFile above
    the start seen every 4 MiB.  */
 static guint64
 read_through (StMapPager *p, const uint8_t *map)
 {
-  guint64 base = rss_file_kib (), peak = 0;
+  guint64 base = proc_status_rss_file_kib (), peak = 0;
   uint64_t asked_upto = 0;
 
   for (uint64_t off = 0; off < FILE_BYTES; off += STEP)
@@ -81,7 +72,7 @@ read_through (StMapPager *p, const uint8_t *map)
         st_map_pager_release (p, off);
       if (off % (4u << 20) == 0)
         {
-          guint64 now = rss_file_kib ();
+          guint64 now = proc_status_rss_file_kib ();
           peak = MAX (peak, now > base ? now - base : 0);
         }
     }
@@ -106,18 +97,14 @@ test_held (void)
   mapped_file_close (&f);
 }
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
 /* Whether MADV_POPULATE_READ maps pages here: not before Linux 5.14
    (EINVAL), not under qemu-user (which answers 0 and does nothing).  */
 static gboolean
 populate_maps_pages (const MappedFile *f)
 {
-  guint64 before = rss_file_kib ();
+  guint64 before = proc_status_rss_file_kib ();
   gboolean maps = madvise (f->map, 4u << 20, MADV_POPULATE_READ) == 0
-                  && rss_file_kib () >= before + 2048;
+                  && proc_status_rss_file_kib () >= before + 2048;
 
   madvise (f->map, 4u << 20, MADV_DONTNEED);
   return maps;
@@ -138,12 +125,12 @@ test_running (void)
     }
   StMapPager *p = st_map_pager_new (f.map, FILE_BYTES, 0, 0);
   g_assert_nonnull (p);
-  guint64 base = rss_file_kib ();
+  guint64 base = proc_status_rss_file_kib ();
   /* Asked ahead and not read: the thread maps it (waited for by
      looking: at SCHED_IDLE on a busy machine it still gets a small
      share; the bound, ten minutes, is only against hanging).  */
   st_map_pager_populate (p, 0, 2 * AHEAD);
-  for (guint i = 0; rss_file_kib () < base + 2 * AHEAD / 1024; i++)
+  for (guint i = 0; proc_status_rss_file_kib () < base + 2 * AHEAD / 1024; i++)
     {
       g_assert_cmpuint (i, <, 6000000);
       g_usleep (100);
